@@ -1,0 +1,43 @@
+"""Where pi-tui keeps its files: one home folder, overridable for tests and for users with two setups."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+
+def home_dir() -> Path:
+    """`$PI_TUI_HOME`, else `~/.pi-tui`."""
+    override = os.environ.get("PI_TUI_HOME")
+    return Path(override).expanduser() if override else Path.home() / ".pi-tui"
+
+
+def settings_file() -> Path:
+    return home_dir() / "settings.toml"
+
+
+def sessions_root() -> Path:
+    return home_dir() / "sessions"
+
+
+def encode_cwd(cwd: str | os.PathLike[str]) -> str:
+    """Pi's folder name for a working directory: `/home/u/proj` -> `--home-u-proj--`."""
+    text = str(cwd)
+    if text[:1] in ("/", "\\"):
+        text = text[1:]
+    for ch in "/\\:":
+        text = text.replace(ch, "-")
+    return f"--{text}--"
+
+
+def sessions_dir_for(cwd: str | os.PathLike[str]) -> Path:
+    return sessions_root() / encode_cwd(cwd)
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """Create `path` (and parents) readable by the owner only: sessions hold a person's work and code."""
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    with contextlib.suppress(OSError):
+        os.chmod(path, 0o700)
+    return path
