@@ -1,0 +1,92 @@
+"""What the model sees of a branch: Pi's `buildSessionContext`.
+
+The branch (root to leaf) becomes agent messages. A compaction on the branch replaces everything
+before its `firstKeptEntryId` with its summary; `custom_message` and `branch_summary` entries become
+messages of their own; settings, labels and `custom` records are not part of the conversation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from condense.messages import AgentMessage
+from pi_tui.session.timefmt import iso_to_ms
+
+
+@dataclass
+class SessionContext:
+    messages: list[AgentMessage] = field(default_factory=list)
+    thinking_level: str = "off"
+    model: tuple[str, str] | None = None  # (provider, model id)
+
+
+def entry_message(entry: dict[str, Any]) -> AgentMessage | None:
+    """The agent message an entry contributes to the context, if any."""
+    kind = entry.get("type")
+    if kind == "message":
+        return entry["message"]
+    if kind == "custom_message":
+        msg: dict[str, Any] = {
+            "role": "custom",
+            "customType": entry["customType"],
+            "content": entry["content"],
+            "display": bool(entry.get("display", False)),
+            "timestamp": iso_to_ms(entry.get("timestamp")),
+        }
+        if "details" in entry:
+            msg["details"] = entry["details"]
+        return msg  # type: ignore[return-value]
+    if kind == "branch_summary" and entry.get("summary"):
+        return {
+            "role": "branchSummary",
+            "summary": entry["summary"],
+            "fromId": entry.get("fromId", ""),
+            "timestamp": iso_to_ms(entry.get("timestamp")),
+        }
+    return None
+
+
+def compaction_message(entry: dict[str, Any]) -> AgentMessage:
+    return {
+        "role": "compactionSummary",
+        "summary": entry["summary"],
+        "tokensBefore": int(entry.get("tokensBefore") or 0),
+        "timestamp": iso_to_ms(entry.get("timestamp")),
+    }
+
+
+def _settings(path: list[dict[str, Any]]) -> tuple[str, tuple[str, str] | None, int | None]:
+    thinking, model, compaction_at = "off", None, None
+    for index, entry in enumerate(path):
+        kind = entry.get("type")
+        if kind == "thinking_level_change":
+            thinking = entry["thinkingLevel"]
+        elif kind == "model_change":
+            model = (entry["provider"], entry["modelId"])
+        elif kind == "message" and entry["message"].get("role") == "assistant":
+            msg = entry["message"]
+            model = (str(msg.get("provider", "")), str(msg.get("model", "")))
+        elif kind == "compaction":
+            compaction_at = index
+    return thinking, model, compaction_at
+
+
+def build_context(path: list[dict[str, Any]]) -> SessionContext:
+    """The context of a branch given root-to-leaf, following a compaction on it if there is one."""
+    thinking, model, compaction_at = _settings(path)
+    if compaction_at is None:
+        selected = path
+        messages: list[AgentMessage] = []
+    else:
+        compaction = path[compaction_at]
+        messages = [compaction_message(compaction)]
+        kept_id = compaction.get("firstKeptEntryId")
+        before = path[:compaction_at]
+        start = next((i for i, e in enumerate(before) if e.get("id") == kept_id), len(before))
+        selected = before[start:] + path[compaction_at + 1 :]
+    for entry in selected:
+        msg = entry_message(entry)
+        if msg is not None:
+            messages.append(msg)
+    return SessionContext(messages, thinking, model)
