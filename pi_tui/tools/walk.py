@@ -1,0 +1,213 @@
+"""Walking a project tree the way `rg` and `fd` do, for when they are not installed.
+
+The search tools must not drown the model in `node_modules/` or build output, so the walk skips
+`.git` and whatever `.gitignore` files say (the ones in the tree, plus those above it up to the
+repository root), and includes hidden files. Ignore matching is deliberately rough: glob patterns,
+`!` negation, trailing `/` for directories, leading or inner `/` to anchor. No global excludes.
+Symlinks are listed but never followed, so a link loop cannot hang a search.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+
+def _class_to_regex(body: str) -> str:
+    if body[:1] in ("!", "^"):
+        body = "^" + body[1:]
+    return "[" + body.replace("\\", "\\\\") + "]"
+
+
+def _translate(pattern: str) -> str:
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        char = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*" if i + 2 == n else "[^/]*")
+            i += 2
+        elif char == "*":
+            out.append("[^/]*")
+            i += 1
+        elif char == "?":
+            out.append("[^/]")
+            i += 1
+        elif char == "[" and (end := pattern.find("]", i + 2)) != -1:
+            out.append(_class_to_regex(pattern[i + 1 : end]))
+            i = end + 1
+        elif char == "{" and (end := pattern.find("}", i)) != -1:
+            options = pattern[i + 1 : end].split(",")
+            out.append("(?:" + "|".join(_translate(option) for option in options) + ")")
+            i = end + 1
+        elif char == "\\" and i + 1 < n:
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
+        else:
+            out.append(re.escape(char))
+            i += 1
+    return "".join(out)
+
+
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """Compile a glob for whole-string matching: `*`, `?` and `[...]` stay inside one path segment,
+    `**` spans directories (`**/` also matches none), `{a,b}` picks one of several."""
+    return re.compile(rf"(?s:{_translate(pattern)})\Z")
+
+
+@dataclass(frozen=True)
+class GlobMatcher:
+    """A user's glob: without `/` it matches a name at any depth (like `fd` and `rg --glob`), with `/`
+    it matches the whole path relative to the search root."""
+
+    regex: re.Pattern[str]
+    whole_path: bool
+
+    @classmethod
+    def parse(cls, pattern: str) -> GlobMatcher:
+        if pattern.startswith("./"):
+            pattern = pattern[2:]
+        return cls(glob_regex(pattern), "/" in pattern)
+
+    def matches(self, rel_path: str) -> bool:
+        subject = rel_path if self.whole_path else rel_path.rsplit("/", 1)[-1]
+        return self.regex.match(subject) is not None
+
+
+@dataclass(frozen=True)
+class _Rule:
+    regex: re.Pattern[str]
+    negated: bool
+    dir_only: bool
+    anchored: bool
+
+
+def _parse_rule(line: str) -> _Rule | None:
+    text = line.rstrip("\r\n").rstrip(" ")
+    if not text or text.startswith("#"):
+        return None
+    negated = text.startswith("!")
+    if negated or text.startswith("\\"):
+        text = text[1:]
+    dir_only = text.endswith("/")
+    text = text.rstrip("/")
+    anchored = "/" in text
+    text = text.lstrip("/")
+    if not text:
+        return None
+    return _Rule(glob_regex(text), negated, dir_only, anchored)
+
+
+@dataclass(frozen=True)
+class GitIgnore:
+    """The rules of one `.gitignore`. `base` is its directory relative to the walk root ("" for the
+    root and above); `prefix` is the root's path relative to a `.gitignore` found above the root."""
+
+    rules: tuple[_Rule, ...]
+    base: str = ""
+    prefix: str = ""
+
+    @classmethod
+    def load(cls, file: Path, base: str = "", prefix: str = "") -> GitIgnore | None:
+        try:
+            lines = file.read_text("utf-8", errors="replace").splitlines()
+        except OSError:
+            return None
+        rules = tuple(rule for line in lines if (rule := _parse_rule(line)) is not None)
+        return cls(rules, base, prefix) if rules else None
+
+    def verdict(self, rel_path: str, is_dir: bool) -> bool | None:
+        """True if ignored, False if re-included by `!`, None if no rule here speaks about it."""
+        if self.base:
+            if not rel_path.startswith(self.base + "/"):
+                return None
+            rel_path = rel_path[len(self.base) + 1 :]
+        local = self.prefix + rel_path
+        name = local.rsplit("/", 1)[-1]
+        for rule in reversed(self.rules):
+            if rule.dir_only and not is_dir:
+                continue
+            if rule.regex.match(local if rule.anchored else name):
+                return not rule.negated
+        return None
+
+
+def _is_ignored(rules: list[GitIgnore], rel_path: str, is_dir: bool) -> bool:
+    ignored = False
+    for ignore in rules:
+        verdict = ignore.verdict(rel_path, is_dir)
+        if verdict is not None:
+            ignored = verdict
+    return ignored
+
+
+def _rules_above(root: Path) -> list[GitIgnore]:
+    """`.gitignore` files between the repository root (the nearest directory holding `.git`) and `root`."""
+    found: list[GitIgnore] = []
+    parts: list[str] = []
+    directory = root
+    while not (directory / ".git").exists() and directory.parent != directory:
+        parts.insert(0, directory.name)
+        directory = directory.parent
+        ignore = GitIgnore.load(directory / ".gitignore", prefix="/".join(parts) + "/")
+        if ignore is not None:
+            found.insert(0, ignore)
+    return found if (directory / ".git").exists() else []
+
+
+class Entry(NamedTuple):
+    rel: str  # POSIX path relative to the walk root
+    path: Path
+    is_dir: bool
+    is_symlink: bool
+
+
+def _never() -> bool:
+    return False
+
+
+class _Level(NamedTuple):
+    rel: str  # the directory, relative to the walk root
+    rules: list[GitIgnore]  # every .gitignore that applies inside it
+    children: Iterator[os.DirEntry[str]]
+
+
+def _open_level(directory: str, rel: str, rules: list[GitIgnore]) -> _Level:
+    if rel:
+        nested = GitIgnore.load(Path(directory) / ".gitignore", base=rel)
+        rules = [*rules, nested] if nested else rules
+    try:
+        with os.scandir(directory) as scan:
+            children = sorted(scan, key=lambda child: child.name)
+    except OSError:
+        children = []
+    return _Level(rel, rules, iter(children))
+
+
+def walk(root: Path, should_stop: Callable[[], bool] = _never) -> Iterator[Entry]:
+    """Every entry under `root` that git would not ignore, depth first with each directory's entries
+    sorted by name: the order of `rg --sort path`."""
+    own = GitIgnore.load(root / ".gitignore")
+    stack = [_open_level(str(root), "", [*_rules_above(root), *([own] if own else [])])]
+    while stack and not should_stop():
+        level = stack[-1]
+        child = next(level.children, None)
+        if child is None:
+            stack.pop()
+            continue
+        if child.name == ".git":
+            continue
+        rel = f"{level.rel}/{child.name}" if level.rel else child.name
+        is_dir = child.is_dir(follow_symlinks=False)
+        if _is_ignored(level.rules, rel, is_dir):
+            continue
+        yield Entry(rel, Path(child.path), is_dir, child.is_symlink())
+        if is_dir:
+            stack.append(_open_level(child.path, rel, level.rules))

@@ -1,0 +1,55 @@
+"""The tool registry: names, defaults, construction and unknown names."""
+
+from pathlib import Path
+
+import pytest
+
+from pi_tui.tools import ALL_TOOLS, DEFAULT_TOOL_NAMES, make_tools
+from pi_tui.tools.base import ToolContext
+from pi_tui.tools.bash import BashTool
+
+SPEC_PARAMS = {
+    "read": ({"path"}, {"offset", "limit"}),
+    "bash": ({"command"}, {"timeout"}),
+    "edit": ({"path", "oldText", "newText"}, set()),
+    "write": ({"path", "content"}, set()),
+    "grep": ({"pattern"}, {"path", "glob", "ignoreCase", "literal", "context", "limit"}),
+    "find": ({"pattern"}, {"path", "limit"}),
+    "ls": (set(), {"path", "limit"}),
+}
+
+
+def test_all_tools_by_name() -> None:
+    assert set(ALL_TOOLS) == set(SPEC_PARAMS)
+    assert DEFAULT_TOOL_NAMES == ("read", "bash", "edit", "write")
+    for name, tool in ALL_TOOLS.items():
+        assert tool.name == name and tool.label and len(tool.description) > 40
+
+
+@pytest.mark.parametrize("name", sorted(SPEC_PARAMS))
+def test_parameter_names_follow_the_spec(name: str) -> None:
+    required, optional = SPEC_PARAMS[name]
+    schema = ALL_TOOLS[name].schema()
+    assert set(schema.get("required", [])) == required
+    assert set(schema["properties"]) == required | optional
+    assert "title" not in schema
+    assert all("description" in prop for prop in schema["properties"].values())
+
+
+def test_make_tools_keeps_order_and_configures_bash(tmp_path: Path) -> None:
+    tools = make_tools(["ls", "bash", "read"], shell="/bin/sh", shell_prefix="X=1")
+    assert [tool.name for tool in tools] == ["ls", "bash", "read"]
+    assert isinstance(tools[1], BashTool)
+
+
+async def test_shell_settings_reach_the_bash_tool(tmp_path: Path) -> None:
+    (bash,) = make_tools(["bash"], shell="/bin/sh", shell_prefix="GREETING=hi")
+    out = await bash.run(bash.Params(command='echo "$0 $GREETING"'), ToolContext(cwd=tmp_path))
+    assert out.content[0]["text"] == "/bin/sh hi\n"
+
+
+def test_unknown_names_are_one_line_error() -> None:
+    with pytest.raises(ValueError) as info:
+        make_tools(["read", "grpe", "shell"])
+    message = str(info.value)
+    assert "\n" not in message and "grpe" in message and "shell" in message and "read," in message
