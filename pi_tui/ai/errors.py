@@ -1,0 +1,204 @@
+"""What went wrong with a model request, in words the agent loop and the user can act on.
+
+The loop needs one decision per failure (condense and retry, back off and retry, or stop), and the
+user needs one line. Exceptions are classified by the names in their MRO rather than by
+`isinstance`, so this module never imports litellm (a multi-second import) just to look at an error.
+
+The assistant message that ends a failed stream only carries text (`errorMessage`), so the line we
+write starts with a fixed headline per kind and `classify_error_text` reads the kind back from it;
+for text written by someone else it falls back to Pi's own regexes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from typing import Literal
+
+ErrorKind = Literal["context_overflow", "transient", "auth", "bad_request", "other"]
+
+# Pi's provider overflow messages (packages/ai/src/utils/overflow.ts), one per provider family.
+_OVERFLOW = re.compile(
+    "|".join(
+        (
+            r"prompt is too long",
+            r"input is too long for requested model",
+            r"exceeds the context window",
+            r"input token count.*exceeds the maximum",
+            r"maximum prompt length is \d+",
+            r"reduce the length of the messages",
+            r"maximum context length is \d+ tokens",
+            r"exceeds the limit of \d+",
+            r"exceeds the available context size",
+            r"greater than the context length",
+            r"context window exceeds limit",
+            r"exceeded model token limit",
+            r"too large for model with \d+ maximum context length",
+            r"context[_ ]length[_ ]exceeded",
+            r"too many tokens",
+            r"token limit exceeded",
+        )
+    ),
+    re.IGNORECASE,
+)
+_OVERFLOW_NO_BODY = re.compile(r"^4(00|13)\s*(status code)?\s*\(no body\)", re.IGNORECASE)
+
+# Pi's `_isRetryableError` message test (agent-session.ts).
+_RETRYABLE = re.compile(
+    r"overloaded|rate.?limit|too many requests|429|500|502|503|504|service.?unavailable|server.?error|"
+    r"internal.?error|connection.?error|connection.?refused|other side closed|fetch failed|"
+    r"upstream.?connect|reset before headers|terminated|retry delay",
+    re.IGNORECASE,
+)
+
+_CONTEXT_CLASSES = {"ContextWindowExceededError"}
+_TRANSIENT_CLASSES = {
+    "RateLimitError", "Timeout", "APITimeoutError", "APIConnectionError", "ServiceUnavailableError",
+    "BadGatewayError", "InternalServerError", "MidStreamFallbackError",
+    # Raw transport errors that escape litellm's mapping (httpx, aiohttp, the standard library).
+    "TransportError", "ClientConnectionError", "ClientPayloadError", "TimeoutError", "ConnectionError",
+}
+_AUTH_CLASSES = {"AuthenticationError", "PermissionDeniedError", "NotFoundError"}
+_BAD_REQUEST_CLASSES = {"BadRequestError", "UnprocessableEntityError"}
+_TRANSIENT_STATUS = {408, 409, 429, 500, 502, 503, 504, 529}
+
+_HEADLINES: dict[ErrorKind, str] = {
+    "context_overflow": "Context window exceeded",
+    "transient": "Temporary provider error",
+    "auth": "Authentication or model error",
+    "bad_request": "Request rejected by the provider",
+    "other": "Model request failed",
+}
+_ADVICE: dict[ErrorKind, str] = {
+    "context_overflow": "Condense the conversation or start a new session",
+    "transient": "Try again in a moment",
+    "auth": "Check the API key and the model name",
+    "bad_request": "The request needs changing before it can succeed",
+    "other": "Try again, or pick another model",
+}
+MAX_LINE = 400
+
+
+class ModelError(Exception):
+    """A model call that ended in an error, for callers that want an exception (e.g. a summariser)."""
+
+    def __init__(self, message: str, kind: ErrorKind) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def is_context_overflow(text: str) -> bool:
+    """Pi's overflow test over an error message."""
+    return bool(_OVERFLOW.search(text) or _OVERFLOW_NO_BODY.search(text))
+
+
+def is_retryable(text: str) -> bool:
+    """Pi's retry test over an error message: transient-looking and not an overflow."""
+    return not is_context_overflow(text) and bool(_RETRYABLE.search(text))
+
+
+def _class_names(exc: BaseException) -> set[str]:
+    return {cls.__name__ for cls in type(exc).__mro__}
+
+
+def _status(exc: BaseException) -> int | None:
+    """The HTTP status, unless litellm made one up for an error that never got a response."""
+    if _class_names(exc) & {"APIConnectionError", "MidStreamFallbackError"}:
+        return None
+    status = getattr(exc, "status_code", None)
+    return status if isinstance(status, int) else None
+
+
+def classify_exception(exc: BaseException) -> ErrorKind:
+    """Context window first (it is also a bad request), then transient, auth, bad request."""
+    names = _class_names(exc)
+    text = str(exc)
+    if names & _CONTEXT_CLASSES or ("RateLimitError" not in names and is_context_overflow(text)):
+        return "context_overflow"
+    if names & _TRANSIENT_CLASSES:
+        return "transient"
+    if names & _AUTH_CLASSES:
+        return "auth"
+    if names & _BAD_REQUEST_CLASSES:
+        return "bad_request"
+    return _classify_status(_status(exc)) or ("transient" if is_retryable(text) else "other")
+
+
+def _classify_status(status: int | None) -> ErrorKind | None:
+    if status is None:
+        return None
+    if status in _TRANSIENT_STATUS or status >= 500:
+        return "transient"
+    if status in (401, 403, 404):
+        return "auth"
+    if 400 <= status < 500:
+        return "bad_request"
+    return None
+
+
+def classify_error_text(text: str) -> ErrorKind:
+    """The kind of an `errorMessage`: ours by its headline, anyone else's by Pi's regexes."""
+    for kind, headline in _HEADLINES.items():
+        if text.startswith(headline):
+            return kind
+    if is_context_overflow(text):
+        return "context_overflow"
+    return "transient" if is_retryable(text) else "other"
+
+
+# --- the line the user sees -----------------------------------------------------------------------
+
+_LITELLM_PREFIXES = re.compile(r"^(?:litellm\.\w+:\s*|\w+(?:Error|Exception):\s*|\w+Exception\s*-\s*)+")
+_JSON_MESSAGE = re.compile(r'"message"\s*:\s*"((?:[^"\\]|\\.)*)"')
+_SECRET_PATTERNS = (
+    (re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"), "sk-***"),
+    (re.compile(r"\bBearer\s+[A-Za-z0-9._~+/=\-]+", re.IGNORECASE), "Bearer ***"),
+    (
+        re.compile(r"((?:api[_-]?key|x-api-key)[\"']?\s*[:=]\s*[\"']?)[^\"'\s,&;]{6,}", re.IGNORECASE),
+        r"\1***",
+    ),
+)
+_SECRET_ENV_SUFFIXES = ("_API_KEY", "_AUTH_TOKEN", "_TOKEN", "_SECRET", "_SECRET_KEY", "_SECRET_ACCESS_KEY")
+
+
+def scrub_secrets(text: str, environ: Mapping[str, str] | None = None) -> str:
+    """Blank out anything that looks like a credential, and the values of key-like environment variables."""
+    env = os.environ if environ is None else environ
+    for name, value in env.items():
+        if name.upper().endswith(_SECRET_ENV_SUFFIXES) and len(value) >= 6:
+            text = text.replace(value, "***")
+    for pattern, replacement in _SECRET_PATTERNS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def one_line(text: str, limit: int = MAX_LINE) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def error_detail(exc: BaseException) -> str:
+    """The provider's own words, without litellm's stacked class-name prefixes or wrapped repeats."""
+    text = str(exc).split(" Original exception:", 1)[0].strip()
+    text = _LITELLM_PREFIXES.sub("", text).strip()
+    found = _JSON_MESSAGE.search(text)
+    if found:
+        try:
+            text = json.loads(f'"{found.group(1)}"')
+        except ValueError:
+            text = found.group(1)
+    return text or type(exc).__name__
+
+
+def error_line(exc: BaseException, kind: ErrorKind | None = None) -> str:
+    """One scrubbed line: headline, HTTP status when known, the provider's message, what to do."""
+    kind = kind or classify_exception(exc)
+    return format_error(kind, error_detail(exc), _status(exc))
+
+
+def format_error(kind: ErrorKind, detail: str, status: int | None = None) -> str:
+    code = f" (HTTP {status})" if status else ""
+    detail = detail.strip().rstrip(".")
+    return one_line(scrub_secrets(f"{_HEADLINES[kind]}{code}: {detail}. {_ADVICE[kind]}."))

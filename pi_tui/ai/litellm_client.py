@@ -1,0 +1,419 @@
+"""Every real provider, through litellm, behind the `ModelClient` protocol.
+
+litellm takes seconds to import, so nothing here imports it at module level: the first use does,
+in a thread when called from the event loop, and the TUI warms it up (`warm_up`) after its first
+frame. The agent loop owns retries (`num_retries=0`) so the user can see "retrying in Ns", and the
+client never raises for provider trouble: a failure or an abort ends the stream with an `error`
+event whose message says what happened in one line.
+
+Streamed tool-call arguments stay `{}` in the partial message until their call ends (the raw JSON
+fragments travel in each `toolcall_delta`); re-parsing a growing `write` body on every fragment
+would be quadratic. Arguments that are not a JSON object at the end become `{}`, as in Pi, and the
+tool's own argument validation reports the problem to the model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import logging
+import os
+import time
+from collections.abc import AsyncIterator, Awaitable
+from typing import Any
+
+from condense.messages import AssistantMessage, Usage, content_text, empty_usage
+from pi_tui.agent.abort import AbortError, AbortSignal
+from pi_tui.ai.errors import ModelError, classify_error_text, classify_exception, error_line, format_error
+from pi_tui.ai.openai_format import to_openai_messages, to_openai_tools
+from pi_tui.ai.transform import model_api, transform_messages
+from pi_tui.ai.types import EventType, ModelClient, ModelRequest, ModelSpec, StreamEvent
+
+ABORTED_TEXT = "Request was aborted"
+PLACEHOLDER_KEY = "sk-test"
+REASONING_EFFORT = {"minimal": "low", "low": "low", "medium": "medium", "high": "high", "xhigh": "high"}
+STOP_REASONS = {"stop": "stop", "length": "length", "tool_calls": "toolUse", "function_call": "toolUse"}
+LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
+
+
+@functools.cache
+def _litellm() -> Any:
+    """Import and configure litellm once: local price map (never the network), no banners, quiet logs."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    for name in LITELLM_LOGGERS:
+        logging.getLogger(name).setLevel(logging.ERROR)
+    return litellm
+
+
+def warm_up() -> None:
+    """Pay the import cost now (the TUI runs this in a thread worker after the first frame)."""
+    _litellm()
+
+
+async def _litellm_async() -> Any:
+    """litellm without blocking the event loop on a first import (or on one still running in a thread)."""
+    if _litellm.cache_info().currsize:
+        return _litellm()
+    return await asyncio.to_thread(_litellm)
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _field(obj: Any, name: str) -> Any:
+    """A field of a litellm object or of a plain dict; None when absent."""
+    if obj is None:
+        return None
+    if isinstance(obj, dict):
+        return obj.get(name)
+    return getattr(obj, name, None)
+
+
+# --- model facts ----------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=64)
+def _known_model(ref: str) -> dict[str, Any] | None:
+    try:
+        return dict(_litellm().get_model_info(ref))
+    except Exception:  # litellm raises several types for unmapped models; all mean "unknown"
+        return None
+
+
+def model_info(spec: ModelSpec) -> tuple[int, int, bool]:
+    """(context window, max output tokens, reasoning) from litellm's price map, else the spec's own."""
+    info = _known_model(spec.ref)
+    if info is None:
+        return spec.context_window, spec.max_tokens, spec.reasoning
+    context = info.get("max_input_tokens") or info.get("max_tokens") or spec.context_window
+    output = info.get("max_output_tokens") or info.get("max_tokens") or spec.max_tokens
+    reasoning = info.get("supports_reasoning")
+    return int(context), int(output), spec.reasoning if reasoning is None else bool(reasoning)
+
+
+def _prices(spec: ModelSpec) -> tuple[float, float, float, float]:
+    """$ per token for input, output, cache read, cache write; zeros for a model litellm does not know."""
+    info = _known_model(spec.ref) or {}
+    keys = ("input_cost_per_token", "output_cost_per_token", "cache_read_input_token_cost",
+            "cache_creation_input_token_cost")
+    return tuple(float(info.get(k) or 0.0) for k in keys)  # type: ignore[return-value]
+
+
+def usage_from(raw: Any, spec: ModelSpec) -> Usage:
+    """Pi's usage: `input` excludes cache reads and writes (litellm's prompt_tokens includes both)."""
+    usage = empty_usage()
+    if raw is None:
+        return usage
+    details = _field(raw, "prompt_tokens_details")
+    cache_read = int(_field(raw, "cache_read_input_tokens") or _field(details, "cached_tokens") or 0)
+    cache_write = int(
+        _field(raw, "cache_creation_input_tokens") or _field(details, "cache_creation_tokens") or 0
+    )
+    prompt = int(_field(raw, "prompt_tokens") or 0)
+    usage["input"] = max(0, prompt - cache_read - cache_write)
+    usage["output"] = int(_field(raw, "completion_tokens") or 0)
+    usage["cacheRead"] = cache_read
+    usage["cacheWrite"] = cache_write
+    usage["totalTokens"] = usage["input"] + usage["output"] + cache_read + cache_write
+    price_in, price_out, price_read, price_write = _prices(spec)
+    cost = usage["cost"]
+    cost["input"] = usage["input"] * price_in
+    cost["output"] = usage["output"] * price_out
+    cost["cacheRead"] = cache_read * price_read
+    cost["cacheWrite"] = cache_write * price_write
+    cost["total"] = cost["input"] + cost["output"] + cost["cacheRead"] + cost["cacheWrite"]
+    return usage
+
+
+# --- the request ----------------------------------------------------------------------------------
+
+
+def completion_kwargs(request: ModelRequest, timeout: float | None = None) -> dict[str, Any]:
+    """litellm.acompletion arguments for one streamed reply."""
+    model = request.model
+    history = transform_messages(request.messages, model)
+    kwargs: dict[str, Any] = {
+        "model": model.ref,
+        "messages": to_openai_messages(request.system_prompt, history, model),
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "num_retries": 0,
+        "max_tokens": request.max_tokens or model.max_tokens,
+        "drop_params": True,
+    }
+    if request.tools:
+        kwargs["tools"] = to_openai_tools(request.tools)
+    if model.base_url:
+        kwargs["api_base"] = model.base_url
+        if not os.environ.get(f"{model.provider.upper()}_API_KEY"):
+            kwargs["api_key"] = PLACEHOLDER_KEY  # local servers need no key, but the SDK insists on one
+    effort = REASONING_EFFORT.get(request.thinking_level) if model.reasoning else None
+    if effort:
+        kwargs["reasoning_effort"] = effort
+    if timeout is not None:
+        kwargs["timeout"] = timeout
+    return kwargs
+
+
+# --- the stream -----------------------------------------------------------------------------------
+
+
+class _ReplyBuilder:
+    """Grows the Pi assistant message from litellm chunks. Events carry this one live message."""
+
+    def __init__(self, spec: ModelSpec, timestamp: int) -> None:
+        self.spec = spec
+        self.message: AssistantMessage = {
+            "role": "assistant", "content": [], "api": model_api(spec), "provider": spec.provider,
+            "model": spec.id, "usage": empty_usage(), "stopReason": "stop", "timestamp": timestamp,
+        }
+        self.finish_reason: str | None = None
+        self._raw_usage: Any = None
+        self._current: tuple[str, int] | None = None  # ("text" | "thinking" | "tool", key)
+        self._tool_blocks: dict[int, int] = {}  # stream index -> content index
+        self._tool_args: dict[int, str] = {}  # stream index -> raw JSON so far, until the call ends
+
+    @property
+    def content(self) -> list[Any]:
+        return self.message["content"]
+
+    def event(self, kind: EventType, delta: str = "", index: int = -1) -> StreamEvent:
+        return StreamEvent(type=kind, message=self.message, delta=delta, content_index=index)
+
+    def feed(self, chunk: Any) -> list[StreamEvent]:
+        events: list[StreamEvent] = []
+        if _field(chunk, "usage") is not None:
+            self._raw_usage = _field(chunk, "usage")
+        choices = _field(chunk, "choices") or []
+        if not choices:
+            return events
+        choice = choices[0]
+        self.finish_reason = _field(choice, "finish_reason") or self.finish_reason
+        delta = _field(choice, "delta")
+        reasoning = _field(delta, "reasoning_content")
+        if reasoning:
+            self._append("thinking", reasoning, events)
+        for block in _field(delta, "thinking_blocks") or []:
+            self._thinking_block(block)
+        text = _field(delta, "content")
+        if text:
+            self._append("text", text, events)
+        for tool_call in _field(delta, "tool_calls") or []:
+            self._tool_delta(tool_call, events)
+        return events
+
+    def _switch_to(self, current: tuple[str, int] | None, events: list[StreamEvent]) -> None:
+        if self._current is not None and self._current[0] == "tool":
+            self._end_tool(self._current[1], events)
+        self._current = current
+
+    def _append(self, kind: str, text: str, events: list[StreamEvent]) -> None:
+        if self._current is None or self._current[0] != kind:
+            block = {"type": "text", "text": ""} if kind == "text" else {"type": "thinking", "thinking": ""}
+            self.content.append(block)
+            self._switch_to((kind, len(self.content) - 1), events)
+        index = self._current[1]  # type: ignore[index]
+        self.content[index][kind] += text
+        events.append(self.event("text_delta" if kind == "text" else "thinking_delta", text, index))
+
+    def _thinking_block(self, block: Any) -> None:
+        """Anthropic's signature (or a redacted block) arrives beside the reasoning text."""
+        if _field(block, "type") == "redacted_thinking":
+            redacted = {"type": "thinking", "thinking": "", "thinkingSignature": _field(block, "data")}
+            self.content.append({**redacted, "redacted": True})
+            self._current = None
+            return
+        signature = _field(block, "signature")
+        if not signature:
+            return
+        for existing in reversed(self.content):
+            if existing["type"] == "thinking" and not existing.get("redacted"):
+                existing["thinkingSignature"] = signature
+                return
+        self.content.append({"type": "thinking", "thinking": "", "thinkingSignature": signature})
+
+    def _tool_delta(self, tool_call: Any, events: list[StreamEvent]) -> None:
+        index = _field(tool_call, "index")
+        index = index if isinstance(index, int) else len(self._tool_blocks)
+        function = _field(tool_call, "function")
+        if index not in self._tool_blocks:
+            self.content.append({"type": "toolCall", "id": "", "name": "", "arguments": {}})
+            self._tool_blocks[index] = len(self.content) - 1
+            self._tool_args[index] = ""
+            self._switch_to(("tool", index), events)
+            events.append(self.event("toolcall_start", "", self._tool_blocks[index]))
+        block = self.content[self._tool_blocks[index]]
+        block["id"] = block["id"] or _field(tool_call, "id") or ""
+        block["name"] = block["name"] or _field(function, "name") or ""
+        fragment = _field(function, "arguments")
+        if fragment and index in self._tool_args:
+            self._tool_args[index] += fragment
+            events.append(self.event("toolcall_delta", fragment, self._tool_blocks[index]))
+
+    def _end_tool(self, index: int, events: list[StreamEvent] | None) -> None:
+        raw = self._tool_args.pop(index, None)
+        if raw is None:
+            return
+        try:
+            arguments = json.loads(raw) if raw.strip() else {}
+        except ValueError:
+            arguments = {}
+        self.content[self._tool_blocks[index]]["arguments"] = arguments if isinstance(arguments, dict) else {}
+        if events is not None:
+            events.append(self.event("toolcall_end", "", self._tool_blocks[index]))
+
+    def _end_all_tools(self, events: list[StreamEvent] | None) -> None:
+        for index in sorted(self._tool_args):
+            self._end_tool(index, events)
+        self._current = None
+
+    def finish(self) -> list[StreamEvent]:
+        """The events that end a stream that ran to its end: open calls close, then done (or error)."""
+        events: list[StreamEvent] = []
+        self._end_all_tools(events)
+        self.message["usage"] = usage_from(self._raw_usage, self.spec)
+        reason = self.finish_reason
+        if reason is None:
+            detail = "Connection error: the response stream ended before the model finished"
+            return [*events, self.fail(format_error("transient", detail))]
+        if reason == "content_filter":
+            detail = "the provider's content filter stopped the reply"
+            return [*events, self.fail(format_error("bad_request", detail))]
+        stop = STOP_REASONS.get(reason, "stop")
+        if stop == "stop" and any(b["type"] == "toolCall" for b in self.content):
+            stop = "toolUse"  # some providers say "stop" after tool calls; the calls are what matters
+        self.message["stopReason"] = stop  # type: ignore[typeddict-item]
+        return [*events, self.event("done")]
+
+    def fail(self, text: str, stop_reason: str = "error") -> StreamEvent:
+        self._end_all_tools(None)
+        if self._raw_usage is not None:
+            self.message["usage"] = usage_from(self._raw_usage, self.spec)
+        self.message["stopReason"] = stop_reason  # type: ignore[typeddict-item]
+        self.message["errorMessage"] = text
+        return self.event("error")
+
+    def fail_with(self, exc: BaseException) -> StreamEvent:
+        return self.fail(error_line(exc, classify_exception(exc)))
+
+    def aborted(self) -> StreamEvent:
+        return self.fail(ABORTED_TEXT, "aborted")
+
+
+_ABORTED = object()
+_END = object()
+
+
+async def _race(awaitable: Awaitable[Any], abort: asyncio.Future[Any]) -> Any:
+    """The awaitable's result, or _ABORTED as soon as the signal fires (the work is then cancelled)."""
+    task = asyncio.ensure_future(awaitable)
+    try:
+        done, _ = await asyncio.wait({task, abort}, return_when=asyncio.FIRST_COMPLETED)
+    except BaseException:
+        task.cancel()
+        raise
+    if task in done:
+        return task.result()
+    task.cancel()
+    await asyncio.wait({task}, timeout=2.0)
+    if task.done() and not task.cancelled():
+        task.exception()  # retrieved, so asyncio does not log it: the abort is what the caller sees
+    return _ABORTED
+
+
+async def _next_chunk(iterator: AsyncIterator[Any]) -> Any:
+    try:
+        return await iterator.__anext__()
+    except StopAsyncIteration:
+        return _END
+
+
+async def _close(response: Any) -> None:
+    closer = getattr(response, "aclose", None)
+    if closer is None:
+        return
+    try:
+        await closer()
+    except Exception:  # the stream is being thrown away; a failure to close it changes nothing
+        return
+
+
+class LiteLLMClient:
+    """`ModelClient` for every provider litellm supports (`ModelSpec.provider` is litellm's prefix)."""
+
+    def __init__(self, timeout: float | None = None) -> None:
+        self.timeout = timeout
+
+    async def stream(self, request: ModelRequest, signal: AbortSignal) -> AsyncIterator[StreamEvent]:
+        reply = _ReplyBuilder(request.model, _now_ms())
+        if signal.aborted:
+            yield reply.aborted()
+            return
+        abort = asyncio.ensure_future(signal.wait())
+        response: Any = None
+        try:
+            try:
+                litellm = await _litellm_async()
+                kwargs = completion_kwargs(request, self.timeout)
+                response = await _race(litellm.acompletion(**kwargs), abort)
+            except Exception as exc:
+                yield reply.fail_with(exc)
+                return
+            if response is _ABORTED:
+                response = None
+                yield reply.aborted()
+                return
+            yield reply.event("start")
+            async for event in self._chunks(response, reply, abort):
+                yield event
+        finally:
+            abort.cancel()
+            if response is not None:
+                await _close(response)
+
+    async def _chunks(
+        self, response: Any, reply: _ReplyBuilder, abort: asyncio.Future[Any]
+    ) -> AsyncIterator[StreamEvent]:
+        iterator = response.__aiter__()
+        while True:
+            try:
+                chunk = await _race(_next_chunk(iterator), abort)
+            except Exception as exc:
+                yield reply.fail_with(exc)
+                return
+            if chunk is _ABORTED:
+                await _close(response)
+                yield reply.aborted()
+                return
+            if chunk is _END:
+                break
+            for event in reply.feed(chunk):
+                yield event
+        for event in reply.finish():
+            yield event
+
+
+async def complete_text(
+    model: ModelSpec, system: str, prompt: str, signal: AbortSignal, client: ModelClient | None = None
+) -> tuple[str, Usage]:
+    """One non-tool completion (the summariser's call). Raises ModelError, or AbortError on abort."""
+    request = ModelRequest(
+        model=model, system_prompt=system, messages=[{"role": "user", "content": prompt, "timestamp": 0}]
+    )
+    final: AssistantMessage | None = None
+    async for event in (client or LiteLLMClient()).stream(request, signal):
+        if event.type in ("done", "error"):
+            final = event.message
+    if final is None:
+        raise ModelError(format_error("other", "the model sent no reply"), "other")
+    if final["stopReason"] == "aborted":
+        raise AbortError(final.get("errorMessage", ABORTED_TEXT))
+    if final["stopReason"] == "error":
+        text = final.get("errorMessage", "")
+        raise ModelError(text, classify_error_text(text))
+    return content_text(final["content"]), final["usage"]

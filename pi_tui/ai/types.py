@@ -1,0 +1,79 @@
+"""The seam between the agent loop and whatever produces assistant messages.
+
+The loop asks a `ModelClient` to stream one assistant reply for a request and receives events that
+each carry the partial Pi-shaped assistant message; the last event is `done` or `error` with the
+final message. litellm (every real provider) and the offline demo model both sit behind this, so
+the loop, the TUI and condense never know which one answered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from condense.messages import AssistantMessage, Message
+from pi_tui.agent.abort import AbortSignal
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A model the user can pick: `provider/id` on the command line."""
+
+    provider: str
+    id: str
+    context_window: int = 128_000
+    max_tokens: int = 16_384
+    reasoning: bool = False
+    api: str = "openai-completions"
+    base_url: str | None = None
+
+    @property
+    def ref(self) -> str:
+        return f"{self.provider}/{self.id}"
+
+
+@dataclass
+class ToolSpec:
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+@dataclass
+class ModelRequest:
+    model: ModelSpec
+    system_prompt: str
+    messages: list[Message]
+    tools: list[ToolSpec] = field(default_factory=list)
+    thinking_level: str = "off"
+    max_tokens: int | None = None
+
+
+EventType = Literal[
+    "start",
+    "text_delta",
+    "thinking_delta",
+    "toolcall_start",
+    "toolcall_delta",
+    "toolcall_end",
+    "done",
+    "error",
+]
+
+
+@dataclass
+class StreamEvent:
+    """One step of a streamed reply. `message` is the assistant message so far (final on done/error)."""
+
+    type: EventType
+    message: AssistantMessage
+    delta: str = ""
+    content_index: int = -1
+
+
+class ModelClient(Protocol):
+    def stream(self, request: ModelRequest, signal: AbortSignal) -> AsyncIterator[StreamEvent]:
+        """Stream one reply. Never raises for provider failures: those end with an `error` event
+        whose message has `stopReason` "error" (or "aborted") and an `errorMessage`."""
+        ...

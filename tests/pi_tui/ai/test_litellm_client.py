@@ -1,0 +1,396 @@
+"""LiteLLMClient through the real litellm HTTP path against the local fake OpenAI server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from typing import Any
+
+import pytest
+
+from condense.messages import AssistantMessage, empty_usage
+from pi_tui.agent.abort import AbortError, AbortSignal
+from pi_tui.ai.errors import ModelError, classify_error_text, is_context_overflow
+from pi_tui.ai.litellm_client import (
+    PLACEHOLDER_KEY,
+    LiteLLMClient,
+    _ReplyBuilder,
+    complete_text,
+    completion_kwargs,
+    model_info,
+    usage_from,
+    warm_up,
+)
+from pi_tui.ai.types import ModelRequest, ModelSpec, StreamEvent, ToolSpec
+from tests.support.fake_openai import (
+    FakeOpenAI,
+    call,
+    context_overflow,
+    rate_limited,
+    server_error,
+    text_reply,
+    tool_reply,
+    usage,
+)
+
+# litellm's own response helpers trip a pydantic deprecation warning on every chunk; not ours to fix.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::DeprecationWarning:litellm"),
+    pytest.mark.filterwarnings("ignore:.*`ReadOnly` qualifier:UserWarning"),
+]
+
+SAFETY_TIMEOUT = 20  # a net for hangs, not a performance assertion
+READ = ToolSpec(name="read", description="Read a file",
+                parameters={"type": "object", "properties": {"path": {"type": "string"}}})
+
+
+@pytest.fixture(scope="module")
+def litellm() -> Any:
+    """litellm takes seconds to import: once per module, not per test."""
+    warm_up()
+    import litellm
+
+    return litellm
+
+
+@pytest.fixture
+def server(fake_openai: FakeOpenAI, litellm: Any) -> FakeOpenAI:
+    return fake_openai
+
+
+def spec_for(server: FakeOpenAI) -> ModelSpec:
+    return ModelSpec(provider="openai", id="fake-model", base_url=server.base_url)
+
+
+def request_for(server: FakeOpenAI, messages: list[Any] | None = None, **fields: Any) -> ModelRequest:
+    messages = messages or [{"role": "user", "content": "hello", "timestamp": 1}]
+    return ModelRequest(model=spec_for(server), system_prompt="You are terse.", messages=messages, **fields)
+
+
+async def collect(request: ModelRequest, signal: AbortSignal | None = None) -> list[StreamEvent]:
+    async def run() -> list[StreamEvent]:
+        return [event async for event in LiteLLMClient().stream(request, signal or AbortSignal())]
+
+    return await asyncio.wait_for(run(), SAFETY_TIMEOUT)
+
+
+def final(events: list[StreamEvent]) -> AssistantMessage:
+    assert events[-1].type in ("done", "error")
+    return events[-1].message
+
+
+async def test_streamed_text(server: FakeOpenAI) -> None:
+    server.push(text_reply("Hello there, world!", chunk_size=5))
+    events = await collect(request_for(server))
+    assert [e.type for e in events] == ["start"] + ["text_delta"] * 4 + ["done"]
+    assert "".join(e.delta for e in events if e.type == "text_delta") == "Hello there, world!"
+    message = final(events)
+    assert message["content"] == [{"type": "text", "text": "Hello there, world!"}]
+    assert message["api"] == "openai-completions"
+    assert (message["provider"], message["model"]) == ("openai", "fake-model")
+    assert message["stopReason"] == "stop"
+    assert "errorMessage" not in message
+    body = server.requests[0]
+    assert body["model"] == "fake-model"
+    assert body["messages"] == [
+        {"role": "system", "content": "You are terse."},
+        {"role": "user", "content": "hello"},
+    ]
+    assert body["stream"] is True
+    assert body["stream_options"] == {"include_usage": True}
+
+
+async def test_reasoning_content_becomes_a_thinking_block(server: FakeOpenAI) -> None:
+    server.push(text_reply("Yes.", reasoning="Let me think."))
+    events = await collect(request_for(server))
+    assert "".join(e.delta for e in events if e.type == "thinking_delta") == "Let me think."
+    assert final(events)["content"] == [{"type": "thinking", "thinking": "Let me think."},
+                                        {"type": "text", "text": "Yes."}]
+
+
+async def test_a_turn_with_several_tool_calls(server: FakeOpenAI) -> None:
+    calls = [call("read", {"path": "src/app.py"}, "call_a"), call("ls", {"path": "."}, "call_b")]
+    server.push(tool_reply(*calls, text="Looking.", chunk_size=3))
+    events = await collect(request_for(server, tools=[READ]))
+    message = final(events)
+    assert message["stopReason"] == "toolUse"
+    assert message["content"] == [
+        {"type": "text", "text": "Looking."},
+        {"type": "toolCall", "id": "call_a", "name": "read", "arguments": {"path": "src/app.py"}},
+        {"type": "toolCall", "id": "call_b", "name": "ls", "arguments": {"path": "."}},
+    ]
+    tool_events = [(e.type, e.content_index) for e in events if e.type.startswith("toolcall")]
+    assert tool_events[0] == ("toolcall_start", 1)
+    assert tool_events.index(("toolcall_end", 1)) < tool_events.index(("toolcall_start", 2))
+    assert tool_events[-1] == ("toolcall_end", 2)
+    fragments = "".join(e.delta for e in events if e.type == "toolcall_delta" and e.content_index == 1)
+    assert fragments == '{"path": "src/app.py"}'
+    assert server.requests[0]["tools"][0]["function"]["name"] == "read"
+
+
+async def test_a_tool_round_trip_is_accepted_by_the_strict_server(server: FakeOpenAI) -> None:
+    server.push(tool_reply(call("read", {"path": "a.py"}, "call_a")), text_reply("Done."))
+    history: list[Any] = [{"role": "user", "content": "read a.py", "timestamp": 1}]
+    history.append(final(await collect(request_for(server, history, tools=[READ]))))
+    history.append({"role": "toolResult", "toolCallId": "call_a", "toolName": "read",
+                    "content": [{"type": "text", "text": "print('hi')"}], "isError": False, "timestamp": 3})
+    assert final(await collect(request_for(server, history, tools=[READ])))["stopReason"] == "stop"
+    sent = server.requests[1]["messages"]
+    assert [m["role"] for m in sent] == ["system", "user", "assistant", "tool"]
+    assert sent[2]["tool_calls"][0]["function"] == {"name": "read", "arguments": '{"path": "a.py"}'}
+    assert sent[3] == {"role": "tool", "tool_call_id": "call_a", "content": "print('hi')"}
+    assert server.rejections == []
+
+
+async def test_invalid_tool_arguments_become_an_empty_object(server: FakeOpenAI) -> None:
+    server.push(tool_reply(call("read", '{"path": "a.py"', "call_a")))
+    message = final(await collect(request_for(server, tools=[READ])))
+    assert message["content"] == [{"type": "toolCall", "id": "call_a", "name": "read", "arguments": {}}]
+
+
+async def test_usage_with_cached_tokens_uses_pi_semantics(server: FakeOpenAI) -> None:
+    server.push(text_reply("ok", usage=usage(1000, 50, cached=600, reasoning=10)))
+    message = final(await collect(request_for(server)))
+    assert message["usage"] == {
+        "input": 400, "output": 50, "cacheRead": 600, "cacheWrite": 0, "totalTokens": 1050,
+        "cost": {"input": 0.0, "output": 0.0, "cacheRead": 0.0, "cacheWrite": 0.0, "total": 0.0},
+    }
+
+
+def test_cost_per_part_comes_from_litellms_price_map(litellm: Any) -> None:
+    spec = ModelSpec(provider="anthropic", id="claude-sonnet-4-5")
+    raw = {"prompt_tokens": 7512, "completion_tokens": 40, "cache_read_input_tokens": 6000,
+           "cache_creation_input_tokens": 1500}
+    result = usage_from(raw, spec)
+    info = litellm.get_model_info("anthropic/claude-sonnet-4-5")
+    keys = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
+    counts = tuple(result[k] for k in keys)  # type: ignore[literal-required]
+    assert counts == (12, 40, 6000, 1500, 7552)
+    cost = result["cost"]
+    assert cost["input"] == pytest.approx(12 * info["input_cost_per_token"])
+    assert cost["output"] == pytest.approx(40 * info["output_cost_per_token"])
+    assert cost["cacheRead"] == pytest.approx(6000 * info["cache_read_input_token_cost"])
+    assert cost["cacheWrite"] == pytest.approx(1500 * info["cache_creation_input_token_cost"])
+    parts = ("input", "output", "cacheRead", "cacheWrite")
+    assert cost["total"] == pytest.approx(sum(cost[p] for p in parts))  # type: ignore[literal-required]
+    assert cost["total"] > 0
+
+
+async def test_429_is_a_transient_error_and_the_next_request_succeeds(server: FakeOpenAI) -> None:
+    server.push(rate_limited(), text_reply("fine now"))
+    events = await collect(request_for(server))
+    assert [e.type for e in events] == ["error"]
+    message = final(events)
+    assert message["stopReason"] == "error"
+    assert "429" in message["errorMessage"]
+    assert classify_error_text(message["errorMessage"]) == "transient"
+    assert len(server.requests) == 1  # litellm itself did not retry
+    assert final(await collect(request_for(server)))["content"] == [{"type": "text", "text": "fine now"}]
+
+
+@pytest.mark.parametrize("status", [500, 503])
+async def test_server_errors_are_transient(server: FakeOpenAI, status: int) -> None:
+    server.push(server_error(status))
+    message = final(await collect(request_for(server)))
+    assert classify_error_text(message["errorMessage"]) == "transient"
+
+
+async def test_context_overflow_is_classified(server: FakeOpenAI) -> None:
+    server.push(context_overflow())
+    message = final(await collect(request_for(server)))
+    assert classify_error_text(message["errorMessage"]) == "context_overflow"
+    assert is_context_overflow(message["errorMessage"])
+
+
+async def test_a_stream_cut_midway_ends_with_an_error_keeping_the_partial_text(server: FakeOpenAI) -> None:
+    server.push(text_reply("abcdefghijkl", cut_after=3))
+    events = await collect(request_for(server))
+    message = final(events)
+    assert events[-1].type == "error"
+    assert message["stopReason"] == "error"
+    assert message["content"] == [{"type": "text", "text": "abcdefgh"}]
+    assert classify_error_text(message["errorMessage"]) == "transient"
+
+
+async def test_an_invalid_json_chunk_ends_with_an_error(server: FakeOpenAI) -> None:
+    server.push(text_reply("abcdefghijkl", invalid_json_at=2))
+    events = await collect(request_for(server))
+    assert events[-1].type == "error"
+    assert final(events)["stopReason"] == "error"
+    assert "\n" not in final(events)["errorMessage"]
+
+
+async def test_a_request_the_server_rejects_is_a_bad_request(server: FakeOpenAI) -> None:
+    # A call left unanswered at the very end is sent as is (as in Pi), and a strict provider refuses it.
+    dangling: AssistantMessage = {
+        "role": "assistant", "content": [{"type": "toolCall", "id": "call_x", "name": "ls", "arguments": {}}],
+        "api": "openai-completions", "provider": "openai", "model": "fake-model", "usage": empty_usage(),
+        "stopReason": "toolUse", "timestamp": 2,
+    }
+    history = [{"role": "user", "content": "x", "timestamp": 1}, dangling]
+    message = final(await collect(request_for(server, history)))
+    assert message["stopReason"] == "error"
+    assert classify_error_text(message["errorMessage"]) == "bad_request"
+    assert "call_x" in message["errorMessage"]
+    assert len(server.rejections) == 1
+
+
+@pytest.mark.parametrize("fault", [{"stall_after": 3}, {"delay": 0.05}], ids=["stalled", "slow"])
+async def test_abort_mid_stream_ends_with_an_aborted_message(server: FakeOpenAI, fault: dict) -> None:
+    server.push(text_reply("abcdefghijklmnop", **fault))
+    signal = AbortSignal()
+    events: list[StreamEvent] = []
+
+    async def run() -> None:
+        async for event in LiteLLMClient().stream(request_for(server), signal):
+            events.append(event)
+            if event.type == "text_delta" and "efgh" in event.delta:
+                signal.abort()
+
+    await asyncio.wait_for(run(), SAFETY_TIMEOUT)
+    message = final(events)
+    assert events[-1].type == "error"
+    assert message["stopReason"] == "aborted"
+    assert message["content"] == [{"type": "text", "text": "abcdefgh"}]
+
+
+async def test_a_slow_stream_completes(server: FakeOpenAI) -> None:
+    server.push(text_reply("slow but sure", delay=0.01))
+    assert final(await collect(request_for(server)))["content"] == [{"type": "text", "text": "slow but sure"}]
+
+
+async def test_an_already_aborted_signal_sends_nothing(server: FakeOpenAI) -> None:
+    signal = AbortSignal()
+    signal.abort()
+    events = await collect(request_for(server), signal)
+    assert [e.type for e in events] == ["error"]
+    assert final(events)["stopReason"] == "aborted"
+    assert server.requests == []
+
+
+async def test_complete_text_returns_text_and_usage(server: FakeOpenAI) -> None:
+    server.push(text_reply("A summary.", usage=usage(30, 4)))
+    text, used = await asyncio.wait_for(
+        complete_text(spec_for(server), "Summarise.", "long text", AbortSignal()), SAFETY_TIMEOUT
+    )
+    assert text == "A summary."
+    assert (used["input"], used["output"]) == (30, 4)
+    assert [m["role"] for m in server.requests[0]["messages"]] == ["system", "user"]
+
+
+async def test_complete_text_raises_on_errors_and_aborts(server: FakeOpenAI) -> None:
+    server.push(context_overflow())
+    with pytest.raises(ModelError) as caught:
+        await complete_text(spec_for(server), "s", "p", AbortSignal())
+    assert caught.value.kind == "context_overflow"
+    signal = AbortSignal()
+    signal.abort()
+    with pytest.raises(AbortError):
+        await complete_text(spec_for(server), "s", "p", signal)
+
+
+def test_request_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
+    local = ModelSpec(provider="openai", id="m", base_url="http://127.0.0.1:1/v1", reasoning=True)
+    request = ModelRequest(model=local, system_prompt="s", messages=[], thinking_level="xhigh")
+    kwargs = completion_kwargs(request)
+    assert kwargs["model"] == "openai/m"
+    assert kwargs["api_base"] == "http://127.0.0.1:1/v1"
+    assert kwargs["api_key"] == PLACEHOLDER_KEY
+    assert kwargs["num_retries"] == 0
+    assert kwargs["reasoning_effort"] == "high"
+    assert "tools" not in kwargs
+    monkeypatch.setenv("OPENAI_API_KEY", "from-env")
+    assert "api_key" not in completion_kwargs(request)
+    hosted = ModelRequest(model=ModelSpec(provider="anthropic", id="c"), system_prompt="s", messages=[])
+    assert not {"api_key", "api_base", "reasoning_effort"} & completion_kwargs(hosted).keys()
+
+
+def test_model_info_from_the_price_map_with_fallbacks(litellm: Any) -> None:
+    assert model_info(ModelSpec(provider="anthropic", id="claude-sonnet-4-5")) == (200_000, 64_000, True)
+    unknown = ModelSpec(provider="openai", id="no-such-model", context_window=32_000, max_tokens=2_000)
+    assert model_info(unknown) == (32_000, 2_000, False)
+
+
+def test_anthropic_signature_and_redacted_thinking_from_real_litellm_chunks(litellm: Any) -> None:
+    from litellm.types.utils import Delta, ModelResponseStream, StreamingChoices
+
+    def chunk(finish: str | None = None, **delta: Any) -> Any:
+        return ModelResponseStream(choices=[StreamingChoices(delta=Delta(**delta), finish_reason=finish)])
+
+    builder = _ReplyBuilder(ModelSpec(provider="anthropic", id="claude-sonnet-4-5"), 7)
+    builder.feed(chunk(reasoning_content="Plan", content=""))
+    builder.feed(chunk(reasoning_content="", thinking_blocks=[{"type": "thinking", "thinking": "Plan",
+                                                                "signature": "sig-1"}]))
+    builder.feed(chunk(thinking_blocks=[{"type": "redacted_thinking", "data": "opaque"}]))
+    builder.feed(chunk(content="Answer", finish="stop"))
+    events = builder.finish()
+    assert events[-1].type == "done"
+    assert builder.message["api"] == "anthropic-messages"
+    assert builder.message["content"] == [
+        {"type": "thinking", "thinking": "Plan", "thinkingSignature": "sig-1"},
+        {"type": "thinking", "thinking": "", "thinkingSignature": "opaque", "redacted": True},
+        {"type": "text", "text": "Answer"},
+    ]
+
+
+def test_anthropic_payload_as_litellm_translates_it(litellm: Any) -> None:
+    """Signed thinking, the tool call and the cached tool result reach Anthropic's wire shape intact."""
+    from litellm.litellm_core_utils.prompt_templates.factory import anthropic_messages_pt
+
+    spec = ModelSpec(provider="anthropic", id="claude-sonnet-4-5")
+    turn: AssistantMessage = {
+        "role": "assistant", "api": "anthropic-messages", "provider": "anthropic", "model": spec.id,
+        "content": [{"type": "thinking", "thinking": "plan", "thinkingSignature": "SIG"},
+                    {"type": "toolCall", "id": "toolu_1", "name": "read", "arguments": {"path": "a"}}],
+        "usage": empty_usage(), "stopReason": "toolUse", "timestamp": 2,
+    }
+    result = {"role": "toolResult", "toolCallId": "toolu_1", "toolName": "read",
+              "content": [{"type": "text", "text": "data"}], "isError": False, "timestamp": 3}
+    request = ModelRequest(model=spec, system_prompt="sys",
+                           messages=[{"role": "user", "content": "read", "timestamp": 1}, turn, result])
+    messages = completion_kwargs(request)["messages"]
+    wire = anthropic_messages_pt(messages[1:], model="claude-sonnet-4-5", llm_provider="anthropic")
+    assert wire[1]["content"] == [
+        {"type": "thinking", "thinking": "plan", "signature": "SIG"},
+        {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {"path": "a"}},
+    ]
+    assert wire[2]["content"] == [{"type": "tool_result", "tool_use_id": "toolu_1", "content": [
+        {"type": "text", "text": "data", "cache_control": {"type": "ephemeral"}}]}]
+
+
+def test_the_fake_server_answers_plain_json_and_rejects_malformed_bodies(server: FakeOpenAI) -> None:
+    server.push(tool_reply(call("ls", {}, "call_1"), text="hi"))
+    body = {"model": "m", "messages": [{"role": "user", "content": "x"}]}
+    status, answer = post(server, json.dumps(body).encode())
+    assert status == 200
+    assert answer["choices"][0]["message"]["tool_calls"][0]["id"] == "call_1"
+    assert answer["choices"][0]["finish_reason"] == "tool_calls"
+    status, answer = post(server, b"{not json")
+    assert status == 400
+    assert answer["error"]["type"] == "invalid_request_error"
+    status, answer = post(server, json.dumps({"messages": body["messages"]}).encode())
+    assert (status, answer["error"]["param"]) == (400, "model")
+
+
+def post(server: FakeOpenAI, data: bytes) -> tuple[int, dict[str, Any]]:
+    request = urllib.request.Request(f"{server.base_url}/chat/completions", data=data,
+                                     headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=SAFETY_TIMEOUT) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def test_importing_the_client_does_not_import_litellm() -> None:
+    code = (
+        "import sys, pi_tui.ai.litellm_client, pi_tui.ai.errors, pi_tui.ai.openai_format, "
+        "pi_tui.ai.transform, pi_tui.ai.convert; "
+        "print(sorted(m for m in ('litellm', 'openai') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert out.stdout.strip() == "[]"

@@ -1,0 +1,1 @@
+"""Test-only helpers shared by the whole suite (fake provider server, fixtures)."""
