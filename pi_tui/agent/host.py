@@ -1,0 +1,216 @@
+"""The agent host: one session file, one agent loop, and the extensions and UI hooked onto them.
+
+This is the object extensions talk to (condense first): it persists every message the moment the
+loop finishes it, before extensions see the event, so an extension that reads the branch always
+finds it there; it delivers custom messages without starting a turn; it keeps the agent's view of
+the conversation equal to what a reload of the session file would give.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from condense.messages import AgentMessage, CustomMessage, UserMessage
+from pi_tui.agent.events import EventBus
+from pi_tui.agent.loop import Agent, AgentConfig
+from pi_tui.ai.types import ModelClient
+from pi_tui.session.store import Session
+from pi_tui.session.timefmt import now_ms
+from pi_tui.tools.base import Tool
+
+Level = Literal["info", "warning", "error"]
+DeliverAs = Literal["steer", "followUp", "nextTurn"]
+CommandHandler = Callable[[str], Awaitable[None] | None]
+
+
+class HostUI(Protocol):
+    """What the host asks of whoever shows it: the TUI, or plain stderr in print mode."""
+
+    def notify(self, text: str, level: Level = "info") -> None: ...
+    def set_status(self, key: str, text: str | None) -> None: ...
+    def set_widget(self, key: str, lines: list[str] | None) -> None: ...
+
+
+class StderrUI:
+    """Print mode: warnings and errors go to stderr, one line each; status and widgets are not shown."""
+
+    def notify(self, text: str, level: Level = "info") -> None:
+        if level != "info":
+            print(f"pi-tui: {level}: {text}", file=sys.stderr)
+
+    def set_status(self, key: str, text: str | None) -> None:
+        return None
+
+    def set_widget(self, key: str, lines: list[str] | None) -> None:
+        return None
+
+
+@dataclass
+class Command:
+    name: str
+    description: str
+    handler: CommandHandler
+
+
+@dataclass
+class ContextUsage:
+    tokens: int | None
+    context_window: int
+
+    @property
+    def percent(self) -> float | None:
+        return None if self.tokens is None else self.tokens / self.context_window * 100
+
+
+def user_message(text: str) -> UserMessage:
+    return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": now_ms()}
+
+
+def _chars(message: AgentMessage) -> int:
+    total = 0
+    for key in ("content", "summary", "output", "command"):
+        value = message.get(key)
+        if isinstance(value, str):
+            total += len(value)
+        elif isinstance(value, list):
+            for block in value:
+                if isinstance(block, dict):
+                    total += sum(len(v) for k, v in block.items() if isinstance(v, str) and k != "type")
+                    if isinstance(block.get("arguments"), dict):
+                        total += len(str(block["arguments"]))
+    return total
+
+
+class AgentHost:
+    def __init__(self, session: Session, client: ModelClient, config: AgentConfig, tools: list[Tool],
+                 ui: HostUI | None = None) -> None:
+        self.session = session
+        self.ui: HostUI = ui or StderrUI()
+        self.bus = EventBus(on_error=self._report_extension_error)
+        self.bus.on("message_end", self._persist)
+        self.commands: dict[str, Command] = {}
+        self._next_turn: list[AgentMessage] = []
+        self.agent = Agent(client, config, tools, self.bus, messages=session.build_context().messages)
+
+    # ----- lifecycle ----------------------------------------------------------------------------
+
+    async def start(self, reason: str = "startup") -> None:
+        """Tell extensions the session is ready (they rebuild their state from the branch)."""
+        await self.bus.emit("session_start", {"reason": reason})
+
+    async def shutdown(self) -> None:
+        await self.bus.emit("session_shutdown", {})
+
+    def _report_extension_error(self, event: str, exc: BaseException) -> None:
+        self.ui.notify(f"extension error in {event}: {type(exc).__name__}: {exc}", "error")
+
+    @property
+    def config(self) -> AgentConfig:
+        return self.agent.config
+
+    @property
+    def cwd(self) -> Path:
+        return self.agent.config.cwd
+
+    @property
+    def is_idle(self) -> bool:
+        return not self.agent.is_running
+
+    # ----- persistence --------------------------------------------------------------------------
+
+    def _persist(self, event: dict[str, Any]) -> None:
+        message = event["message"]
+        if message.get("role") in ("user", "assistant", "toolResult", "custom", "bashExecution"):
+            self.session.append_message(message)
+
+    # ----- prompting ----------------------------------------------------------------------------
+
+    async def prompt(self, text: str) -> list[AgentMessage]:
+        """Run a prompt; while the agent works the text steers it instead (Enter in the editor)."""
+        if text.startswith("/"):
+            name, _, args = text[1:].partition(" ")
+            command = self.commands.get(name)
+            if command is not None:
+                result = command.handler(args.strip())
+                if result is not None:
+                    await result
+                return []
+        message = user_message(text)
+        if self.agent.is_running:
+            self.agent.steer(message)
+            return []
+        batch: list[AgentMessage] = [message, *self._next_turn]
+        self._next_turn = []
+        return await self.agent.prompt(batch)
+
+    def follow_up(self, text: str) -> None:
+        """Queue text for when the agent would stop (Alt+Enter)."""
+        self.agent.follow_up(user_message(text))
+
+    def abort(self) -> None:
+        self.agent.abort()
+
+    # ----- what extensions may do ---------------------------------------------------------------
+
+    def register_tool(self, tool: Tool) -> None:
+        self.agent.tools[tool.name] = tool
+
+    def register_command(self, name: str, description: str, handler: CommandHandler) -> None:
+        self.commands[name] = Command(name, description, handler)
+
+    def append_entry(self, custom_type: str, data: Any = None) -> str:
+        """A record for extensions' own state: on the branch, never sent to the model."""
+        return self.session.append_custom(custom_type, data)
+
+    async def send_message(self, custom_type: str, content: str | list[Any], *, display: bool,
+                           details: Any = None, deliver_as: DeliverAs | None = None) -> None:
+        """Deliver a custom message to the model's context without ever starting a turn.
+
+        While the agent works it is queued (steer by default); when idle it goes straight into the
+        conversation and the session, to be read with the next prompt."""
+        message: CustomMessage = {"role": "custom", "customType": custom_type, "content": content,
+                                  "display": display, "timestamp": now_ms()}
+        if details is not None:
+            message["details"] = details
+        if deliver_as == "nextTurn":
+            self._next_turn.append(message)
+        elif self.agent.is_running:
+            (self.agent.follow_up if deliver_as == "followUp" else self.agent.steer)(message)
+        else:
+            await self.bus.emit("message_start", {"message": message})
+            self.agent.messages.append(message)
+            await self.bus.emit("message_end", {"message": message})
+
+    def context_usage(self) -> ContextUsage:
+        """Tokens of the last good reply's usage plus a chars/4 estimate of what came after it."""
+        window = self.config.model.context_window
+        messages = self.agent.messages
+        for index in range(len(messages) - 1, -1, -1):
+            message = messages[index]
+            if message.get("role") == "assistant" and message.get("stopReason") not in ("error", "aborted"):
+                usage = message.get("usage") or {}
+                tokens = int(usage.get("totalTokens") or 0) or sum(
+                    int(usage.get(k) or 0) for k in ("input", "output", "cacheRead", "cacheWrite"))
+                tail = sum(_chars(m) for m in messages[index + 1:]) // 4
+                return ContextUsage(tokens + tail, window)
+            if message.get("role") == "compactionSummary":
+                break
+        if not messages:
+            return ContextUsage(0, window)
+        return ContextUsage(None, window)
+
+    # ----- the session tree ---------------------------------------------------------------------
+
+    async def navigate(self, entry_id: str | None) -> None:
+        """Move to another point of the tree and continue from there (Pi's `/tree`)."""
+        old_leaf = self.session.leaf_id
+        if entry_id is None:
+            self.session.reset_leaf()
+        else:
+            self.session.branch(entry_id)
+        self.agent.messages = self.session.build_context().messages
+        await self.bus.emit("session_tree", {"newLeafId": self.session.leaf_id, "oldLeafId": old_leaf})

@@ -1,0 +1,374 @@
+"""The agent loop: prompt -> turns -> tool calls -> next turn, until the model stops calling tools.
+
+It owns the in-memory conversation and emits Pi's events in Pi's order; persistence, retries
+policy and UI live with whoever subscribes. Every path out of a turn leaves a conversation a
+provider accepts: an abort or a provider error ends in an assistant message whose stopReason says
+so, and every tool call the model made gets a result (possibly an error, or a skip notice).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from condense.messages import (
+    AgentMessage,
+    AssistantMessage,
+    ToolCall,
+    ToolResultMessage,
+    empty_usage,
+    tool_calls,
+)
+from pi_tui.agent.abort import AbortSignal
+from pi_tui.agent.events import EventBus
+from pi_tui.ai.convert import convert_to_llm
+from pi_tui.ai.errors import classify_error_text
+from pi_tui.ai.transform import transform_messages
+from pi_tui.ai.types import ModelClient, ModelRequest, ModelSpec, StreamEvent, ToolSpec
+from pi_tui.session.timefmt import now_ms
+from pi_tui.tools.base import Tool, ToolContext, ToolError, ToolOutput
+
+QueueMode = Literal["one-at-a-time", "all"]
+SKIPPED_TEXT = "Skipped due to queued user message."
+
+
+@dataclass
+class RetryPolicy:
+    enabled: bool = True
+    max_retries: int = 3
+    base_delay_ms: int = 2000
+    max_delay_ms: int = 60_000
+
+    def delay_ms(self, attempt: int) -> int:
+        return min(self.base_delay_ms * 2 ** (attempt - 1), self.max_delay_ms)
+
+
+@dataclass
+class AgentConfig:
+    model: ModelSpec
+    system_prompt: str
+    cwd: Path
+    thinking_level: str = "off"
+    steering_mode: QueueMode = "one-at-a-time"
+    follow_up_mode: QueueMode = "one-at-a-time"
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+
+
+class AgentBusyError(Exception):
+    """`prompt()` while a run is in progress: the caller should steer or queue a follow-up instead."""
+
+
+def _tool_result(call: ToolCall, output: ToolOutput, is_error: bool) -> ToolResultMessage:
+    message: ToolResultMessage = {
+        "role": "toolResult",
+        "toolCallId": call["id"],
+        "toolName": call["name"],
+        "content": output.content,
+        "isError": is_error,
+        "timestamp": now_ms(),
+    }
+    if output.details is not None:
+        message["details"] = output.details
+    return message
+
+
+def _stopped_message(model: ModelSpec, reason: Literal["aborted", "error"], text: str) -> AssistantMessage:
+    return {
+        "role": "assistant",
+        "content": [],
+        "api": model.api,
+        "provider": model.provider,
+        "model": model.id,
+        "usage": empty_usage(),
+        "stopReason": reason,
+        "errorMessage": text,
+        "timestamp": now_ms(),
+    }
+
+
+@dataclass
+class _Prepared:
+    call: ToolCall
+    tool: Tool | None = None
+    params: Any = None
+    immediate: ToolOutput | None = None  # an error decided before running (unknown, invalid, blocked, skipped)
+
+
+class Agent:
+    def __init__(
+        self,
+        client: ModelClient,
+        config: AgentConfig,
+        tools: list[Tool],
+        bus: EventBus,
+        messages: list[AgentMessage] | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.client = client
+        self.config = config
+        self.tools = {tool.name: tool for tool in tools}
+        self.bus = bus
+        self.messages: list[AgentMessage] = list(messages or [])
+        self._steering: list[AgentMessage] = []
+        self._follow_ups: list[AgentMessage] = []
+        self._signal = AbortSignal()
+        self._running = False
+        self._sleep = sleep
+
+    # ----- public API ---------------------------------------------------------------------------
+
+    @property
+    def is_running(self) -> bool:
+        return self._running
+
+    def steer(self, message: AgentMessage) -> None:
+        """Deliver after the current tool batch; the batch's remaining calls are skipped."""
+        self._steering.append(message)
+
+    def follow_up(self, message: AgentMessage) -> None:
+        """Deliver when the agent would otherwise stop."""
+        self._follow_ups.append(message)
+
+    def has_queued(self) -> bool:
+        return bool(self._steering or self._follow_ups)
+
+    def clear_queues(self) -> list[AgentMessage]:
+        queued = self._steering + self._follow_ups
+        self._steering, self._follow_ups = [], []
+        return queued
+
+    def abort(self) -> None:
+        self._signal.abort()
+
+    def set_tools(self, tools: list[Tool]) -> None:
+        self.tools = {tool.name: tool for tool in tools}
+
+    async def prompt(self, messages: list[AgentMessage]) -> list[AgentMessage]:
+        """Run until the model stops; returns the messages this run added."""
+        if self._running:
+            raise AgentBusyError("the agent is already working: steer or queue a follow-up instead")
+        self._running = True
+        self._signal = AbortSignal()
+        start = len(self.messages)
+        try:
+            await self._run(messages)
+        finally:
+            self._running = False
+        return self.messages[start:]
+
+    # ----- the loop -----------------------------------------------------------------------------
+
+    def _dequeue(self, queue: list[AgentMessage], mode: QueueMode) -> list[AgentMessage]:
+        if not queue:
+            return []
+        taken = list(queue) if mode == "all" else [queue[0]]
+        del queue[: len(taken)]
+        return taken
+
+    async def _add(self, message: AgentMessage) -> None:
+        await self.bus.emit("message_start", {"message": message})
+        self.messages.append(message)
+        await self.bus.emit("message_end", {"message": message})
+
+    def _turn_index(self) -> int:
+        return sum(1 for m in self.messages if m.get("role") == "assistant")
+
+    async def _run(self, prompt_messages: list[AgentMessage]) -> None:
+        new_start = len(self.messages)
+        await self.bus.emit("agent_start", {})
+        pending = list(prompt_messages)
+        first = True
+        while True:
+            more_tools = True
+            while more_tools or pending:
+                turn_index = self._turn_index()
+                await self.bus.emit("turn_start", {"turnIndex": turn_index, "timestamp": now_ms()})
+                for message in pending:
+                    await self._add(message)
+                if first:
+                    pending = self._dequeue(self._steering, self.config.steering_mode)
+                    for message in pending:
+                        await self._add(message)
+                    first = False
+                assistant = await self._assistant_turn()
+                if assistant["stopReason"] in ("error", "aborted"):
+                    await self.bus.emit("turn_end", {"turnIndex": turn_index, "message": assistant,
+                                                     "toolResults": []})
+                    await self.bus.emit("agent_end", {"messages": self.messages[new_start:]})
+                    return
+                calls = tool_calls(assistant)
+                results = await self._run_tools(calls) if calls else []
+                await self.bus.emit("turn_end", {"turnIndex": turn_index, "message": assistant,
+                                                 "toolResults": results})
+                more_tools = bool(calls)
+                pending = self._dequeue(self._steering, self.config.steering_mode)
+            pending = self._dequeue(self._follow_ups, self.config.follow_up_mode)
+            if not pending:
+                break
+        await self.bus.emit("agent_end", {"messages": self.messages[new_start:]})
+
+    # ----- one assistant reply, with retries -----------------------------------------------------
+
+    async def _assistant_turn(self) -> AssistantMessage:
+        attempt = 0
+        while True:
+            message = await self._stream_once()
+            if message["stopReason"] != "error":
+                if attempt:
+                    await self.bus.emit("auto_retry_end", {"success": True, "attempt": attempt})
+                return message
+            text = message.get("errorMessage", "")
+            kind = classify_error_text(text)
+            if kind == "context_overflow":
+                retry = await self.bus.emit("context_overflow", {"message": message})
+                if any(isinstance(r, dict) and r.get("retry") for r in retry) and attempt == 0:
+                    attempt = 1
+                    continue
+                return message
+            policy = self.config.retry
+            if not (policy.enabled and kind == "transient") or attempt >= policy.max_retries:
+                if attempt:
+                    await self.bus.emit("auto_retry_end", {"success": False, "attempt": attempt,
+                                                           "finalError": text})
+                return message
+            attempt += 1
+            delay = policy.delay_ms(attempt)
+            await self.bus.emit("auto_retry_start", {"attempt": attempt, "maxAttempts": policy.max_retries,
+                                                     "delayMs": delay, "errorMessage": text})
+            if not await self._wait_unless_aborted(delay / 1000):
+                return await self._aborted_reply()
+
+    async def _wait_unless_aborted(self, seconds: float) -> bool:
+        """Sleep for the backoff; False when the user aborted meanwhile."""
+        sleeper = asyncio.ensure_future(self._sleep(seconds))
+        aborter = asyncio.ensure_future(self._signal.wait())
+        await asyncio.wait({sleeper, aborter}, return_when=asyncio.FIRST_COMPLETED)
+        for task in (sleeper, aborter):
+            task.cancel()
+        return not self._signal.aborted
+
+    async def _aborted_reply(self) -> AssistantMessage:
+        message = _stopped_message(self.config.model, "aborted", "Request was aborted")
+        await self._add(message)
+        return message
+
+    def _request(self, context: list[AgentMessage]) -> ModelRequest:
+        model = self.config.model
+        specs = [ToolSpec(t.name, t.description, t.schema()) for t in self.tools.values()]
+        llm_messages = transform_messages(convert_to_llm(context), model)
+        return ModelRequest(model, self.config.system_prompt, llm_messages, specs, self.config.thinking_level)
+
+    async def _stream_once(self) -> AssistantMessage:
+        if self._signal.aborted:
+            return await self._aborted_reply()
+        context = await self.bus.emit_context(list(self.messages))
+        request = self._request(context)
+        final: AssistantMessage | None = None
+        started = False
+        async for event in self.client.stream(request, self._signal):
+            if event.type in ("done", "error"):
+                final = event.message
+                break
+            if not started:
+                started = True
+                await self.bus.emit("message_start", {"message": event.message})
+            if event.type != "start":
+                await self.bus.emit("message_update", {"message": event.message,
+                                                       "assistantMessageEvent": _event_payload(event)})
+        if final is None:
+            final = _stopped_message(self.config.model, "error", "The model stream ended without a reply")
+        if not started:
+            await self.bus.emit("message_start", {"message": final})
+        self.messages.append(final)
+        await self.bus.emit("message_end", {"message": final})
+        return final
+
+    # ----- tools --------------------------------------------------------------------------------
+
+    async def _prepare(self, call: ToolCall) -> _Prepared:
+        prepared = _Prepared(call)
+        tool = self.tools.get(call["name"])
+        if tool is None:
+            prepared.immediate = ToolOutput.text(f"Tool {call['name']} not found")
+            return prepared
+        try:
+            prepared.params = tool.Params.model_validate(call.get("arguments") or {})
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}"
+                                 for e in exc.errors())
+            prepared.immediate = ToolOutput.text(f"Validation failed for tool \"{call['name']}\": {problems}")
+            return prepared
+        reason = await self.bus.emit_tool_call({"toolCallId": call["id"], "toolName": call["name"],
+                                                "input": call.get("arguments") or {}})
+        if reason is not None:
+            prepared.immediate = ToolOutput.text(reason)
+            return prepared
+        prepared.tool = tool
+        return prepared
+
+    async def _execute(self, prepared: _Prepared) -> tuple[ToolOutput, bool]:
+        if prepared.immediate is not None or prepared.tool is None:
+            return prepared.immediate or ToolOutput.text("Tool could not run"), True
+        call = prepared.call
+        updates: set[asyncio.Future[Any]] = set()
+
+        def on_update(partial: ToolOutput) -> None:
+            payload = {"toolCallId": call["id"], "toolName": call["name"],
+                       "args": call.get("arguments") or {},
+                       "partialResult": {"content": partial.content, "details": partial.details}}
+            updates.add(asyncio.ensure_future(self.bus.emit("tool_execution_update", payload)))
+
+        ctx = ToolContext(cwd=self.config.cwd, signal=self._signal, on_update=on_update)
+        try:
+            return await prepared.tool.run(prepared.params, ctx), False
+        except ToolError as exc:
+            return ToolOutput.text(str(exc)), True
+        except Exception as exc:  # a tool bug must reach the model as an error, not crash the session
+            return ToolOutput.text(f"{type(exc).__name__}: {exc}"), True
+        finally:
+            # every update reaches subscribers before the call's end event does
+            await asyncio.gather(*updates)
+
+    async def _run_tools(self, calls: list[ToolCall]) -> list[ToolResultMessage]:
+        prepared: list[_Prepared] = []
+        for call in calls:
+            await self.bus.emit("tool_execution_start", {"toolCallId": call["id"], "toolName": call["name"],
+                                                         "args": call.get("arguments") or {}})
+            if self._steering:
+                prepared.append(_Prepared(call, immediate=ToolOutput.text(SKIPPED_TEXT)))
+                continue
+            prepared.append(await self._prepare(call))
+        outcomes = await asyncio.gather(*(self._execute(p) for p in prepared))
+        results: list[ToolResultMessage] = []
+        for item, (output, is_error) in zip(prepared, outcomes, strict=True):
+            results.append(await self._finish_tool(item.call, output, is_error))
+        return results
+
+    async def _finish_tool(self, call: ToolCall, output: ToolOutput, is_error: bool) -> ToolResultMessage:
+        args = call.get("arguments") or {}
+        if not is_error:
+            patched = await self.bus.emit_tool_result({"toolCallId": call["id"], "toolName": call["name"],
+                                                       "input": args, "content": output.content,
+                                                       "details": output.details, "isError": False})
+            output = ToolOutput(patched["content"], patched["details"])
+        result = _tool_result(call, output, is_error)
+        await self.bus.emit("tool_execution_end", {"toolCallId": call["id"], "toolName": call["name"],
+                                                   "result": {"content": result["content"],
+                                                              "details": result.get("details")},
+                                                   "isError": is_error})
+        await self._add(result)
+        return result
+
+
+def _event_payload(event: StreamEvent) -> dict[str, Any]:
+    payload: dict[str, Any] = {"type": event.type}
+    if event.delta:
+        payload["delta"] = event.delta
+    if event.content_index >= 0:
+        payload["contentIndex"] = event.content_index
+    return payload
