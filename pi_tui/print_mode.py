@@ -1,0 +1,101 @@
+"""`pi-tui -p "task"`: one prompt, headless. The reply streams to stdout, tool activity to stderr.
+
+Scripts rely on the exit code: 0 when the model finished its reply, 1 when the provider failed, 130
+when the user interrupted. The session is written either way, so `pi-tui show` can explain a failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import signal
+import sys
+from typing import Any, TextIO
+
+from pi_tui.agent.host import AgentHost
+
+EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
+
+
+class PrintRenderer:
+    """Subscribes to the host's events and writes what a person at a terminal wants to see."""
+
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        self.out = out
+        self.err = err
+        self._at_line_start = True
+        self._wrote_text = False
+
+    def attach(self, host: AgentHost) -> None:
+        host.bus.on("message_start", self._on_message_start)
+        host.bus.on("message_update", self._on_update)
+        host.bus.on("tool_execution_start", self._on_tool_start)
+        host.bus.on("tool_execution_end", self._on_tool_end)
+        host.bus.on("auto_retry_start", self._on_retry)
+
+    def _write(self, text: str) -> None:
+        self.out.write(text)
+        self.out.flush()
+        if text:
+            self._at_line_start = text.endswith("\n")
+
+    def _on_message_start(self, event: dict[str, Any]) -> None:
+        if event["message"].get("role") == "assistant" and self._wrote_text:
+            self._end_line()
+            self._write("\n")
+
+    def _on_update(self, event: dict[str, Any]) -> None:
+        update = event["assistantMessageEvent"]
+        if update.get("type") == "text_delta":
+            self._write(update.get("delta", ""))
+            self._wrote_text = True
+
+    def _end_line(self) -> None:
+        if not self._at_line_start:
+            self._write("\n")
+
+    def _on_tool_start(self, event: dict[str, Any]) -> None:
+        self._end_line()
+        args = json.dumps(event.get("args") or {}, ensure_ascii=False)
+        print(f"→ {event['toolName']} {args[:160]}", file=self.err, flush=True)
+
+    def _on_tool_end(self, event: dict[str, Any]) -> None:
+        if event.get("isError"):
+            content = event["result"]["content"]
+            text = next((b.get("text", "") for b in content if b.get("type") == "text"), "")
+            last = text.strip().splitlines()[-1] if text.strip() else "error"
+            print(f"  ✗ {event['toolName']}: {last[:200]}", file=self.err, flush=True)
+
+    def _on_retry(self, event: dict[str, Any]) -> None:
+        seconds = event["delayMs"] / 1000
+        print(f"pi-tui: {event['errorMessage']} (retry {event['attempt']}/{event['maxAttempts']} in"
+              f" {seconds:g}s)", file=self.err, flush=True)
+
+    def finish(self) -> None:
+        self._end_line()
+
+
+async def run_print(host: AgentHost, text: str, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+    renderer = PrintRenderer(out, err)
+    renderer.attach(host)
+    loop = asyncio.get_running_loop()
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        loop.add_signal_handler(signal.SIGINT, host.abort)
+    await host.start("startup")
+    try:
+        added = await host.prompt(text)
+    finally:
+        renderer.finish()
+        await host.shutdown()
+    last = next((m for m in reversed(added) if m.get("role") == "assistant"), None)
+    if last is None:
+        return EXIT_OK
+    reason = last.get("stopReason")
+    if reason == "aborted":
+        print("pi-tui: interrupted; the session was saved", file=err)
+        return EXIT_INTERRUPTED
+    if reason == "error":
+        print(f"pi-tui: error: {last.get('errorMessage', 'the model request failed')}", file=err)
+        return EXIT_FAILED
+    return EXIT_OK

@@ -1,0 +1,120 @@
+"""Assembling a working agent from the command line and the settings: model, folder, session, tools.
+
+Print mode and the TUI both start here, so both pick the same model, the same session and the same
+working folder for the same flags.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pi_tui.agent.host import AgentHost, HostUI
+from pi_tui.agent.loop import AgentConfig, RetryPolicy
+from pi_tui.agent.system_prompt import build_system_prompt
+from pi_tui.ai.models import choose_model
+from pi_tui.ai.types import ModelClient, ModelSpec
+from pi_tui.errors import UserError
+from pi_tui.paths import sessions_dir_for
+from pi_tui.session.listing import newest_session, resolve_session_arg
+from pi_tui.session.store import Session, SessionError
+from pi_tui.settings import Settings
+from pi_tui.tools import ALL_TOOLS, make_tools
+
+
+@dataclass
+class LaunchOptions:
+    model: str | None = None
+    base_url: str | None = None
+    session: str | None = None
+    continue_recent: bool = False
+    launch_dir: Path = field(default_factory=lambda: Path(os.getcwd()))
+
+
+@dataclass
+class Runtime:
+    host: AgentHost
+    model: ModelSpec
+    notices: list[str]
+
+
+def _client_for(model: ModelSpec) -> ModelClient:
+    if model.provider == "demo":
+        from pi_tui.demo.client import DemoModelClient
+
+        return DemoModelClient()
+    from pi_tui.ai.litellm_client import LiteLLMClient
+
+    return LiteLLMClient()
+
+
+def _open_session(options: LaunchOptions) -> Session | None:
+    if options.session:
+        path = Path(options.session).expanduser()
+        if not path.exists() and (path.suffix == ".jsonl" or os.sep in options.session):
+            session = Session.create(options.launch_dir, path.parent)
+            session.path = path
+            return session
+        return Session.open(resolve_session_arg(options.session, options.launch_dir))
+    if options.continue_recent:
+        newest = newest_session(options.launch_dir)
+        if newest is None:
+            raise SessionError("no earlier session in this folder to continue; run without --continue")
+        return Session.open(newest)
+    return None
+
+
+def _session_model(session: Session | None) -> str | None:
+    """A continued session keeps its model unless --model says otherwise."""
+    if session is None:
+        return None
+    model = session.build_context().model
+    if model is None or not model[0] or not model[1]:
+        return None
+    return "demo" if model[0] == "demo" else f"{model[0]}/{model[1]}"
+
+
+def _work_dir(model: ModelSpec, session: Session | None, options: LaunchOptions, notices: list[str]) -> Path:
+    """The demo works on its own copy of the sample project, never on the user's files."""
+    if model.provider != "demo":
+        return options.launch_dir
+    if session is not None and session.entries and Path(session.cwd).is_dir():
+        return Path(session.cwd)
+    from pi_tui.demo.project import prepare_demo_project
+
+    folder = prepare_demo_project()
+    notices.append(f"demo: working on a copy of the sample project in {folder}")
+    return folder
+
+
+def build_runtime(options: LaunchOptions, settings: Settings, ui: HostUI | None = None,
+                  client: ModelClient | None = None) -> Runtime:
+    notices: list[str] = []
+    session = _open_session(options)
+    requested = options.model or _session_model(session)
+    model, notice = choose_model(requested, settings.default_model, options.base_url)
+    if notice:
+        notices.append(notice)
+    cwd = _work_dir(model, session, options, notices)
+    if session is None:
+        session = Session.create(cwd, sessions_dir_for(options.launch_dir))
+    if not session.entries:
+        session.header["cwd"] = str(cwd)
+        session.append_model_change(model.provider, model.id)
+        session.append_thinking_level_change(settings.default_thinking_level)
+    # The demo's script uses every built-in tool; a real model gets the ones the settings activate.
+    names = list(ALL_TOOLS) if model.provider == "demo" else list(settings.tools)
+    try:
+        tools = make_tools(names, shell=settings.shell_path, shell_prefix=settings.shell_command_prefix)
+    except ValueError as exc:
+        raise UserError(f"settings: tools: {exc}") from exc
+    prompt = build_system_prompt(cwd, [(t.name, t.description) for t in tools])
+    retry = RetryPolicy(settings.retry.enabled, settings.retry.max_retries, settings.retry.base_delay_ms,
+                        settings.retry.max_delay_ms)
+    config = AgentConfig(model=model, system_prompt=prompt, cwd=cwd,
+                         thinking_level=session.build_context().thinking_level,
+                         steering_mode=settings.steering_mode, follow_up_mode=settings.follow_up_mode,
+                         retry=retry)
+    host = AgentHost(session, client or _client_for(model), config, tools, ui)
+    return Runtime(host, model, notices)
