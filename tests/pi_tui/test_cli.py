@@ -1,0 +1,147 @@
+"""The `pi-tui` command as a user runs it: subcommands, print mode, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pi_tui.cli import main
+from pi_tui.session.store import Session
+from tests.conftest import corpus_path
+from tests.support.fake_openai import FakeOpenAI, Reply, text_reply
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run_cli(*args: str, cwd: Path, timeout: float = 120, env: dict[str, str] | None = None,
+            ) -> subprocess.CompletedProcess[str]:
+    """The real console entry point in a fresh process, as a person at a shell would run it."""
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run([sys.executable, "-m", "pi_tui", *args], cwd=cwd, env=full_env, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def test_version_and_help(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.startswith("pi-tui ")
+    for command in ("sessions", "show", "context"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        assert "usage: pi-tui" in capsys.readouterr().out
+
+
+def test_context_json_of_large_corpus_holds_every_message_in_order(capsys: pytest.CaptureFixture[str]) -> None:
+    path = corpus_path("pi-large-session.jsonl")
+    assert main(["context", str(path), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    expected = [json.loads(line)["message"] for line in path.read_text().splitlines()
+                if json.loads(line)["type"] == "message"]
+    assert printed == expected
+
+
+def test_context_json_of_compacted_corpus_starts_with_its_last_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    path = corpus_path("pi-before-compaction.jsonl")
+    assert main(["context", str(path), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    last_summary = [json.loads(line) for line in path.read_text().splitlines()
+                    if json.loads(line)["type"] == "compaction"][-1]["summary"]
+    assert printed[0]["role"] == "compactionSummary" and printed[0]["summary"] == last_summary
+
+
+def test_show_prints_readable_branch(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", str(corpus_path("pi-large-session.jsonl"))]) == 0
+    out = capsys.readouterr().out
+    assert "── assistant (gpt-5.1-codex)" in out
+    assert "── bash result ✓" in out or "── bash result ✗ error" in out
+    assert "more lines)" in out, "tool outputs are clipped unless --full"
+
+
+def test_missing_session_is_one_clear_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["show", str(tmp_path / "nope.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no such session file" in err and "Traceback" not in err
+
+
+def test_bad_model_is_one_clear_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["-p", "hi", "--model", "nonsense"]) == 2
+    assert "not of the form provider/id" in capsys.readouterr().err
+
+
+def test_print_mode_demo_then_show_context_and_continue(tmp_path: Path) -> None:
+    first = run_cli("-p", "fix the failing test", "--model", "demo", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert "Demo task 1/6" in first.stdout and "(demo task 1/6 done)" in first.stdout
+    assert "→ bash" in first.stderr, "tool activity goes to stderr"
+    listing = run_cli("sessions", "--json", cwd=tmp_path)
+    sessions = json.loads(listing.stdout)
+    assert len(sessions) == 1 and sessions[0]["firstMessage"] == "fix the failing test"
+    path = sessions[0]["file"]
+    shown = run_cli("show", path, cwd=tmp_path)
+    assert shown.returncode == 0 and "fix the failing test" in shown.stdout
+    context = json.loads(run_cli("context", path, "--json", cwd=tmp_path).stdout)
+    assert context[0]["role"] == "user" and context[-1]["role"] == "assistant"
+    for n in range(2, 6):
+        more = run_cli("-p", f"task {n}", "--continue", cwd=tmp_path)
+        assert more.returncode == 0, more.stderr
+        assert f"(demo task {n}/6 done)" in more.stdout
+    assert len(json.loads(run_cli("sessions", "--json", cwd=tmp_path).stdout)) == 1
+    session = Session.open(path)
+    prompts = [m for m in session.messages() if m["role"] == "user"]
+    assert [p["content"][0]["text"] for p in prompts] == ["fix the failing test", "task 2", "task 3", "task 4",
+                                                          "task 5"]
+    # every task ran on one copy of the sample project, whose tests task 1 fixed
+    work = Path(session.cwd)
+    tests = subprocess.run([sys.executable, "-m", "unittest"], cwd=work, capture_output=True, text=True)
+    assert tests.returncode == 0, tests.stderr
+
+
+def test_print_mode_against_a_provider_streams_and_saves(tmp_path: Path, fake_openai: FakeOpenAI) -> None:
+    fake_openai.push(text_reply("Hello from the fake provider."))
+    result = run_cli("-p", "hi", "--model", "openai/fake-model", "--base-url", fake_openai.base_url, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "Hello from the fake provider."
+    request = fake_openai.requests[0]
+    assert request["model"] == "fake-model" and request["stream"] is True
+    assert "Current working directory:" in request["messages"][0]["content"]
+
+
+def test_print_mode_provider_failure_exits_1_with_one_line(tmp_path: Path, fake_openai: FakeOpenAI) -> None:
+    fake_openai.push(Reply(status=401, error={"error": {"message": "Incorrect API key provided: sk-abcdef123456",
+                                                        "type": "invalid_request_error"}}))
+    result = run_cli("-p", "hi", "--model", "openai/fake-model", "--base-url", fake_openai.base_url, cwd=tmp_path,
+                     env={"OPENAI_API_KEY": "sk-abcdef123456"})
+    assert result.returncode == 1
+    lines = [line for line in result.stderr.splitlines() if line.startswith("pi-tui: error:")]
+    assert len(lines) == 1 and "Traceback" not in result.stderr
+    assert "sk-abcdef123456" not in result.stderr
+    for file in Path(os.environ["PI_TUI_HOME"]).rglob("*"):
+        if file.is_file():
+            assert b"sk-abcdef123456" not in file.read_bytes(), f"API key written to {file}"
+
+
+def test_interrupt_aborts_saves_and_exits_130(tmp_path: Path, fake_openai: FakeOpenAI) -> None:
+    fake_openai.push(Reply(text="slow words " * 200, chunk_size=3, delay=0.05))
+    proc = subprocess.Popen([sys.executable, "-m", "pi_tui", "-p", "hi", "--model", "openai/fake-model",
+                             "--base-url", fake_openai.base_url], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    first = proc.stdout.read(5)  # the reply has started streaming
+    assert first
+    time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err
+    files = list((Path(os.environ["PI_TUI_HOME"]) / "sessions").rglob("*.jsonl"))
+    assert len(files) == 1
+    last = Session.open(files[0]).messages()[-1]
+    assert last["role"] == "assistant" and last["stopReason"] == "aborted"
