@@ -1,0 +1,77 @@
+"""What condense needs from the agent it runs in, and nothing more.
+
+The engine never imports the agent: pi-tui implements this Protocol (and so can a test, or a replay
+of a recorded session). Everything is plain data: session entries and messages are Pi-shaped dicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+Level = Literal["info", "warning", "error"]
+ErrorKind = Literal["context_overflow", "transient", "auth", "bad_request", "other"]
+
+
+@dataclass
+class CompletionEvent:
+    """One event of a summariser call. `delta`/`thinking` carry text pieces; the last event is `done`
+    (with the whole text, the stop reason and Pi-shaped usage) or `error` (message and kind)."""
+
+    type: Literal["delta", "thinking", "done", "error"]
+    text: str = ""
+    stop_reason: str = ""
+    usage: dict[str, Any] = field(default_factory=dict)
+    error_kind: ErrorKind = "other"
+
+
+@dataclass(frozen=True)
+class ContextUsage:
+    tokens: int | None
+    context_window: int
+
+
+class CancelSignal(Protocol):
+    @property
+    def aborted(self) -> bool: ...
+
+
+class Host(Protocol):
+    # ----- the session -----
+    def branch(self) -> list[dict[str, Any]]:
+        """Session entries of the current branch, root to leaf (Pi's `getBranch`)."""
+        ...
+
+    def append_entry(self, custom_type: str, data: Any) -> None:
+        """Persist a `custom` entry (never sent to the model). May raise; callers handle it."""
+        ...
+
+    def append_custom_message(self, custom_type: str, content: str, display: bool, details: Any) -> None:
+        """Persist a `custom_message` entry and put it into the conversation without starting a turn."""
+        ...
+
+    def blobs_dir(self) -> Path | None:
+        """`<sessionDir>/<sessionId>-blobs`, or None for a session that is not saved to disk."""
+        ...
+
+    def context_usage(self) -> ContextUsage | None: ...
+
+    def session_model(self) -> str | None:
+        """`provider/id` of the model the session talks to."""
+        ...
+
+    def has_model(self, ref: str) -> bool:
+        """Whether `provider/id` can be called (known, and its key is configured)."""
+        ...
+
+    def complete(self, model: str, prompt: str, thinking: str | None,
+                 signal: CancelSignal) -> AsyncIterator[CompletionEvent]:
+        """Stream one single-user-message completion (the summariser's call)."""
+        ...
+
+    # ----- the UI (no-ops headless) -----
+    def notify(self, text: str, level: Level = "info") -> None: ...
+    def set_status(self, key: str, text: str | None) -> None: ...
+    def set_widget(self, key: str, lines: list[str] | None) -> None: ...

@@ -1,0 +1,129 @@
+"""What condense captures and persists, and the custom entry types it writes.
+
+The persisted shapes are camelCase dicts identical to the pi-condense family's, so a session pruned
+by pi-tui can be read by those tools and theirs by us. In memory they are dataclasses; `to_json` and
+`from_json` are the only places that know the wire names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from condense.occurrence import occ_key, result_timestamp_of
+
+# customType values of the session entries condense writes
+SUMMARY = "context-prune-summary"  # custom_message, in the model's context
+INDEX = "context-prune-index"
+DEDUP_ALIAS = "context-prune-dedup-alias"
+FRONTIER = "context-prune-frontier"
+STATS = "context-prune-stats"
+CHAIN = "context-prune-chain"
+DIAGNOSTIC = "context-prune-diagnostic"
+FLUSH_METRICS = "context-prune-flush-metrics"
+
+QUERY_TOOL = "context_tree_query"
+
+
+@dataclass(frozen=True)
+class ToolCallRecord:
+    """One tool call and its original output: the unit of capture, indexing and recovery."""
+
+    tool_call_id: str
+    tool_name: str
+    args: dict[str, Any]
+    result_text: str
+    is_error: bool
+    turn_index: int
+    timestamp: int  # the batch's time; NOT an identity (see occurrence.py)
+    result_timestamp: int | None = None
+    spill_path: str | None = None
+    spill_bytes: int | None = None
+    result_preview: str | None = None
+    content_hash: str | None = None
+
+    @property
+    def key(self) -> str:
+        return occ_key(self.tool_call_id, self.result_timestamp)
+
+    def with_changes(self, **changes: Any) -> ToolCallRecord:
+        return replace(self, **changes)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "toolCallId": self.tool_call_id,
+            "toolName": self.tool_name,
+            "args": self.args,
+            "resultText": self.result_text,
+            "isError": self.is_error,
+            "turnIndex": self.turn_index,
+            "timestamp": self.timestamp,
+        }
+        optional = {
+            "resultTimestamp": self.result_timestamp,
+            "spillPath": self.spill_path,
+            "spillBytes": self.spill_bytes,
+            "resultPreview": self.result_preview,
+            "contentHash": self.content_hash,
+        }
+        data.update({k: v for k, v in optional.items() if v is not None})
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ToolCallRecord:
+        args = data.get("args")
+        return cls(
+            tool_call_id=str(data.get("toolCallId", "")),
+            tool_name=str(data.get("toolName", "")),
+            args=args if isinstance(args, dict) else {},
+            result_text=str(data.get("resultText") or ""),
+            is_error=bool(data.get("isError", False)),
+            turn_index=int(data.get("turnIndex") or 0),
+            timestamp=int(data.get("timestamp") or 0),
+            result_timestamp=result_timestamp_of(data.get("resultTimestamp")),
+            spill_path=data.get("spillPath") if isinstance(data.get("spillPath"), str) else None,
+            spill_bytes=data.get("spillBytes") if isinstance(data.get("spillBytes"), int) else None,
+            result_preview=data.get("resultPreview") if isinstance(data.get("resultPreview"), str) else None,
+            content_hash=data.get("contentHash") if isinstance(data.get("contentHash"), str) else None,
+        )
+
+
+@dataclass(frozen=True)
+class SummaryRef:
+    """A short ref (`t12`) handed to the model for one occurrence."""
+
+    short_id: str
+    tool_call_id: str
+    result_timestamp: int | None = None
+
+    @property
+    def key(self) -> str:
+        return occ_key(self.tool_call_id, self.result_timestamp)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"shortId": self.short_id, "toolCallId": self.tool_call_id}
+        if self.result_timestamp is not None:
+            data["resultTimestamp"] = self.result_timestamp
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SummaryRef | None:
+        short, call = data.get("shortId"), data.get("toolCallId")
+        if not isinstance(call, str):
+            return None
+        return cls(short if isinstance(short, str) else call, call, result_timestamp_of(data.get("resultTimestamp")))
+
+
+@dataclass
+class Batch:
+    """The tool calls of one assistant turn (or, grouped, of one user turn) waiting to be summarised."""
+
+    turn_index: int
+    timestamp: int
+    assistant_text: str
+    tool_calls: list[ToolCallRecord] = field(default_factory=list)
+    user_turn_group: int | None = None  # set by the branch rescan; live batches have none
+
+    @property
+    def raw_chars(self) -> int:
+        return sum(len(call.result_text) for call in self.tool_calls)
