@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import Annotated, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
 
+from condense.config import CondenseConfig
 from pi_tui.errors import UserError
 
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
@@ -13,9 +14,9 @@ QueueMode = Literal["one-at-a-time", "all"]
 DoubleEscapeAction = Literal["tree", "fork", "none"]
 ModelRef = Annotated[str, StringConstraints(pattern=r"^([^/\s]+/\S+|demo)$")]
 
-# The one place that decides what `[condense]` holds. When `condense.config.CondenseConfig` exists, make
-# this alias point at it: its defaults, camelCase keys and error lines then follow with no other change.
-CondenseSection: TypeAlias = dict[str, Any]
+# The one place that decides what `[condense]` holds: the engine's own model, so its defaults, camelCase
+# keys and error lines follow with no other change here.
+CondenseSection: TypeAlias = CondenseConfig
 
 
 class SettingsError(UserError):

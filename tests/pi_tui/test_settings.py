@@ -11,8 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from pydantic import BaseModel, ConfigDict, Field
 
+from condense.config import CondenseConfig, PurgeErrorsConfig
 from pi_tui.settings import (
     LoadResult,
     Settings,
@@ -87,7 +87,7 @@ def test_camel_case_keys_are_accepted_recursively(home: Path) -> None:
     assert settings.steering_mode == "all"
     assert settings.retry.max_retries == 7
     assert settings.keymap == {"submitMessage": "ctrl+j"}  # binding ids are data, not setting names
-    assert settings.condense == {"purge_errors": {"cooldown_turns": 4}}
+    assert settings.condense.purge_errors == PurgeErrorsConfig(cooldown_turns=4)  # merged with defaults
     assert result.raw["retry"] == {"maxRetries": 7}  # raw keeps the file's own spelling
 
 
@@ -164,27 +164,13 @@ def test_unknown_keys_get_a_suggestion_and_stay_in_raw(tmp_path: Path) -> None:
     assert result.raw == {"them": "light", "retry": {"maxRetrys": 2}, "future": {"x": 1}}
 
 
-def test_condense_sub_model_errors_use_the_same_formatter() -> None:
-    """What the swap to `condense.config.CondenseConfig` will give: dotted paths and suggestions inside it."""
-
-    class PurgeErrors(BaseModel):
-        model_config = ConfigDict(extra="forbid", strict=True)
-        enabled: bool = True
-        cooldown_turns: int = Field(3, ge=1)
-
-    class Condense(BaseModel):
-        model_config = ConfigDict(extra="forbid", strict=True)
-        enabled: bool = True
-        purge_errors: PurgeErrors = Field(default_factory=PurgeErrors)
-
-    class WithCondense(Settings):
-        condense: Condense = Field(default_factory=Condense)
-
-    raw = {"condense": {"enabled": False, "purgeErrors": {"cooldownTurns": 0, "enabeld": True}}}
-    settings, errors = validate_document(raw, model=WithCondense)
-    assert settings.condense == Condense(enabled=False)
+def test_condense_section_errors_use_the_same_formatter() -> None:
+    """`[condense]` is the engine's own model: dotted paths and suggestions reach inside it."""
+    raw = {"condense": {"enabled": False, "purgeErrors": {"cooldownTurns": -1, "enabeld": True}}}
+    settings, errors = validate_document(raw)
+    assert settings.condense == CondenseConfig(enabled=False)
     assert errors == [
-        "settings.toml: condense.purge_errors.cooldown_turns: expected an integer >= 1, got 0",
+        "settings.toml: condense.purge_errors.cooldown_turns: expected an integer >= 0, got -1",
         'settings.toml: condense.purge_errors.enabeld: unknown setting, ignored; '
         'did you mean "condense.purge_errors.enabled"?',
     ]
@@ -273,8 +259,9 @@ def test_invalid_change_is_refused_and_nothing_is_written(home: Path) -> None:
 
 def test_a_bad_key_elsewhere_does_not_block_an_unrelated_save(home: Path) -> None:
     path = write(home / "settings.toml", 'steering_mode = "sometimes"\n')
+    saved = set_value("condense.purge_errors.cooldown_turns", 5)
+    assert saved.condense.purge_errors.cooldown_turns == 5
     condense = {"purge_errors": {"cooldown_turns": 5}}
-    assert set_value("condense.purge_errors.cooldown_turns", 5).condense == condense
     assert on_disk(path) == {"steering_mode": "sometimes", "condense": condense}
 
 

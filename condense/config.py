@@ -1,0 +1,142 @@
+"""Every setting of the pruning engine, with its default and what it accepts.
+
+The model is strict (TOML has real types, so `enabled = "yes"` is a mistake to report, not to coerce) and
+forbids unknown keys. Two leniencies are deliberate, both inherited from the design: a fractional value
+for a count is floored rather than rejected, and `0` for a budget fraction means "trigger off" (TOML has
+no null, and the design treats a fraction outside `(0, 1]` as off). The host's settings loader turns each
+validation error into one line and falls back to that key's default, so a bad value never costs the user
+their other settings. Field descriptions are the help text of the settings overlay.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
+
+
+def _floor_fraction(value: Any) -> Any:
+    """2.7 turns -> 2: the design floors counts silently. NaN and infinities stay as they are (and fail)."""
+    if isinstance(value, float) and math.isfinite(value):
+        return math.floor(value)
+    return value
+
+
+def _zero_is_off(value: Any) -> Any:
+    if isinstance(value, int | float) and not isinstance(value, bool) and value == 0:
+        return None
+    return value
+
+
+def _off_is_zero(value: float | None) -> float:
+    """Written back as 0, because a None would be dropped from TOML and the default would return."""
+    return 0.0 if value is None else value
+
+
+Count = Annotated[int, Field(ge=0), BeforeValidator(_floor_fraction)]
+PositiveCount = Annotated[int, Field(gt=0), BeforeValidator(_floor_fraction)]
+Fraction = Annotated[
+    Annotated[float, Field(gt=0, le=1)] | None,
+    BeforeValidator(_zero_is_off),
+    PlainSerializer(_off_is_zero),
+]
+_FRACTION_EXPECTED = {"x-expected": "a number > 0 and <= 1, or 0 to turn the trigger off"}
+
+PruneOn = Literal["agent-message", "on-demand"]
+BatchingMode = Literal["turn", "agent-message"]
+SummarizerThinking = Literal["default", "off", "minimal", "low", "medium", "high", "xhigh"]
+SummarizerModel = Annotated[str, Field(pattern=r"^(default|extractive|[^/\s]+/\S+)$")]
+
+
+class _Table(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, validate_assignment=True)
+
+
+class ChainCompressionConfig(_Table):
+    enabled: bool = Field(True, description="Compress closed conversation chains into one summary message.")
+    rolling_window: Count = Field(
+        3, description="How many of the most recent closed chains stay raw (0 compresses all of them)."
+    )
+    strip_final_assistant_thinking: bool = Field(
+        True, description="Drop the thinking blocks of a compressed chain's final assistant reply."
+    )
+    fuse_range_summary: bool = Field(
+        True, description="Fuse the per-batch summaries of a chain into one summary (one extra model call)."
+    )
+
+
+class PurgeErrorsConfig(_Table):
+    enabled: bool = Field(True, description="Shrink the arguments of failed tool calls once they cool down.")
+    cooldown_turns: Count = Field(2, description="Assistant turns to wait after an error before purging.")
+    min_arg_chars: Count = Field(
+        500, description="Only purge arguments at least this long (JSON characters)."
+    )
+
+
+class CondenseConfig(_Table):
+    enabled: bool = Field(True, description="Master switch of context pruning (`/pruner on|off`).")
+    prune_on: PruneOn = Field(
+        "agent-message",
+        description="When to flush: after each final agent reply, or only on `/pruner now`.",
+    )
+    batching_mode: BatchingMode = Field(
+        "turn", description="One summary per tool-using turn, or one per user message (agent-message)."
+    )
+    summarizer_model: SummarizerModel = Field(
+        "default",
+        description='Model that writes summaries: "default" (the session\'s), "extractive" (no model), '
+        'or "provider/model-id".',
+        json_schema_extra={"x-expected": '"default", "extractive" or "provider/model-id"'},
+    )
+    summarizer_thinking: SummarizerThinking = Field(
+        "default", description='Thinking level of the summarizer; "default" lets the provider choose.'
+    )
+    protected_tools: list[str] = Field(
+        default_factory=list, description="Tool names whose outputs are never summarized or stubbed."
+    )
+    protected_paths: list[str] = Field(
+        default_factory=lambda: ["**/skills/**/*.md"],
+        description="Globs matched against a call's `path` argument; matching outputs stay verbatim.",
+    )
+    spill_threshold: PositiveCount = Field(
+        65536, description="A single output at least this many characters long is spilled to a file."
+    )
+    spill_preview_bytes: Count = Field(
+        2048, description="Bytes of a spilled output kept inline as a preview."
+    )
+    min_batch_chars: Count = Field(
+        1000, description="Skip summarizing batches smaller than this many characters (0 disables)."
+    )
+    dedup_by_content_hash: bool = Field(
+        True, description="Reuse an earlier summary for a byte-identical output instead of a new model call."
+    )
+    recovery_grace_turns: Count = Field(
+        3, description="User turns a recovered output stays verbatim before it can be pruned (0 disables)."
+    )
+    quiet_oversized_skips: bool = Field(
+        False, description="Hide the notices about skipped oversized, trivial and duplicate batches."
+    )
+    summarizer_idle_timeout_ms: Count = Field(
+        20000, description="Abandon a summarizer call silent for this long, in ms (0 disables)."
+    )
+    summarizer_max_timeout_ms: Count = Field(
+        180000, description="Abandon a summarizer call running longer than this, in ms (0 disables)."
+    )
+    auto_budget_threshold: Fraction = Field(
+        0.735,
+        description="Flush when context use reaches this share of the window, at most 300k tokens (0 = off).",
+        json_schema_extra=_FRACTION_EXPECTED,
+    )
+    budget_turn_delta: Fraction = Field(
+        0.04,
+        description="Flush when context use grows by this share in one turn (0 = off).",
+        json_schema_extra=_FRACTION_EXPECTED,
+    )
+    show_prune_status_line: bool = Field(True, description="Show the pruner's segment in the footer.")
+    chain_compression: ChainCompressionConfig = Field(
+        default_factory=ChainCompressionConfig, description="Compression of closed conversation chains."
+    )
+    purge_errors: PurgeErrorsConfig = Field(
+        default_factory=PurgeErrorsConfig, description="Shrinking of failed tool calls' arguments."
+    )

@@ -1,0 +1,60 @@
+"""Out-of-band reports of degraded pruning (a chain range that did not resolve, a swept orphan...).
+
+They go to `context-prune-diagnostic` session entries, never into the model's context, once per
+`(kind, dedup_key)` so a condition that persists writes one entry rather than one per render. The
+render path calls `report`, so a failing write must never raise: it is logged, and the key is not
+marked seen, so the next render tries again.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+from condense.records import DIAGNOSTIC
+
+DiagnosticKind = Literal["unresolved-range", "range-id-mismatch", "orphan-sweep", "backfill-empty"]
+
+# Footer letters, in footer order.
+KIND_LETTERS: dict[DiagnosticKind, str] = {
+    "unresolved-range": "u",
+    "range-id-mismatch": "m",
+    "orphan-sweep": "o",
+    "backfill-empty": "b",
+}
+
+_log = logging.getLogger("condense")
+
+
+class DiagnosticSink:
+    def __init__(self, append: Callable[[str, Any], None]) -> None:
+        self._append = append
+        self._seen: set[tuple[str, str]] = set()
+        self._counts: dict[DiagnosticKind, int] = dict.fromkeys(KIND_LETTERS, 0)
+
+    def report(self, kind: DiagnosticKind, dedup_key: str, detail: str) -> None:
+        """Persist `{kind, detail}` unless this `(kind, dedup_key)` was already persisted."""
+        if (kind, dedup_key) in self._seen:
+            return
+        try:
+            self._append(DIAGNOSTIC, {"kind": kind, "detail": detail})
+        except Exception as exc:  # any failure of the host's write: never into the render path
+            _log.error("condense: could not record a %s diagnostic (%s): %s", kind, dedup_key, exc)
+            return
+        self._seen.add((kind, dedup_key))
+        self._counts[kind] += 1
+
+    def counts(self) -> dict[DiagnosticKind, int]:
+        return dict(self._counts)
+
+    def reset(self) -> None:
+        """On session start and tree navigation, like every other in-memory piece of prune state."""
+        self._seen.clear()
+        self._counts = dict.fromkeys(KIND_LETTERS, 0)
+
+
+def status_suffix(counts: Mapping[str, int]) -> str:
+    """` · diag u2/o1` for the footer; kinds at zero are left out, and all at zero give ""."""
+    parts = [f"{letter}{counts[kind]}" for kind, letter in KIND_LETTERS.items() if counts.get(kind)]
+    return f" · diag {'/'.join(parts)}" if parts else ""

@@ -1,0 +1,86 @@
+"""The footer segment (`src/commands.test.ts`: pruneStatusText, setPruneStatusWidget, diagnostics on the
+status line).
+
+Not here: the context-metrics suffix (` · think … · gap … · chain …%`), which upstream removed in 2.9.2
+as noise and we do not implement; and "clears (no wrap) when the status line is hidden", which is the
+engine's choice of calling `set_status(key, None)` and is tested with the engine.
+"""
+
+from __future__ import annotations
+
+from condense.diagnostics import DiagnosticSink
+from condense.stats import Reclaim, status_line, status_text
+
+NO_DIAGNOSTICS = {"unresolved-range": 0, "range-id-mismatch": 0, "orphan-sweep": 0, "backfill-empty": 0}
+SOME = {**NO_DIAGNOSTICS, "unresolved-range": 2, "orphan-sweep": 1}
+RECLAIM = Reclaim(before_chars=368_000, after_chars=56_000)
+
+
+# ------------------------------------------------------------------------------ prune status text
+
+
+def test_disabled_reads_prune_off() -> None:
+    assert status_text(False, RECLAIM, SOME) == "prune: OFF"
+
+
+def test_enabled_without_reclaim_reads_prune_on() -> None:
+    assert status_text(True, None, None) == "prune: ON"
+
+
+def test_zero_before_and_after_reads_prune_on_without_division_by_zero() -> None:
+    assert status_text(True, Reclaim(0, 0), None) == "prune: ON"
+
+
+def test_reclaim_shows_estimated_tokens_and_the_saving() -> None:
+    assert status_text(True, RECLAIM, None) == "prune: ON · 92.0k->14.0k (-85%)"
+
+
+def test_no_change_reads_minus_0_percent() -> None:
+    assert status_text(True, Reclaim(100, 100), None) == "prune: ON · 25->25 (-0%)"
+
+
+def test_an_expansion_is_clamped_to_minus_0_percent() -> None:
+    assert status_text(True, Reclaim(100, 400), None).endswith("(-0%)")
+
+
+def test_token_estimates_round_half_up() -> None:
+    # 10 chars is 2.5 tokens: 3, as in Pi (Python's round() would give 2).
+    assert status_text(True, Reclaim(10, 2), None) == "prune: ON · 3->1 (-67%)"
+
+
+# --------------------------------------------------------------------------------- status widget
+
+
+def test_prefixes_every_rendered_state_with_a_single_leading_bar() -> None:
+    assert status_line(status_text(False, None, None)) == "│ prune: OFF"
+    assert status_line(status_text(True, None, None)) == "│ prune: ON"
+    assert status_line(status_text(True, RECLAIM, None)) == "│ prune: ON · 92.0k->14.0k (-85%)"
+
+
+def test_prefixes_string_progress_values_too() -> None:
+    assert status_line("prune: 3 pending") == "│ prune: 3 pending"
+
+
+# ------------------------------------------------------------------------ diagnostics on status line
+
+
+def test_all_zero_diagnostics_add_no_segment() -> None:
+    assert status_text(True, None, NO_DIAGNOSTICS) == "prune: ON"
+
+
+def test_nonzero_diagnostics_append_a_diag_segment() -> None:
+    assert status_text(True, None, SOME) == "prune: ON · diag u2/o1"
+
+
+def test_diagnostics_follow_the_reclaim_ratio() -> None:
+    assert status_text(True, RECLAIM, SOME) == "prune: ON · 92.0k->14.0k (-85%) · diag u2/o1"
+
+
+def test_the_widget_forwards_the_sinks_counters() -> None:
+    sink = DiagnosticSink(lambda _type, _data: None)
+    sink.report("unresolved-range", "b1", "blockId=b1 start=1 final=2")
+    assert status_line(status_text(True, None, sink.counts())) == "│ prune: ON · diag u1"
+
+
+def test_appends_b_n_for_backfill_empty_alongside_u_m_o() -> None:
+    assert status_text(True, None, {**SOME, "backfill-empty": 2}) == "prune: ON · diag u2/o1/b2"
