@@ -1,0 +1,267 @@
+"""The engine's memory of what it pruned: records by occurrence, short refs, dedup aliases, bodies.
+
+Everything here is rebuilt from the session on every start, so the session entries are the truth and
+this class is a cache of them. That is why every write persists first and touches memory only after
+the append succeeded: a record that is in memory but not in the session would be stubbed now and
+then silently come back (or be lost) after a restart.
+
+Keys are opaque strings. Occurrence keys (`id@resultTimestamp`) and the bare ids of records written
+before result timestamps existed live side by side; the bare id is only ever used as a fallback where
+it cannot pick the wrong occurrence (see `resolve_tool_call_id` and `has_legacy_bare_record`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from condense.dedup import content_hash
+from condense.messages import content_text
+from condense.occurrence import bare_id, occ_key, parse_occ_key, result_timestamp_of
+from condense.records import DEDUP_ALIAS, INDEX, SUMMARY, SummaryRef, ToolCallRecord
+
+Append = Callable[[str, Any], None]
+Spiller = Callable[[ToolCallRecord], ToolCallRecord]
+"""Moves an oversized record's body to a sidecar and returns the record to persist (unchanged when
+small). Raises when the sidecar cannot be written."""
+
+_SHORT_REF = re.compile(r"t([0-9]+)")
+
+
+class ToolCallIndexer:
+    def __init__(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
+        self._records: dict[str, ToolCallRecord] = {}
+        self._keys_by_bare: dict[str, list[str]] = {}
+        self._ref_to_key: dict[str, str] = {}
+        self._key_to_ref: dict[str, str] = {}
+        self._aliases: dict[str, str] = {}  # duplicate key -> original key
+        self._by_hash: dict[str, str] = {}  # content hash -> first key seen with it
+        self._bodies: list[tuple[frozenset[str], str]] = []
+        self._next_ref = 1
+
+    # ----- reading -----
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def __contains__(self, key: object) -> bool:
+        """Strict membership of the record map (aliases and bare fallbacks do not count)."""
+        return key in self._records
+
+    def records(self) -> Iterator[ToolCallRecord]:
+        return iter(list(self._records.values()))
+
+    @property
+    def next_ref_number(self) -> int:
+        return self._next_ref
+
+    def is_summarized(self, occ_key: str) -> bool:
+        """Strict: a live result that merely reuses the id of a pruned one is not summarised."""
+        return occ_key in self._records or occ_key in self._aliases
+
+    def has_legacy_bare_record(self, bare: str) -> bool:
+        """The one sanctioned bare-id path: only when that id has nothing but its legacy record."""
+        return bare in self._records and len(self._keys_by_bare.get(bare, ())) == 1
+
+    def resolve_tool_call_id(self, text: str) -> str | None:
+        if text in self._records:
+            return text
+        for table in (self._aliases, self._ref_to_key):
+            if text in table:
+                return table[text]
+        keys = self._keys_by_bare.get(text, [])
+        return keys[0] if len(keys) == 1 else None
+
+    def get_record(self, key_or_ref: str) -> ToolCallRecord | None:
+        key = self.resolve_tool_call_id(key_or_ref)
+        return None if key is None else self._records.get(key)
+
+    def get_records_for_id(self, text: str) -> list[tuple[str, ToolCallRecord]]:
+        """Everything `text` can denote, labelled by occurrence key. A bare id lists every occurrence,
+        aliases included under their own key, in time order; a key or a ref names exactly one."""
+        found: list[tuple[str, ToolCallRecord | None]]
+        found = [(key, self._records[key]) for key in self._keys_by_bare.get(text, [])]
+        found += [(alias, self._alias_record(alias)) for alias in self._aliases if bare_id(alias) == text]
+        listed = [(label, record) for label, record in found if record is not None]
+        if listed:
+            return sorted(listed, key=lambda item: _when(item[1]))
+        if text in self._aliases:
+            record = self._alias_record(text)
+            return [] if record is None else [(text, record)]
+        key = self.resolve_tool_call_id(text)
+        return [] if key is None or key not in self._records else [(key, self._records[key])]
+
+    def _alias_record(self, alias: str) -> ToolCallRecord | None:
+        """The original's record re-stamped with the alias's own identity, so listings tell them apart."""
+        record = self._records.get(self._aliases[alias])
+        if record is None:
+            return None
+        parsed = parse_occ_key(alias)
+        return record.with_changes(tool_call_id=parsed.tool_call_id, result_timestamp=parsed.result_timestamp)
+
+    def get_short_ref(self, key: str) -> str | None:
+        return self._key_to_ref.get(key)
+
+    def lookup_by_content(self, tool_name: str, text: str) -> str | None:
+        return self._by_hash.get(content_hash(tool_name, text))
+
+    def summary_body_for(self, key: str) -> str | None:
+        """The first per-batch summary that covers this occurrence."""
+        return next((text for keys, text in self._bodies if key in keys), None)
+
+    def summaries_covering(self, keys: Iterable[str]) -> list[str]:
+        """Distinct summary texts covering any of `keys`, in the order they were registered."""
+        wanted = set(keys)
+        texts = [text for covered, text in self._bodies if covered & wanted]
+        return list(dict.fromkeys(texts))
+
+    # ----- writing (persist first, then memory) -----
+    def add_batch(self, records: list[ToolCallRecord], append: Append) -> None:
+        if not records:
+            return
+        append(INDEX, {"toolCalls": [record.to_json() for record in records]})
+        for record in records:
+            self._index(record)
+            self._seed_hash(record)
+
+    def register_duplicate(self, new_key: str, original_key: str, append: Append) -> None:
+        if new_key == original_key:
+            return
+        new, original = parse_occ_key(new_key), parse_occ_key(original_key)
+        data: dict[str, Any] = {"newToolCallId": new.tool_call_id}
+        data["originalToolCallId"] = original.tool_call_id
+        if new.result_timestamp is not None:
+            data["newResultTimestamp"] = new.result_timestamp
+        if original.result_timestamp is not None:
+            data["originalResultTimestamp"] = original.result_timestamp
+        append(DEDUP_ALIAS, data)
+        self._alias(new_key, original_key)
+
+    def backfill_chain_records(
+        self, records: list[ToolCallRecord], append: Append, spill: Spiller | None
+    ) -> list[SummaryRef]:
+        """Index a chain's unsummarised outputs so its compression can point at them. All or nothing:
+        a spill or append failure raises with memory untouched (ref numbers may be burned). These
+        records never become dedup originals: nothing vouched for them as a summarised canonical."""
+        stored = [spill(record) for record in records] if spill else list(records)
+        refs = self.allocate_summary_refs(stored)
+        append(INDEX, {
+            "toolCalls": [record.to_json() for record in stored],
+            "backfilled": True,
+            "refs": [ref.to_json() for ref in refs],
+        })
+        for record in stored:
+            self._index(record)
+        self.register_summary_refs(refs)
+        return refs
+
+    # ----- refs and bodies (memory only: their entries are written by the caller) -----
+    def allocate_summary_refs(self, records: list[ToolCallRecord]) -> list[SummaryRef]:
+        """Mint `tN` refs. Numbers are burned even if the refs are never registered, so a ref the
+        model may have seen in a discarded summary is never reused for another output."""
+        start = self._next_ref
+        self._next_ref += len(records)
+        return [
+            SummaryRef(f"t{start + i}", record.tool_call_id, record.result_timestamp)
+            for i, record in enumerate(records)
+        ]
+
+    def register_summary_refs(self, refs: Iterable[SummaryRef]) -> None:
+        for ref in refs:
+            if not ref.short_id or not ref.tool_call_id:
+                continue
+            if ref.short_id != ref.key:  # legacy summaries named outputs by id: no alias
+                self._ref_to_key[ref.short_id] = ref.key
+                self._key_to_ref[ref.key] = ref.short_id
+            match = _SHORT_REF.fullmatch(ref.short_id)
+            if match:
+                self._next_ref = max(self._next_ref, int(match.group(1)) + 1)
+
+    def register_summary_body(self, occ_keys: Iterable[str], text: str) -> None:
+        keys = frozenset(occ_keys)
+        if text and keys:
+            self._bodies.append((keys, text))
+
+    # ----- rebuild -----
+    def rebuild(self, branch_entries: Iterable[dict[str, Any]]) -> None:
+        """Replace all state with what the branch's entries say. Aliases are applied after every
+        other entry so one inherits its original's ref whatever order the entries were written in."""
+        self._reset()
+        aliases: list[dict[str, Any]] = []
+        for entry in branch_entries:
+            if not isinstance(entry, dict):
+                continue
+            kind, custom_type = entry.get("type"), entry.get("customType")
+            if kind == "custom" and custom_type == INDEX and isinstance(entry.get("data"), dict):
+                self._replay_index(entry["data"])
+            elif kind == "custom_message" and custom_type == SUMMARY:
+                self._replay_summary(entry)
+            elif kind == "custom" and custom_type == DEDUP_ALIAS and isinstance(entry.get("data"), dict):
+                aliases.append(entry["data"])
+        for data in aliases:
+            new, original = data.get("newToolCallId"), data.get("originalToolCallId")
+            if isinstance(new, str) and new and isinstance(original, str) and original:
+                self._alias(
+                    occ_key(new, result_timestamp_of(data.get("newResultTimestamp"))),
+                    occ_key(original, result_timestamp_of(data.get("originalResultTimestamp"))),
+                )
+
+    def _replay_index(self, data: dict[str, Any]) -> None:
+        backfilled = data.get("backfilled") is True
+        for raw in _dicts(data.get("toolCalls")):
+            if not isinstance(raw.get("toolCallId"), str) or not raw["toolCallId"]:
+                continue
+            record = ToolCallRecord.from_json(raw)
+            self._index(record)
+            if not backfilled:
+                self._seed_hash(record)
+        if backfilled:
+            self.register_summary_refs(_refs(_dicts(data.get("refs"))))
+
+    def _replay_summary(self, entry: dict[str, Any]) -> None:
+        details = entry.get("details")
+        if not isinstance(details, dict):
+            return
+        if isinstance(details.get("toolCallRefs"), list):
+            refs = _refs(_dicts(details["toolCallRefs"]))
+        else:
+            ids = details.get("toolCallIds")
+            refs = [SummaryRef(i, i) for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
+        self.register_summary_refs(refs)
+        content = entry.get("content")
+        text = content_text(content) if isinstance(content, str | list) else ""
+        self.register_summary_body((ref.key for ref in refs), text)
+
+    # ----- internals -----
+    def _index(self, record: ToolCallRecord) -> None:
+        key = record.key
+        self._records[key] = record
+        keys = self._keys_by_bare.setdefault(record.tool_call_id, [])
+        if key not in keys:
+            keys.append(key)
+
+    def _seed_hash(self, record: ToolCallRecord) -> None:
+        """First seen wins, so the canonical original of some content never moves."""
+        digest = record.content_hash or content_hash(record.tool_name, record.result_text)
+        self._by_hash.setdefault(digest, record.key)
+
+    def _alias(self, new_key: str, original_key: str) -> None:
+        self._aliases[new_key] = original_key
+        ref = self._key_to_ref.get(original_key)
+        if ref is not None:  # the duplicate's stub shows the same `tN` as its original
+            self._key_to_ref[new_key] = ref
+
+
+def _when(record: ToolCallRecord) -> int:
+    return record.result_timestamp if record.result_timestamp is not None else record.timestamp
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _refs(raw: list[dict[str, Any]]) -> list[SummaryRef]:
+    return [ref for ref in map(SummaryRef.from_json, raw) if ref is not None]
