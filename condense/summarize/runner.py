@@ -1,0 +1,370 @@
+"""Running the summariser: which model, one streamed call with its timeouts, and what a failure means.
+
+A summariser call is on the path of a flush, so it must never hang a turn: an idle timer (reset by
+every event, thinking included, because a reasoning model can think for a long time before its first
+word) and a ceiling on the whole call abandon a stalled stream. Failures are sorted by what they
+imply: a transient one (provider error, stall) may be an outage of the configured model and can fall
+back to the session model (see `fallback`); an auth failure or an unusable answer (blank, cut off by
+the length limit) would fail the same way on a retry, so they never trip the fallback. An abort by
+the caller is not a failure at all: it raises `SummarizerAborted` so the flush can put its batches
+back without a notice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from condense.host import CancelSignal, CompletionEvent, Host
+from condense.messages import empty_usage
+from condense.records import Batch
+from condense.summarize.extractive import extractive_range, extractive_summary
+from condense.summarize.fallback import FallbackController, monotonic_ms
+from condense.summarize.prompts import batch_prompt, range_prompt
+from condense.summarize.serialize import serialize_batch
+
+DEFAULT_MODEL = "default"  # the session's own model
+EXTRACTIVE_MODEL = "extractive"  # no model at all: `extractive.py`
+DEFAULT_THINKING = "default"  # send no thinking level; the provider decides
+
+Progress = Callable[[int], None]
+BatchState = Literal["running", "done", "failed"]
+BatchProgress = Callable[[int, BatchState, int], None]  # (0-based batch index, state, text chars so far)
+
+
+class SummarizerConfig(Protocol):
+    """The settings the summariser reads (a subset of `condense.config.CondenseConfig`), read afresh
+    on every call so `/pruner model` and friends take effect at once."""
+
+    summarizer_model: str
+    summarizer_thinking: str
+    summarizer_idle_timeout_ms: int  # 0 disables
+    summarizer_max_timeout_ms: int  # 0 disables
+
+
+class SummarizerAborted(Exception):
+    """The caller's signal was aborted while (or before) the summariser ran."""
+
+
+@dataclass(frozen=True)
+class SummaryOutcome:
+    text: str  # the model's text as written, labels and all
+    usage: dict[str, Any]  # Pi-shaped usage of the call that produced it
+    model: str  # `provider/id`, or "extractive"
+
+
+def is_usable_summary(text: str, stop_reason: str) -> bool:
+    """Never prune behind a summary that says nothing or was cut off mid-sentence."""
+    return bool(text.strip()) and stop_reason != "length"
+
+
+Failure = Literal["transient", "idle", "ceiling", "auth", "unusable", "other"]
+TRANSIENT: frozenset[Failure] = frozenset({"transient", "idle", "ceiling"})
+
+
+@dataclass
+class _Attempt:
+    model: str
+    outcome: SummaryOutcome | None = None
+    failure: Failure | None = None
+    message: str = ""
+
+    @property
+    def transient(self) -> bool:
+        return self.failure in TRANSIENT
+
+
+class _CallSignal:
+    """What the host sees for one call: aborted when the caller aborts or our timer gives up."""
+
+    def __init__(self, parent: CancelSignal) -> None:
+        self.parent = parent
+        self.expired = False
+
+    @property
+    def aborted(self) -> bool:
+        return self.expired or self.parent.aborted
+
+
+_END = object()
+
+
+async def _next_event(events: AsyncIterator[CompletionEvent]) -> Any:
+    try:
+        return await anext(events)
+    except StopAsyncIteration:
+        return _END
+
+
+def _abort_future(signal: CancelSignal) -> tuple[asyncio.Future[None] | None, Callable[[], Any]]:
+    """A future that resolves when `signal` aborts, when the signal can tell us (pi-tui's AbortSignal
+    has `on_abort`); a bare CancelSignal is only checked between events."""
+    subscribe = getattr(signal, "on_abort", None)
+    if not callable(subscribe):
+        return None, lambda: None
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[None] = loop.create_future()
+
+    def resolve() -> None:
+        if not future.done():
+            future.set_result(None)
+
+    unsubscribe = subscribe(lambda: loop.call_soon_threadsafe(resolve))
+    return future, unsubscribe if callable(unsubscribe) else (lambda: None)
+
+
+def _seconds(ms: int) -> str:
+    return f"{ms // 1000}s" if ms % 1000 == 0 else f"{ms / 1000:g}s"
+
+
+class Summarizer:
+    """The engine's one way to get a summary written; owns the outage state of its session."""
+
+    def __init__(self, host: Host, config: SummarizerConfig,
+                 clock: Callable[[], float] = monotonic_ms) -> None:
+        self.host = host
+        self.config = config
+        self.fallback = FallbackController(clock)
+        self._warned: set[str] = set()
+
+    def reset(self) -> None:
+        """A new session: forget the outage state and warn again about a missing model."""
+        self.fallback.reset()
+        self._warned.clear()
+
+    # ----- public calls -----
+
+    async def summarize_batch(self, batch: Batch, signal: CancelSignal,
+                              on_progress: Progress | None = None) -> SummaryOutcome | None:
+        if self.config.summarizer_model == EXTRACTIVE_MODEL:
+            return self._extractive(extractive_summary(batch), signal, on_progress)
+        return await self._summarize(batch_prompt(serialize_batch(batch)), signal, on_progress)
+
+    async def summarize_batches(self, batches: Sequence[Batch], signal: CancelSignal,
+                                sequential: bool = False,
+                                on_progress: BatchProgress | None = None) -> list[SummaryOutcome | None]:
+        """One call per batch, results in batch order. Parallel by default; `/pruner now` runs them
+        one after another so its progress rows fill in order. `on_progress` hears each batch stream
+        ("running") and end ("done" or "failed"); an abort raises instead of reporting an end."""
+
+        async def one(index: int, batch: Batch) -> SummaryOutcome | None:
+            if on_progress is None:
+                return await self.summarize_batch(batch, signal)
+            outcome = await self.summarize_batch(batch, signal,
+                                                 lambda chars: on_progress(index, "running", chars))
+            if outcome is None:
+                on_progress(index, "failed", 0)
+            else:
+                on_progress(index, "done", len(outcome.text))
+            return outcome
+
+        if sequential:
+            return [await one(i, b) for i, b in enumerate(batches)]
+        # every call runs to its end (an abort reaches each through the shared signal), then the
+        # first exception in batch order wins, so no sibling is left running or unobserved
+        results = await asyncio.gather(*(one(i, b) for i, b in enumerate(batches)), return_exceptions=True)
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
+        return list(results)  # type: ignore[arg-type]  # no exceptions left
+
+    async def summarize_range(self, summaries: Sequence[str], signal: CancelSignal,
+                              on_usage: Callable[[SummaryOutcome], None] | None = None) -> str | None:
+        """Fuse the per-batch summaries of one closed chain; `on_usage` lets the caller count the cost."""
+        if self.config.summarizer_model == EXTRACTIVE_MODEL:
+            outcome = self._extractive(extractive_range(summaries), signal, None)
+        else:
+            outcome = await self._summarize(range_prompt(summaries), signal, None)
+        if outcome is not None and on_usage is not None:
+            on_usage(outcome)
+        return None if outcome is None else outcome.text
+
+    # ----- model choice -----
+
+    def _warn_once(self, key: str, text: str) -> None:
+        if key not in self._warned:
+            self._warned.add(key)
+            self.host.notify(text, "warning")
+
+    def _primary_model(self, session: str | None) -> str | None:
+        configured = self.config.summarizer_model
+        if configured == DEFAULT_MODEL:
+            return session
+        if "/" in configured and self.host.has_model(configured):
+            return configured
+        self._warn_once(configured, f'pruner: summarizer model "{configured}" is not available; using the '
+                                    f"session model {session or '(none)'}. Pick another with /pruner model.")
+        return session
+
+    def _thinking(self) -> str | None:
+        level = self.config.summarizer_thinking
+        return None if level in (DEFAULT_THINKING, "off") else level
+
+    def _extractive(self, text: str, signal: CancelSignal,
+                    on_progress: Progress | None) -> SummaryOutcome | None:
+        if signal.aborted:
+            raise SummarizerAborted("summarization aborted")
+        if on_progress is not None:
+            on_progress(len(text))
+        return SummaryOutcome(text, dict(empty_usage()), EXTRACTIVE_MODEL) if text.strip() else None
+
+    # ----- routing between the configured model and the session model -----
+
+    async def _summarize(self, prompt: str, signal: CancelSignal,
+                         on_progress: Progress | None) -> SummaryOutcome | None:
+        if signal.aborted:
+            raise SummarizerAborted("summarization aborted before it started")
+        session = self.host.session_model()
+        primary = self._primary_model(session)
+        if primary is None:
+            self.host.notify("pruner: summarization failed: no model is selected; choose one with /model "
+                             "or set summarizer_model", "error")
+            return None
+        if not FallbackController.has_distinct_fallback(primary, session):
+            return self._settle(await self._attempt(primary, prompt, signal, on_progress))
+        assert session is not None  # has_distinct_fallback checked it
+        decision = self.fallback.choose_target()  # before any await: claims the probe slot
+        if decision.target == "fallback":
+            return await self._on_fallback(primary, session, prompt, signal, on_progress)
+        first = await self._attempt(primary, prompt, signal, on_progress)
+        if first.outcome is not None:
+            if self.fallback.on_primary_success(decision.was_probe) == "recover":
+                self.host.notify(f"pruner: summarizer model {primary} works again; using it from now on",
+                                 "info")
+            return first.outcome
+        if not first.transient:
+            return self._settle(first)
+        second = await self._attempt(session, prompt, signal, on_progress)
+        if second.outcome is not None:
+            if self.fallback.on_primary_fail_fallback_ok() == "enter":
+                self._notify_enter(primary, session)
+            return second.outcome
+        if second.transient:
+            self.fallback.on_both_down()
+        return self._settle(second)
+
+    async def _on_fallback(self, primary: str, session: str, prompt: str, signal: CancelSignal,
+                           on_progress: Progress | None) -> SummaryOutcome | None:
+        attempt = await self._attempt(session, prompt, signal, on_progress)
+        if attempt.outcome is not None:
+            if self.fallback.on_fallback_success() == "enter":
+                self._notify_enter(primary, session)
+            return attempt.outcome
+        if attempt.transient:
+            self.fallback.on_fallback_only_fail()
+        return self._settle(attempt)
+
+    def _notify_enter(self, primary: str, session: str) -> None:
+        self.host.notify(f"pruner: summarizer model {primary} failing, using session model {session} "
+                         "until it recovers", "warning")
+
+    def _settle(self, attempt: _Attempt) -> SummaryOutcome | None:
+        """The final word on a call: its summary, or None after telling the user why (if they should know)."""
+        if attempt.outcome is not None:
+            return attempt.outcome
+        if attempt.failure == "idle":
+            text = (f"pruner: summarizer {attempt.model} stalled (no output for "
+                    f"{_seconds(self.config.summarizer_idle_timeout_ms)}); summarizer call abandoned")
+            self.host.notify(text, "warning")
+        elif attempt.failure == "ceiling":
+            text = (f"pruner: summarizer {attempt.model} exceeded "
+                    f"{_seconds(self.config.summarizer_max_timeout_ms)} ceiling; summarizer call abandoned")
+            self.host.notify(text, "warning")
+        elif attempt.failure != "unusable":  # silent, as in the reference: the flush reports its failure
+            self.host.notify(f"pruner: summarization failed: {attempt.message}", "error")
+        return None
+
+    # ----- one streamed call -----
+
+    async def _attempt(self, model: str, prompt: str, signal: CancelSignal,
+                       on_progress: Progress | None) -> _Attempt:
+        call_signal = _CallSignal(signal)
+        try:
+            attempt = await self._stream(model, prompt, call_signal, on_progress)
+        except SummarizerAborted:
+            raise
+        except Exception as error:  # a host that raises instead of yielding an `error` event
+            if signal.aborted:
+                raise SummarizerAborted("summarization aborted") from error
+            attempt = _Attempt(model, failure="transient", message=str(error) or type(error).__name__)
+        if signal.aborted:
+            raise SummarizerAborted("summarization aborted")
+        return attempt
+
+    def _wait_limit(self, deadline: float | None) -> tuple[float | None, Failure]:
+        """How long to wait for the next event, and which limit that wait stands for."""
+        idle_ms = self.config.summarizer_idle_timeout_ms
+        idle = idle_ms / 1000 if idle_ms > 0 else None
+        if deadline is None:
+            return idle, "idle"
+        left = max(0.0, deadline - asyncio.get_running_loop().time())
+        return (idle, "idle") if idle is not None and idle < left else (left, "ceiling")
+
+    async def _stream(self, model: str, prompt: str, call_signal: _CallSignal,
+                      on_progress: Progress | None) -> _Attempt:
+        ceiling_ms = self.config.summarizer_max_timeout_ms
+        deadline = asyncio.get_running_loop().time() + ceiling_ms / 1000 if ceiling_ms > 0 else None
+        events = aiter(self.host.complete(model, prompt, self._thinking(), call_signal))
+        aborted, unsubscribe = _abort_future(call_signal.parent)
+        received: list[str] = []
+        chars = 0
+        if on_progress is not None:
+            on_progress(0)
+        try:
+            while True:
+                wait, limit = self._wait_limit(deadline)
+                event = await self._wait_event(events, wait, aborted)
+                if event is None:  # nothing arrived in time, or the caller aborted
+                    call_signal.expired = True
+                    if call_signal.parent.aborted:
+                        raise SummarizerAborted("summarization aborted")
+                    return _Attempt(model, failure=limit)
+                if event is _END:
+                    message = f"{model} ended its stream without a reply"
+                    return _Attempt(model, failure="transient", message=message)
+                if event.type == "delta":
+                    received.append(event.text)
+                    chars += len(event.text)
+                    if on_progress is not None:
+                        on_progress(chars)
+                elif event.type in ("done", "error"):
+                    return self._finish(model, event, "".join(received))
+        finally:
+            unsubscribe()
+            if aborted is not None:
+                aborted.cancel()
+            aclose = getattr(events, "aclose", None)
+            if aclose is not None:
+                with contextlib.suppress(Exception):
+                    await aclose()
+
+    @staticmethod
+    async def _wait_event(events: AsyncIterator[CompletionEvent], wait: float | None,
+                          aborted: asyncio.Future[None] | None) -> Any:
+        """The next event, `_END`, or None when `wait` ran out or the caller aborted first."""
+        pending = asyncio.ensure_future(_next_event(events))
+        try:
+            waiters = {pending} if aborted is None else {pending, aborted}
+            await asyncio.wait(waiters, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
+            return pending.result() if pending.done() else None
+        finally:
+            if not pending.done():
+                pending.cancel()
+                await asyncio.wait({pending})
+
+    @staticmethod
+    def _finish(model: str, event: CompletionEvent, received: str) -> _Attempt:
+        if event.type == "error":
+            failure: Failure = "transient" if event.error_kind == "transient" else (
+                "auth" if event.error_kind == "auth" else "other")
+            return _Attempt(model, failure=failure, message=event.text or "the summarizer call failed")
+        if event.stop_reason in ("error", "aborted"):
+            message = f"{model} stopped with reason {event.stop_reason}"
+            return _Attempt(model, failure="transient", message=message)
+        text = event.text or received
+        if not is_usable_summary(text, event.stop_reason):
+            return _Attempt(model, failure="unusable")
+        return _Attempt(model, outcome=SummaryOutcome(text, event.usage, model))
