@@ -48,7 +48,7 @@ class Host(Protocol):
         """Persist a `custom` entry (never sent to the model). May raise; callers handle it."""
         ...
 
-    def append_custom_message(self, custom_type: str, content: str, display: bool, details: Any) -> None:
+    async def append_custom_message(self, custom_type: str, content: str, display: bool, details: Any) -> None:
         """Persist a `custom_message` entry and put it into the conversation without starting a turn."""
         ...
 

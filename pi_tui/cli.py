@@ -50,6 +50,28 @@ def _parser() -> argparse.ArgumentParser:
                              description="Print the messages the next model request would carry.")
     context.add_argument("session", metavar="SESSION", help="a session file, or part of a name from `pi-tui sessions`")
     context.add_argument("--json", action="store_true", help="a JSON array of Pi-shaped messages (the default)")
+    context.add_argument("--raw", action="store_true",
+                         help="the branch's messages as recorded, before pruning and conversion")
+
+    query = sub.add_parser("query", help="print what context_tree_query returns for refs of a session",
+                           description="Print what context_tree_query returns for short refs (t12), occurrence"
+                                       " keys or tool call ids of a session.")
+    query.add_argument("session", metavar="SESSION", help="a session file, or part of a name from `pi-tui sessions`")
+    query.add_argument("refs", metavar="REF", nargs="+", help="t12, call_1@1700000000000 or a raw tool call id")
+
+    replay = sub.add_parser("replay", help="re-enact a recorded session with condense active, into a new file",
+                            description="Re-enact a recorded session turn by turn through condense (no tool runs,"
+                                        " no main model call) and write the recorded entries plus everything"
+                                        " condense persisted to OUT.")
+    replay.add_argument("session", metavar="SESSION", help="a session file, or part of a name from `pi-tui sessions`")
+    replay.add_argument("-o", "--output", required=True, metavar="OUT", help="the new session file to write")
+    replay.add_argument("--summarizer", default="extractive", metavar="NAME",
+                        help="extractive (default: offline, deterministic), default (the session's model),"
+                             " or provider/id")
+    replay.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a condense setting, e.g. --set min_batch_chars=0 (repeatable)")
+    replay.add_argument("--context-window", type=int, default=200_000, metavar="TOKENS",
+                        help="context window the budget triggers assume (default 200000)")
     return parser
 
 
@@ -102,8 +124,74 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_context(args: argparse.Namespace) -> int:
     session = _open(args.session)
-    json.dump(session.messages(), sys.stdout, ensure_ascii=False, indent=1)
+    if args.raw:
+        messages = session.messages()
+    else:
+        from pi_tui.offline import next_request
+
+        messages = next_request(session, _load_settings().condense)
+    json.dump(messages, sys.stdout, ensure_ascii=False, indent=1)
     sys.stdout.write("\n")
+    return 0
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    from pi_tui.offline import offline_engine
+
+    session = _open(args.session)
+    engine, _ = offline_engine(session, _load_settings().condense)
+    text, _ = engine.query(args.refs)
+    print(text)
+    return 0
+
+
+def _overrides(config, pairs: list[str]):  # type: ignore[no-untyped-def]
+    """`key=value` pairs (dotted keys for tables, JSON values where they parse) applied to the config."""
+    from pydantic import ValidationError
+
+    data = config.model_dump()
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise UserError(f"--set {pair}: expected KEY=VALUE, e.g. --set min_batch_chars=0")
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            parsed = value
+        *tables, leaf = key.strip().replace("-", "_").split(".")
+        target = data
+        for table in tables:
+            target = target.setdefault(table, {})
+        target[leaf] = parsed
+    try:
+        return type(config).model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise UserError(f"--set: {where}: {first['msg'].lower()}") from None
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from pi_tui.replay import Replayer, output_session
+
+    source = _open(args.session)
+    config = _overrides(_load_settings().condense, [f"summarizer_model={args.summarizer}", *args.overrides])
+    out = output_session(source, Path(args.output))
+    replayer = Replayer(source, out, config, args.context_window)
+    interactive = sys.stderr.isatty()
+
+    def progress(done: int, total: int) -> None:
+        if interactive and (done % 25 == 0 or done == total):
+            print(f"\rreplaying: {done}/{total} entries", end="", file=sys.stderr, flush=True)
+
+    report = asyncio.run(replayer.run(progress))
+    if interactive:
+        print(file=sys.stderr)
+    for level, text in replayer.host.notices:
+        if level != "info":
+            print(f"pi-tui: {level}: {text}", file=sys.stderr)
+    print(f"replayed {report.entries} entries, {report.requests} model requests; {report.flushes} flushes wrote"
+          f" {report.summaries} summaries -> {args.output}")
     return 0
 
 
@@ -127,6 +215,10 @@ def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return cmd_show(args)
     if args.command == "context":
         return cmd_context(args)
+    if args.command == "query":
+        return cmd_query(args)
+    if args.command == "replay":
+        return cmd_replay(args)
     if args.print_prompt is not None:
         return cmd_print(args)
     parser.print_help()

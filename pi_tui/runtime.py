@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from condense.engine import CondenseEngine
 from pi_tui.agent.host import AgentHost, HostUI
 from pi_tui.agent.loop import AgentConfig, RetryPolicy
 from pi_tui.agent.system_prompt import build_system_prompt
@@ -17,6 +18,7 @@ from pi_tui.ai.models import choose_model
 from pi_tui.ai.types import ModelClient, ModelSpec
 from pi_tui.errors import UserError
 from pi_tui.paths import sessions_dir_for
+from pi_tui.pruning import install
 from pi_tui.session.listing import newest_session, resolve_session_arg
 from pi_tui.session.store import Session, SessionError
 from pi_tui.settings import Settings
@@ -37,9 +39,13 @@ class Runtime:
     host: AgentHost
     model: ModelSpec
     notices: list[str]
+    engine: CondenseEngine
 
 
-def _client_for(model: ModelSpec) -> ModelClient:
+DEMO_SPILL_THRESHOLD = 32 * 1024  # the demo's 46 KB report then shows the spill path
+
+
+def client_for(model: ModelSpec) -> ModelClient:
     if model.provider == "demo":
         from pi_tui.demo.client import DemoModelClient
 
@@ -116,5 +122,10 @@ def build_runtime(options: LaunchOptions, settings: Settings, ui: HostUI | None 
                          thinking_level=session.build_context().thinking_level,
                          steering_mode=settings.steering_mode, follow_up_mode=settings.follow_up_mode,
                          retry=retry)
-    host = AgentHost(session, client or _client_for(model), config, tools, ui)
-    return Runtime(host, model, notices)
+    host = AgentHost(session, client or client_for(model), config, tools, ui)
+    condense_config = settings.condense
+    if model.provider == "demo":  # in memory only: never written to settings.toml
+        condense_config = condense_config.model_copy(
+            update={"spill_threshold": DEMO_SPILL_THRESHOLD, "summarizer_model": "extractive"})
+    engine = install(host, condense_config, client_for)
+    return Runtime(host, model, notices, engine)

@@ -70,6 +70,14 @@ def user_message(text: str) -> UserMessage:
     return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": now_ms()}
 
 
+def _custom_message(custom_type: str, content: str | list[Any], display: bool, details: Any) -> CustomMessage:
+    message: CustomMessage = {"role": "custom", "customType": custom_type, "content": content,
+                              "display": display, "timestamp": now_ms()}
+    if details is not None:
+        message["details"] = details
+    return message
+
+
 def _chars(message: AgentMessage) -> int:
     total = 0
     for key in ("content", "summary", "output", "command"):
@@ -93,6 +101,7 @@ class AgentHost:
         self.bus = EventBus(on_error=self._report_extension_error)
         self.bus.on("message_end", self._persist)
         self.commands: dict[str, Command] = {}
+        self.on_abort: list[Callable[[], None]] = []  # extensions' own long work (a flush) stops too
         self._next_turn: list[AgentMessage] = []
         self.agent = Agent(client, config, tools, self.bus, messages=session.build_context().messages)
 
@@ -153,6 +162,8 @@ class AgentHost:
 
     def abort(self) -> None:
         self.agent.abort()
+        for callback in self.on_abort:
+            callback()
 
     # ----- what extensions may do ---------------------------------------------------------------
 
@@ -172,18 +183,26 @@ class AgentHost:
 
         While the agent works it is queued (steer by default); when idle it goes straight into the
         conversation and the session, to be read with the next prompt."""
-        message: CustomMessage = {"role": "custom", "customType": custom_type, "content": content,
-                                  "display": display, "timestamp": now_ms()}
-        if details is not None:
-            message["details"] = details
+        message = _custom_message(custom_type, content, display, details)
         if deliver_as == "nextTurn":
             self._next_turn.append(message)
         elif self.agent.is_running:
             (self.agent.follow_up if deliver_as == "followUp" else self.agent.steer)(message)
         else:
-            await self.bus.emit("message_start", {"message": message})
-            self.agent.messages.append(message)
-            await self.bus.emit("message_end", {"message": message})
+            await self._insert(message)
+
+    async def _insert(self, message: AgentMessage) -> None:
+        await self.bus.emit("message_start", {"message": message})
+        self.agent.messages.append(message)
+        await self.bus.emit("message_end", {"message": message})
+
+    async def insert_custom_message(self, custom_type: str, content: str | list[Any], display: bool,
+                                    details: Any = None) -> None:
+        """Put a custom message into the conversation and the session now, even mid-run.
+
+        Only for callers that know the loop is at a safe point (between turns, or after the final
+        reply), such as condense's flush; it never queues and never starts a turn."""
+        await self._insert(_custom_message(custom_type, content, display, details))
 
     def context_usage(self) -> ContextUsage:
         """Tokens of the last good reply's usage plus a chars/4 estimate of what came after it."""

@@ -205,13 +205,15 @@ class Session:
                 return candidate
         return uuid.uuid4().hex
 
-    def append(self, kind: str, fields: dict[str, Any]) -> str:
-        """Append an entry of `kind` as a child of the leaf, move the leaf to it, persist it."""
+    def append(self, kind: str, fields: dict[str, Any], timestamp: str | None = None) -> str:
+        """Append an entry of `kind` as a child of the leaf, move the leaf to it, persist it.
+
+        `timestamp` keeps a recorded entry's time when a session is re-enacted (replay)."""
         entry = {
             "type": kind,
             "id": self._new_id(),
             "parentId": self.leaf_id,
-            "timestamp": now_iso(),
+            "timestamp": timestamp or now_iso(),
             **fields,
         }
         self.entries.append(entry)

@@ -1,0 +1,144 @@
+"""Capture: turning finished tool work into batches of records waiting to be summarised.
+
+Two paths feed the same batches. The live path takes a `turn_end` event as it happens; the rescan
+walks the branch, which is how work left pending by a restart, a crash or a disabled pruner is found
+again. Both use the session-wide assistant-turn index, so a frontier written by one is understood
+by the other (the run-local index of Pi's events broke exactly that: reference bug #16).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from condense.messages import content_text, tool_calls
+from condense.occurrence import result_timestamp_of
+from condense.records import Batch, ToolCallRecord
+
+NO_RESULT = "(no result)"
+
+IsSummarized = Callable[[str], bool]
+IsProtected = Callable[[str, dict[str, Any]], bool]
+
+
+def call_args(block: dict[str, Any]) -> dict[str, Any]:
+    for key in ("input", "args", "arguments"):
+        value = block.get(key)
+        if isinstance(value, dict):
+            return value
+    return {}
+
+
+def assistant_text(message: dict[str, Any]) -> str:
+    return content_text(message.get("content") or [])
+
+
+def _record(call: dict[str, Any], result: dict[str, Any] | None, turn_index: int, timestamp: int) -> ToolCallRecord:
+    return ToolCallRecord(
+        tool_call_id=str(call.get("id", "")),
+        tool_name=str(call.get("name", "")),
+        args=call_args(call),
+        result_text=content_text(result.get("content") or []) if result else NO_RESULT,
+        is_error=bool(result.get("isError")) if result else False,
+        turn_index=turn_index,
+        timestamp=timestamp,
+        result_timestamp=result_timestamp_of(result.get("timestamp")) if result else None,
+    )
+
+
+def capture_batch(message: dict[str, Any], results: list[dict[str, Any]], turn_index: int,
+                  timestamp: int) -> Batch:
+    """The live path: one assistant message and the results that `turn_end` delivered with it."""
+    by_id: dict[str, dict[str, Any]] = {}
+    for result in results:
+        by_id.setdefault(str(result.get("toolCallId")), result)
+    records = [_record(call, by_id.get(str(call.get("id"))), turn_index, timestamp) for call in tool_calls(message)]
+    return Batch(turn_index, timestamp, assistant_text(message), records)
+
+
+def _entry_ms(entry: dict[str, Any]) -> int:
+    stamp = entry.get("timestamp")
+    if isinstance(stamp, str):
+        try:
+            return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1000)
+        except ValueError:
+            return 0
+    return int(stamp) if isinstance(stamp, int | float) else 0
+
+
+class _Turn:
+    def __init__(self, message: dict[str, Any], turn_index: int, group: int, timestamp: int) -> None:
+        self.message = message
+        self.turn_index = turn_index
+        self.group = group
+        self.timestamp = timestamp
+        self.results: dict[str, dict[str, Any]] = {}
+
+
+def _turns(branch: list[dict[str, Any]]) -> list[_Turn]:
+    """Assistant turns with tool calls, each with the results that arrived before the next assistant."""
+    turns: list[_Turn] = []
+    current: _Turn | None = None
+    assistants = 0
+    group = 0
+    for entry in branch:
+        if entry.get("type") != "message":
+            continue
+        message = entry.get("message") or {}
+        role = message.get("role")
+        if role == "user":
+            group += 1
+        elif role == "assistant":
+            current = _Turn(message, assistants, group, _entry_ms(entry)) if tool_calls(message) else None
+            if current is not None:
+                turns.append(current)
+            assistants += 1
+        elif role == "toolResult" and current is not None:
+            current.results.setdefault(str(message.get("toolCallId")), message)
+    return turns
+
+
+def capture_unindexed(branch: list[dict[str, Any]], is_summarized: IsSummarized,
+                      is_protected: IsProtected) -> list[Batch]:
+    """The rescan: every finished, unprotected, not yet summarised call on the branch, batched per turn."""
+    batches: list[Batch] = []
+    for turn in _turns(branch):
+        records = []
+        for call in tool_calls(turn.message):
+            result = turn.results.get(str(call.get("id")))
+            if result is None:
+                continue
+            record = _record(call, result, turn.turn_index, turn.timestamp)
+            if is_summarized(record.key) or is_protected(record.tool_name, record.args):
+                continue
+            records.append(record)
+        if records:
+            batches.append(Batch(turn.turn_index, turn.timestamp, assistant_text(turn.message), records,
+                                 turn.group))
+    return batches
+
+
+def without_protected(batch: Batch, is_protected: IsProtected) -> Batch | None:
+    kept = [r for r in batch.tool_calls if not is_protected(r.tool_name, r.args)]
+    if not kept:
+        return None
+    return batch if len(kept) == len(batch.tool_calls) else Batch(batch.turn_index, batch.timestamp,
+                                                                  batch.assistant_text, kept,
+                                                                  batch.user_turn_group)
+
+
+def group_batches(batches: list[Batch], mode: str) -> list[Batch]:
+    """`agent-message` mode merges consecutive rescanned batches of the same user turn into one."""
+    if mode != "agent-message":
+        return batches
+    grouped: list[Batch] = []
+    for batch in batches:
+        last = grouped[-1] if grouped else None
+        if last is not None and batch.user_turn_group is not None and last.user_turn_group == batch.user_turn_group:
+            texts = [t for t in (last.assistant_text, batch.assistant_text) if t]
+            grouped[-1] = Batch(batch.turn_index, batch.timestamp, "\n\n".join(texts),
+                                [*last.tool_calls, *batch.tool_calls], batch.user_turn_group)
+        else:
+            grouped.append(batch)
+    return grouped

@@ -1,0 +1,180 @@
+"""`/pruner` and its subcommands: read and change the engine's settings, flush on demand, report.
+
+Every answer goes through `host.notify`, so the same command works in the TUI, in print mode and in
+tests. Settings changes are validated by the config model before anything is saved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from pydantic import ValidationError
+
+from condense.config import CondenseConfig
+from condense.engine import CondenseEngine
+
+Handler = Callable[[CondenseEngine, str], Awaitable[None]]
+
+HELP: dict[str, str] = {
+    "status": "settings, stats and diagnostics",
+    "on": "turn pruning on",
+    "off": "turn pruning off (outputs stay recoverable)",
+    "now": "summarize all pending tool work now",
+    "stats": "summarizer calls, tokens and cost of this session",
+    "model": "summarizer model: default | extractive | provider/id",
+    "thinking": "summarizer thinking: default | off | minimal | low | medium | high | xhigh",
+    "prune-on": "when to flush: agent-message | on-demand",
+    "batching": "one summary per: turn | agent-message",
+    "protected-tools": "tool names kept verbatim, comma-separated ('-' clears)",
+    "protected-paths": "path globs kept verbatim, comma-separated ('-' clears)",
+    "min-batch-chars": "skip batches smaller than N characters (0 disables)",
+    "recovery-grace": "user turns a recovered output stays verbatim (0 disables)",
+    "dedup": "reuse summaries of identical outputs: on | off | status",
+    "help": "this list",
+}
+
+
+def _notify(engine: CondenseEngine, text: str, level: str = "info") -> None:
+    engine.host.notify(text, level)  # type: ignore[arg-type]
+
+
+def _update(engine: CondenseEngine, **changes: Any) -> None:
+    data = engine.config.model_dump()
+    for key, value in changes.items():
+        data[key] = value
+    try:
+        config = CondenseConfig.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        _notify(engine, f"pruner: {where}: {first['msg'].lower()} (got {first.get('input')!r})", "error")
+        return
+    engine.set_config(config)
+    _notify(engine, "pruner: " + ", ".join(f"{k.replace('_', '-')} = {v}" for k, v in changes.items()))
+
+
+def _as_list(args: str) -> list[str]:
+    return [] if args.strip() == "-" else [p.strip() for p in args.split(",") if p.strip()]
+
+
+def _as_int(engine: CondenseEngine, args: str, key: str) -> int | None:
+    try:
+        return int(args)
+    except ValueError:
+        _notify(engine, f"pruner: {key} takes a whole number, got {args!r}", "error")
+        return None
+
+
+async def _status(engine: CondenseEngine, _: str) -> None:
+    c = engine.config
+    lines = [
+        f"pruner: {'ON' if c.enabled else 'OFF'} · {engine.status()}",
+        f"prune on:     {c.prune_on}   batching: {c.batching_mode}",
+        f"summarizer:   {c.summarizer_model} (thinking {c.summarizer_thinking})",
+        f"protected:    tools {c.protected_tools or '-'}; paths {c.protected_paths or '-'}",
+        f"thresholds:   min batch {c.min_batch_chars} chars, spill {c.spill_threshold} chars, "
+        f"grace {c.recovery_grace_turns} turns, dedup {'on' if c.dedup_by_content_hash else 'off'}",
+        f"budget:       threshold {c.auto_budget_threshold or 'off'}, turn delta {c.budget_turn_delta or 'off'}",
+        f"indexed:      {len(engine.index)} outputs, {len(engine.pending)} batches pending",
+    ]
+    lines.append(engine.stats.describe())
+    counts = engine.diagnostics.counts()
+    lines.append("diagnostics:  " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    if engine.rearmed:
+        lines.append("rearmed:      yes")
+    _notify(engine, "\n".join(lines))
+
+
+async def _now(engine: CondenseEngine, _: str) -> None:
+    result = await engine.flush("manual", sequential=True)
+    if result.outcome == "empty":
+        _notify(engine, "pruner: nothing pending — no batches to summarize")
+    else:
+        _notify(engine, f"pruner: {result.outcome}: {result.summarized} of {result.captured} batches summarized")
+
+
+async def _on(engine: CondenseEngine, _: str) -> None:
+    _update(engine, enabled=True)
+
+
+async def _off(engine: CondenseEngine, _: str) -> None:
+    _update(engine, enabled=False)
+
+
+async def _stats(engine: CondenseEngine, _: str) -> None:
+    _notify(engine, engine.stats.describe())
+
+
+async def _model(engine: CondenseEngine, args: str) -> None:
+    if args:
+        _update(engine, summarizer_model=args.strip())
+    else:
+        _notify(engine, f"pruner: summarizer model is {engine.config.summarizer_model}")
+
+
+async def _thinking(engine: CondenseEngine, args: str) -> None:
+    _update(engine, summarizer_thinking=args.strip() or "default")
+
+
+async def _prune_on(engine: CondenseEngine, args: str) -> None:
+    _update(engine, prune_on=args.strip())
+
+
+async def _batching(engine: CondenseEngine, args: str) -> None:
+    _update(engine, batching_mode=args.strip())
+
+
+async def _protected_tools(engine: CondenseEngine, args: str) -> None:
+    if args:
+        _update(engine, protected_tools=_as_list(args))
+    else:
+        _notify(engine, f"pruner: protected tools: {', '.join(engine.config.protected_tools) or '(none)'}")
+
+
+async def _protected_paths(engine: CondenseEngine, args: str) -> None:
+    if args:
+        _update(engine, protected_paths=_as_list(args))
+    else:
+        _notify(engine, f"pruner: protected paths: {', '.join(engine.config.protected_paths) or '(none)'}")
+
+
+async def _min_batch(engine: CondenseEngine, args: str) -> None:
+    value = _as_int(engine, args, "min-batch-chars")
+    if value is not None:
+        _update(engine, min_batch_chars=value)
+
+
+async def _grace(engine: CondenseEngine, args: str) -> None:
+    value = _as_int(engine, args, "recovery-grace")
+    if value is not None:
+        _update(engine, recovery_grace_turns=value)
+
+
+async def _dedup(engine: CondenseEngine, args: str) -> None:
+    word = args.strip() or "status"
+    if word in ("on", "off"):
+        _update(engine, dedup_by_content_hash=word == "on")
+    else:
+        _notify(engine, f"pruner: dedup is {'on' if engine.config.dedup_by_content_hash else 'off'}")
+
+
+async def _help(engine: CondenseEngine, _: str) -> None:
+    _notify(engine, "\n".join(f"/pruner {name:<16} {text}" for name, text in HELP.items()))
+
+
+HANDLERS: dict[str, Handler] = {
+    "status": _status, "on": _on, "off": _off, "now": _now, "stats": _stats, "model": _model,
+    "thinking": _thinking, "prune-on": _prune_on, "batching": _batching, "protected-tools": _protected_tools,
+    "protected-paths": _protected_paths, "min-batch-chars": _min_batch, "recovery-grace": _grace,
+    "dedup": _dedup, "help": _help,
+}
+
+
+async def run_command(engine: CondenseEngine, text: str) -> None:
+    name, _, args = text.strip().partition(" ")
+    handler = HANDLERS.get(name or "status")
+    if handler is None:
+        _notify(engine, f"pruner: unknown subcommand {name!r}; try /pruner help", "warning")
+        return
+    await handler(engine, args.strip())

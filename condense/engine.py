@@ -1,0 +1,258 @@
+"""The engine: condense's answer to each agent event, and the `/pruner` command.
+
+Everything it knows lives in the session (index, summaries, aliases, frontier, stats), so every
+`session_start` and `session_tree` rebuilds it from the branch; in memory there is only what a
+restart may lose without harm (the pending queue, the budget trigger's last fraction, counters).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from condense.budget import should_budget_flush, should_delta_flush, usage_fraction
+from condense.capture import capture_batch, without_protected
+from condense.config import CondenseConfig
+from condense.diagnostics import DiagnosticSink
+from condense.flush import Flusher, FlushResult, Progress
+from condense.frontier import reconstruct as reconstruct_frontier
+from condense.frontier import trim_batch
+from condense.host import Host
+from condense.index import ToolCallIndexer
+from condense.messages import tool_calls
+from condense.protect import is_protected
+from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_NAME, QUERY_TOOL_PARAMETERS, run_query
+from condense.records import FLUSH_METRICS, Batch
+from condense.render.orphans import sweep_dedup_key, sweep_detail
+from condense.render.pipeline import prune_messages
+from condense.spill import spill_oversized_batch
+from condense.stats import PruneStats, status_line, status_text
+from condense.summarize import Summarizer
+
+log = logging.getLogger("condense")
+
+STATUS_KEY = "condense"
+ConfigSaver = Callable[[CondenseConfig], None]
+
+
+@dataclass
+class _Cancel:
+    aborted: bool = False
+
+
+class CondenseEngine:
+    def __init__(self, host: Host, config: CondenseConfig, save_config: ConfigSaver | None = None) -> None:
+        self.host = host
+        self.config = config
+        self._save_config = save_config
+        self.index = ToolCallIndexer()
+        self.stats = PruneStats()
+        self.diagnostics = DiagnosticSink(host.append_entry)
+        self.summarizer = Summarizer(host, config)
+        self.flusher = Flusher(host, self.index, self.summarizer, self.stats, lambda: self.config)
+        self.pending: list[Batch] = []
+        self.flushing = False
+        self.rearmed = False
+        self.previous_fraction: float | None = None
+        self._cancel = _Cancel()
+        self._reclaim_version = -1
+
+    # ----- protection -------------------------------------------------------------------------
+
+    def is_protected(self, tool_name: str, args: dict[str, Any]) -> bool:
+        return is_protected(tool_name, args, self.config.protected_tools, self.config.protected_paths)
+
+    # ----- session lifecycle ------------------------------------------------------------------
+
+    def rebuild(self) -> None:
+        """Rebuild every piece of state from the branch (session start, reload, `/tree`)."""
+        branch = self.host.branch()
+        self.index.rebuild(branch)
+        self.stats.reconstruct(branch)
+        self.flusher.frontier = reconstruct_frontier(branch)
+        self.diagnostics.reset()
+        self.pending = []
+        self.previous_fraction = None
+        self._reclaim_version = -1
+        self.rearmed = self._probe_rearm()
+        self.update_status()
+
+    def on_session_start(self) -> None:
+        self.summarizer.reset()
+        self.rebuild()
+
+    def on_session_tree(self) -> None:
+        self.rebuild()
+
+    def _probe_rearm(self) -> bool:
+        """Work left pending by a reload must still be able to trigger a flush without new results."""
+        if not self.config.enabled:
+            return False
+        try:
+            return bool(self.flusher.collect(self.is_protected))
+        except Exception as exc:
+            log.error("pruner: reload rearm probe failed: %s", exc)
+            return False
+
+    # ----- live capture and triggers ----------------------------------------------------------
+
+    def _capture(self, message: dict[str, Any], results: list[dict[str, Any]], turn_index: int) -> bool:
+        stamp = message.get("timestamp")
+        batch: Batch | None = capture_batch(message, results, turn_index, stamp if isinstance(stamp, int) else 0)
+        batch = without_protected(batch, self.is_protected) if batch else None
+        if batch is None:
+            return False
+        blobs = self.host.blobs_dir()
+        if blobs is not None:
+            handled = spill_oversized_batch(batch, self.index, threshold=self.config.spill_threshold,
+                                            preview_bytes=self.config.spill_preview_bytes,
+                                            dedup=self.config.dedup_by_content_hash, blobs_dir=blobs,
+                                            append=self.host.append_entry)
+            batch.tool_calls = [r for r in batch.tool_calls if r.key not in handled]
+        trimmed = trim_batch(batch, self.flusher.frontier, self.index.is_summarized) if batch.tool_calls else None
+        if trimmed is None:
+            return False
+        self.pending.append(trimmed)
+        self.host.set_status(STATUS_KEY, status_line(f"prune: {len(self.pending)} pending"))
+        return True
+
+    async def on_turn_end(self, message: dict[str, Any], results: list[dict[str, Any]], turn_index: int) -> None:
+        if not self.config.enabled or (not results and not self.rearmed):
+            return
+        pushed = self._capture(message, results, turn_index) if results else False
+        if not pushed and not self.rearmed:
+            return
+        usage = self.host.context_usage()
+        budget_hit = should_budget_flush(usage, self.config.auto_budget_threshold)
+        delta_hit = should_delta_flush(usage, self.previous_fraction, self.config.budget_turn_delta)
+        fraction = usage_fraction(usage)
+        if fraction is not None:
+            self.previous_fraction = fraction
+        if (self.pending or self.rearmed) and not self.flushing and (budget_hit or delta_hit):
+            trigger = "rearmed" if not self.pending else "budget" if budget_hit else "delta"
+            self.host.notify(f"pruner: context {'budget reached' if budget_hit else 'jumped this turn'}"
+                             " — summarizing pending tool work", "info")
+            await self.flush(trigger)
+
+    async def on_message_end(self, message: dict[str, Any]) -> None:
+        """The final reply of a run closes the batch: flush (agent-message mode)."""
+        if not self.config.enabled or self.config.prune_on != "agent-message":
+            return
+        if message.get("role") != "assistant" or tool_calls(message):
+            return
+        if message.get("stopReason") in ("error", "aborted"):
+            return
+        await self.flush("message-end")
+
+    def on_agent_end(self) -> None:
+        self.update_status()
+
+    # ----- flushing ---------------------------------------------------------------------------
+
+    def abort(self) -> None:
+        """Abandon a running flush (Esc): unfinished batches stay pending, nothing half-written."""
+        self._cancel.aborted = True
+
+    async def flush(self, trigger: str, sequential: bool = False, progress: Progress | None = None) -> FlushResult:
+        if self.flushing:
+            return FlushResult("already-flushing")
+        self.rearmed = False
+        self.flushing = True
+        self._cancel = _Cancel()
+        result = FlushResult("error")
+        try:
+            batches = self.flusher.collect(self.is_protected)
+            self.pending = []
+            if batches:
+                self.host.set_status(STATUS_KEY, status_line("prune: summarizing…"))
+            result, restore = await self.flusher.run(batches, self._cancel, sequential, progress)
+            self.pending = restore
+            if result.outcome == "summarizer-failed":
+                self.host.notify("pruner: no usable summary came back; the tool work stays pending for the"
+                                 " next flush", "warning")
+            for notice in result.notices:
+                self.host.notify(notice, "info")
+            return result
+        except Exception as exc:
+            log.error("pruner: flush failed: %s", exc)
+            self.host.notify(f"pruner: flush failed: {exc}", "error")
+            return result
+        finally:
+            self.flushing = False
+            self._write_flush_metrics(trigger, result)
+            self.update_status()
+
+    def _write_flush_metrics(self, trigger: str, result: FlushResult) -> None:
+        data = {"ts": self._now_marker(), "trigger": trigger, "capturedBatches": result.captured,
+                "processedBatches": result.processed, "outcome": result.outcome}
+        try:
+            self.host.append_entry(FLUSH_METRICS, data)
+        except Exception as exc:
+            log.error("pruner: could not write flush metrics: %s", exc)
+
+    def _now_marker(self) -> int:
+        """The newest message time on the branch: deterministic, unlike the wall clock."""
+        for entry in reversed(self.host.branch()):
+            message = entry.get("message")
+            if isinstance(message, dict) and isinstance(message.get("timestamp"), int):
+                return message["timestamp"]
+        return 0
+
+    # ----- rendering --------------------------------------------------------------------------
+
+    def render(self, messages: list[Any]) -> list[Any]:
+        """The `context` transform; the same list object when pruning is off or changes nothing."""
+        if not self.config.enabled:
+            return messages
+        out = prune_messages(messages, self.index, self.is_protected, self.config.recovery_grace_turns,
+                             self._report_orphans)
+        if out is not messages and self._reclaim_version != len(self.index):
+            self._reclaim_version = len(self.index)
+            self.stats.set_live_reclaim(_size(messages), _size(out))
+            self.update_status()
+        return out
+
+    def _report_orphans(self, swept: list[str]) -> None:
+        self.diagnostics.report("orphan-sweep", sweep_dedup_key(swept), sweep_detail(swept))
+
+    # ----- status -----------------------------------------------------------------------------
+
+    def status(self) -> str:
+        return status_text(self.config.enabled, self.stats.live_reclaim(), self.diagnostics.counts())
+
+    def update_status(self) -> None:
+        if not self.config.show_prune_status_line:
+            self.host.set_status(STATUS_KEY, None)
+            return
+        if self.config.enabled and self.pending and not self.flushing:
+            self.host.set_status(STATUS_KEY, status_line(f"prune: {len(self.pending)} pending"))
+            return
+        if self.config.enabled and self.rearmed and not self.pending:
+            self.host.set_status(STATUS_KEY, status_line("prune: recovered pending (reload)"))
+            return
+        self.host.set_status(STATUS_KEY, status_line(self.status()))
+
+    # ----- the recovery tool ------------------------------------------------------------------
+
+    tool_name = QUERY_TOOL_NAME
+    tool_description = QUERY_TOOL_DESCRIPTION
+    tool_parameters = QUERY_TOOL_PARAMETERS
+
+    def query(self, tool_call_ids: list[str]) -> tuple[str, dict[str, Any]]:
+        return run_query(self.index, tool_call_ids)
+
+    # ----- settings ---------------------------------------------------------------------------
+
+    def set_config(self, config: CondenseConfig) -> None:
+        self.config = config
+        self.summarizer.config = config
+        if self._save_config is not None:
+            self._save_config(config)
+        self.update_status()
+
+
+def _size(messages: list[Any]) -> int:
+    return len(json.dumps(messages, ensure_ascii=False, separators=(",", ":")))

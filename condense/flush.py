@@ -1,0 +1,174 @@
+"""The flush: captured batches -> dedup -> trivial skip -> summariser -> summaries delivered -> index.
+
+Order matters for safety. A summary is persisted (and so is in the model's context) BEFORE the index
+records that make its outputs render as stubs, so a crash or a failed write can leave a summary
+without stubs (harmless: the raw outputs are still there) but never stubs without a summary. A batch
+whose summary failed goes back to the pending queue, with every batch after it, for the next flush.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from condense.capture import capture_unindexed, group_batches
+from condense.frontier import Frontier, trim_batch
+from condense.host import CancelSignal, Host
+from condense.index import ToolCallIndexer
+from condense.records import FRONTIER, STATS, SUMMARY, Batch, ToolCallRecord
+from condense.stats import PruneStats
+from condense.summarize import Summarizer, build_summary_content
+
+log = logging.getLogger("condense")
+
+Outcome = str  # summarized | skipped-oversized | skipped-deduped | skipped-trivial | empty | summarizer-failed
+_PRECEDENCE = ("summarized", "skipped-oversized", "skipped-deduped", "skipped-trivial")
+
+Progress = Callable[[int, str, int], None]  # (batch number, state, streamed chars)
+
+
+@dataclass
+class FlushResult:
+    outcome: Outcome
+    captured: int = 0
+    processed: int = 0
+    summarized: int = 0
+    notices: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Work:
+    batch: Batch
+    kind: str  # summarize | trivial | deduped
+    deduped: list[ToolCallRecord] = field(default_factory=list)
+
+
+class Flusher:
+    """Runs flushes for one engine; holds no state of its own beyond what the engine passes in."""
+
+    def __init__(self, host: Host, index: ToolCallIndexer, summarizer: Summarizer, stats: PruneStats,
+                 config_source: Callable[[], Any]) -> None:
+        self.host = host
+        self.index = index
+        self.summarizer = summarizer
+        self.stats = stats
+        self._config = config_source
+        self.frontier: Frontier | None = None
+
+    # ----- collecting -------------------------------------------------------------------------
+
+    def collect(self, is_protected: Callable[[str, dict[str, Any]], bool]) -> list[Batch]:
+        """Everything pending on the branch past the frontier, grouped as the batching mode says."""
+        batches = capture_unindexed(self.host.branch(), self.index.is_summarized, is_protected)
+        trimmed = [b for b in (trim_batch(batch, self.frontier, self.index.is_summarized) for batch in batches) if b]
+        return group_batches(trimmed, self._config().batching_mode)
+
+    def _dedup(self, batch: Batch) -> _Work:
+        config = self._config()
+        if not config.dedup_by_content_hash:
+            return self._classify(batch, [])
+        kept: list[ToolCallRecord] = []
+        deduped: list[ToolCallRecord] = []
+        for record in batch.tool_calls:
+            original = self.index.lookup_by_content(record.tool_name, record.result_text)
+            if original is not None and original != record.key:
+                self.index.register_duplicate(record.key, original, self.host.append_entry)
+                deduped.append(record)
+            else:
+                kept.append(record)
+        remaining = Batch(batch.turn_index, batch.timestamp, batch.assistant_text, kept, batch.user_turn_group)
+        return self._classify(remaining, deduped)
+
+    def _classify(self, batch: Batch, deduped: list[ToolCallRecord]) -> _Work:
+        minimum = self._config().min_batch_chars
+        if deduped and not batch.tool_calls:
+            return _Work(batch, "deduped", deduped)
+        if minimum > 0 and batch.tool_calls and batch.raw_chars < minimum:
+            return _Work(batch, "trivial", deduped)
+        return _Work(batch, "summarize", deduped)
+
+    # ----- delivering -------------------------------------------------------------------------
+
+    async def _deliver(self, batch: Batch, llm_text: str) -> tuple[str, int]:
+        """Persist one summary, then its index records. Returns (outcome, summary chars)."""
+        refs = self.index.allocate_summary_refs(batch.tool_calls)
+        names = [r.tool_name for r in batch.tool_calls]
+        content = build_summary_content(llm_text, refs, names)
+        if len(content) >= batch.raw_chars:  # ARCHITECTURE decision: >= skips
+            return "skipped-oversized", len(content)
+        details = {"toolCallRefs": [r.to_json() for r in refs], "toolNames": names,
+                   "turnIndex": batch.turn_index, "timestamp": batch.timestamp}
+        await self.host.append_custom_message(SUMMARY, content, False, details)
+        self.index.add_batch(batch.tool_calls, self.host.append_entry)
+        self.index.register_summary_refs(refs)
+        self.index.register_summary_body([r.key for r in batch.tool_calls], content)
+        return "summarized", len(content)
+
+    async def run(self, batches: list[Batch], signal: CancelSignal, sequential: bool = False,
+                  progress: Progress | None = None) -> tuple[FlushResult, list[Batch]]:
+        """Flush `batches`; returns the result and the batches to put back in the pending queue."""
+        result = FlushResult("empty", captured=len(batches))
+        if not batches:
+            return result, []
+        work = [self._dedup(batch) for batch in batches]
+        to_summarize = [w.batch for w in work if w.kind == "summarize"]
+        summaries = iter(await self.summarizer.summarize_batches(to_summarize, signal, sequential=sequential,
+                                                                  on_progress=progress))
+        outcomes: list[str] = []
+        raw = summary_chars = calls = 0
+        last: tuple[_Work, ToolCallRecord] | None = None
+        for position, item in enumerate(work):
+            if item.kind == "summarize":
+                summary = next(summaries)
+                if summary is None:
+                    counts = (raw, summary_chars, calls)
+                    return self._finish(result, outcomes, last, counts), [w.batch for w in work[position:]]
+                self.stats.add_call(summary.usage)
+                try:
+                    outcome, chars = await self._deliver(item.batch, summary.text)
+                except Exception as exc:  # a failed write: keep the rest for later, lose nothing
+                    log.error("pruner: could not persist a summary: %s", exc)
+                    counts = (raw, summary_chars, calls)
+                    return self._finish(result, outcomes, last, counts), [w.batch for w in work[position:]]
+                summary_chars += chars
+                if outcome == "summarized":
+                    result.summarized += 1
+            else:
+                outcome = "skipped-trivial" if item.kind == "trivial" else "skipped-deduped"
+            outcomes.append(outcome)
+            raw += item.batch.raw_chars
+            calls += len(item.batch.tool_calls) + len(item.deduped)
+            tail = item.batch.tool_calls[-1] if item.batch.tool_calls else item.deduped[-1]
+            last = (item, tail)
+        return self._finish(result, outcomes, last, (raw, summary_chars, calls)), []
+
+    def _finish(self, result: FlushResult, outcomes: list[str], last: tuple[_Work, ToolCallRecord] | None,
+                counts: tuple[int, int, int]) -> FlushResult:
+        raw, summary_chars, calls = counts
+        result.processed = len(outcomes)
+        if last is None:
+            result.outcome = "summarizer-failed"
+            return result
+        result.outcome = next(o for o in _PRECEDENCE if o in outcomes)
+        item, record = last
+        self.frontier = Frontier(
+            last_attempted_tool_call_id=record.tool_call_id, last_attempted_tool_name=record.tool_name,
+            last_attempted_turn_index=item.batch.turn_index, last_attempted_timestamp=record.timestamp,
+            attempted_batch_count=len(outcomes), attempted_tool_call_count=calls,
+            raw_char_count=raw, summary_char_count=summary_chars, outcome=result.outcome)
+        self.host.append_entry(FRONTIER, self.frontier.to_json())
+        self.host.append_entry(STATS, self.stats.to_json())
+        self._notices(result, outcomes)
+        return result
+
+    def _notices(self, result: FlushResult, outcomes: list[str]) -> None:
+        if self._config().quiet_oversized_skips:
+            return
+        for outcome, text in (("skipped-oversized", "a summary came out larger than its outputs: kept the outputs"),
+                              ("skipped-trivial", "batches too small to be worth a summary were left as they are"),
+                              ("skipped-deduped", "outputs identical to earlier ones now point at those")):
+            count = outcomes.count(outcome)
+            if count:
+                result.notices.append(f"pruner: {count} {'batch' if count == 1 else 'batches'}: {text}")

@@ -1,0 +1,49 @@
+"""Phase 4: drop tool results that no open tool call vouches for.
+
+Providers reject a tool result whose call is not the latest assistant turn's (a reused id, an
+unresolved chain range, a bug upstream: the cause does not matter). The open set is per turn: an
+assistant message replaces it with its own call ids, a result consumes its id, and any other message
+is a barrier that closes the turn. Only the most recent, uninterrupted assistant turn can vouch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from condense.messages import tool_calls
+
+SHOWN_IDS = 5
+
+
+def sweep_orphans(messages: list[Any]) -> tuple[list[Any], list[str]]:
+    """The messages without orphaned results (the same list when there are none), and the swept ids."""
+    open_ids: set[str] = set()
+    swept_at: list[int] = []
+    for index, message in enumerate(messages):
+        role = message.get("role")
+        if role == "assistant":
+            open_ids = {str(call.get("id")) for call in tool_calls(message)}
+        elif role == "toolResult":
+            call_id = str(message.get("toolCallId"))
+            if call_id in open_ids:
+                open_ids.discard(call_id)
+            else:
+                swept_at.append(index)
+        else:
+            open_ids = set()
+    if not swept_at:
+        return messages, []
+    dropped = set(swept_at)
+    swept_ids = [str(messages[i].get("toolCallId")) for i in swept_at]
+    return [m for i, m in enumerate(messages) if i not in dropped], swept_ids
+
+
+def sweep_dedup_key(swept_ids: list[str]) -> str:
+    return hashlib.sha1(",".join(sorted(swept_ids)).encode()).hexdigest()[:16]
+
+
+def sweep_detail(swept_ids: list[str]) -> str:
+    shown = ", ".join(swept_ids[:SHOWN_IDS])
+    more = f" ... +{len(swept_ids) - SHOWN_IDS} more" if len(swept_ids) > SHOWN_IDS else ""
+    return f"swept {len(swept_ids)} orphan toolResult(s): {shown}{more}"

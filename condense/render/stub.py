@@ -1,0 +1,75 @@
+"""Phase 1: replace summarised tool results with short stubs that say where the original is.
+
+The result message stays (same role, id, name and timestamp, `isError: false`), so the call it
+answers is still answered and the model is not shown a fake failure; only its content shrinks. The
+stub text depends on nothing but the record, so every render of the same session gives the same
+bytes and the provider's prefix cache keeps hitting on the pruned range.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from condense.occurrence import message_key
+from condense.records import ToolCallRecord
+
+
+class StubIndex(Protocol):
+    def is_summarized(self, key: str) -> bool: ...
+    def has_legacy_bare_record(self, bare_id: str) -> bool: ...
+    def get_record(self, key: str) -> ToolCallRecord | None: ...
+    def get_short_ref(self, key: str) -> str | None: ...
+
+
+def summarized_stub(ref: str) -> str:
+    return f"[Summarized in pruner summary, ref `{ref}`. Use context_tree_query to retrieve full output.]"
+
+
+def spill_stub(record: ToolCallRecord, ref: str) -> str:
+    """ARCHITECTURE decision: the design document's spill stub shape."""
+    size = record.spill_bytes if record.spill_bytes is not None else "?"
+    return (f"[Spilled: {record.tool_name} ({size} bytes). Head preview:\n{record.result_preview or ''}\n"
+            f"Full output: {record.spill_path}. Use context_tree_query({ref}) to retrieve.]")
+
+
+def lookup_key(message: dict[str, Any], index: StubIndex) -> str | None:
+    """The index key this result is summarised under: its occurrence key, else (legacy records only) its id."""
+    key = message_key(message)
+    if index.is_summarized(key):
+        return key
+    bare = str(message.get("toolCallId", ""))
+    if index.has_legacy_bare_record(bare):
+        return bare
+    return None
+
+
+def stub_message(message: dict[str, Any], record: ToolCallRecord, ref: str) -> dict[str, Any]:
+    text = spill_stub(record, ref) if record.spill_path else summarized_stub(ref)
+    return {
+        "role": "toolResult",
+        "toolCallId": message.get("toolCallId"),
+        "toolName": message.get("toolName"),
+        "content": [{"type": "text", "text": text}],
+        "isError": False,
+        "timestamp": message.get("timestamp"),
+    }
+
+
+def replace_stubs(messages: list[Any], index: StubIndex, is_protected: Callable[[str, dict[str, Any]], bool],
+                  grace_keys: set[str]) -> list[Any]:
+    """Stub every summarised result not protected now and not inside a recovery grace window."""
+    out: list[Any] | None = None
+    for position, message in enumerate(messages):
+        if message.get("role") != "toolResult":
+            continue
+        key = lookup_key(message, index)
+        if key is None or message_key(message) in grace_keys:
+            continue
+        record = index.get_record(key)
+        if record is None or is_protected(record.tool_name, record.args):
+            continue
+        if out is None:
+            out = list(messages)
+        out[position] = stub_message(message, record, index.get_short_ref(key) or str(message.get("toolCallId")))
+    return messages if out is None else out

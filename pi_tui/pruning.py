@@ -1,0 +1,182 @@
+"""Wiring condense into the agent host: its Host protocol, its events, its tool and `/pruner`.
+
+This is the only module of pi_tui that knows how the engine is driven; the engine knows nothing of
+pi_tui. Summaries are inserted straight into the conversation (never queued as a steer) because
+the engine only delivers at safe points, where inserting cannot split a tool call from its results
+and cannot start a model turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from condense.blobs import blob_dir
+from condense.commands import run_command
+from condense.config import CondenseConfig
+from condense.engine import CondenseEngine
+from condense.host import CancelSignal, CompletionEvent, ContextUsage, Level
+from pi_tui.agent.abort import AbortSignal
+from pi_tui.agent.host import AgentHost
+from pi_tui.ai.errors import classify_error_text
+from pi_tui.ai.models import has_key, parse_model_ref
+from pi_tui.ai.types import ModelClient, ModelRequest, ModelSpec
+from pi_tui.errors import UserError
+from pi_tui.session.store import Session
+from pi_tui.session.timefmt import now_ms
+from pi_tui.settings import save_settings
+from pi_tui.tools.base import Tool, ToolContext, ToolOutput, ToolParams
+
+
+def blobs_dir_of(session: Session) -> Path | None:
+    if session.path is None:
+        return None
+    return blob_dir(session.path.parent, session.session_id)
+
+
+async def stream_completion(client: ModelClient, model: ModelSpec, prompt: str, thinking: str | None,
+                            cancel: CancelSignal) -> AsyncIterator[CompletionEvent]:
+    """One summariser call through a ModelClient, as condense's CompletionEvents."""
+    signal = AbortSignal()
+
+    async def watch() -> None:
+        while not cancel.aborted:
+            await asyncio.sleep(0.1)
+        signal.abort()
+
+    watcher = asyncio.ensure_future(watch())
+    request = ModelRequest(model=model, system_prompt="", thinking_level=thinking or "off",
+                           messages=[{"role": "user", "content": [{"type": "text", "text": prompt}],
+                                      "timestamp": now_ms()}])
+    try:
+        async for event in client.stream(request, signal):
+            if event.type == "text_delta":
+                yield CompletionEvent("delta", event.delta)
+            elif event.type == "thinking_delta":
+                yield CompletionEvent("thinking", event.delta)
+            elif event.type == "done":
+                message = event.message
+                text = "\n".join(b["text"] for b in message["content"] if b.get("type") == "text")
+                yield CompletionEvent("done", text, message["stopReason"], dict(message["usage"]))
+            elif event.type == "error":
+                error = event.message.get("errorMessage", "")
+                kind = "other" if event.message["stopReason"] == "aborted" else classify_error_text(error)
+                yield CompletionEvent("error", error, event.message["stopReason"], error_kind=kind)
+    finally:
+        watcher.cancel()
+
+
+class AgentPruningHost:
+    """condense's Host over a live AgentHost."""
+
+    def __init__(self, host: AgentHost, client_for: Any) -> None:
+        self.agent_host = host
+        self._client_for = client_for
+
+    def branch(self) -> list[dict[str, Any]]:
+        return self.agent_host.session.branch_entries()
+
+    def append_entry(self, custom_type: str, data: Any) -> None:
+        self.agent_host.session.append_custom(custom_type, data)
+
+    async def append_custom_message(self, custom_type: str, content: str, display: bool, details: Any) -> None:
+        await self.agent_host.insert_custom_message(custom_type, content, display, details)
+
+    def blobs_dir(self) -> Path | None:
+        return blobs_dir_of(self.agent_host.session)
+
+    def context_usage(self) -> ContextUsage | None:
+        usage = self.agent_host.context_usage()
+        return ContextUsage(usage.tokens, usage.context_window)
+
+    def session_model(self) -> str | None:
+        return self.agent_host.config.model.ref
+
+    def has_model(self, ref: str) -> bool:
+        try:
+            spec = parse_model_ref(ref)
+        except ValueError:
+            return False
+        return spec.provider == "demo" or has_key(spec.provider)
+
+    def complete(self, model: str, prompt: str, thinking: str | None,
+                 signal: CancelSignal) -> AsyncIterator[CompletionEvent]:
+        session_model = self.agent_host.config.model
+        spec = session_model if model == session_model.ref else parse_model_ref(model)
+        return stream_completion(self._client_for(spec), spec, prompt, thinking, signal)
+
+    def notify(self, text: str, level: Level = "info") -> None:
+        self.agent_host.ui.notify(text, level)
+
+    def set_status(self, key: str, text: str | None) -> None:
+        self.agent_host.ui.set_status(key, text)
+
+    def set_widget(self, key: str, lines: list[str] | None) -> None:
+        self.agent_host.ui.set_widget(key, lines)
+
+
+class QueryParams(ToolParams):
+    toolCallIds: list[str] = Field(
+        description="Short refs like t12, occurrence keys like call_1@1700000000000, or raw tool call ids")
+
+
+class QueryTool(Tool):
+    """`context_tree_query` as an agent tool: reads originals back from the engine's index."""
+
+    name = "context_tree_query"
+    label = "Query Original Tool History"
+    Params = QueryParams
+
+    def __init__(self, engine: CondenseEngine) -> None:
+        self.engine = engine
+        self.description = engine.tool_description  # type: ignore[misc]
+
+    async def run(self, params: QueryParams, ctx: ToolContext) -> ToolOutput:
+        text, details = self.engine.query(params.toolCallIds)
+        return ToolOutput.text(text, details)
+
+
+def settings_saver(host: AgentHost, start: CondenseConfig) -> Callable[[CondenseConfig], None]:
+    """Save what a `/pruner` command changed (only that: in-memory overrides such as the demo's stay)."""
+    last = {"config": start.model_dump()}
+
+    def save(config: CondenseConfig) -> None:
+        new = config.model_dump()
+        changes = {k: v for k, v in new.items() if v != last["config"].get(k)}
+        last["config"] = new
+        if not changes:
+            return
+        try:
+            save_settings({"condense": changes})
+        except UserError as exc:
+            host.ui.notify(str(exc), "error")
+
+    return save
+
+
+def install(host: AgentHost, config: CondenseConfig, client_for: Any, persist: bool = True) -> CondenseEngine:
+    """Create the engine for `host` and hook it onto the host's events, tools and commands."""
+    saver = settings_saver(host, config) if persist else None
+    engine = CondenseEngine(AgentPruningHost(host, client_for), config, saver)
+    bus = host.bus
+    bus.on("session_start", lambda e: engine.on_session_start())
+    bus.on("session_tree", lambda e: engine.on_session_tree())
+    bus.on("turn_end", lambda e: engine.on_turn_end(e["message"], e["toolResults"], e["turnIndex"]))
+    bus.on("message_end", lambda e: engine.on_message_end(e["message"]))
+    bus.on("agent_end", lambda e: engine.on_agent_end())
+    bus.on("context", lambda e: engine.render(e["messages"]))
+    host.register_tool(QueryTool(engine))
+
+    async def pruner(args: str) -> None:
+        if not host.is_idle and args.strip().startswith("now"):
+            host.ui.notify("pruner: the agent is working; run /pruner now when it has finished", "warning")
+            return
+        await run_command(engine, args)
+
+    host.register_command("pruner", "context pruning: status, now, on, off, settings, ... (/pruner help)", pruner)
+    host.on_abort.append(engine.abort)
+    return engine
