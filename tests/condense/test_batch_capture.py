@@ -6,6 +6,7 @@ result") come first; the capture scenarios follow below them.
 
 from __future__ import annotations
 
+from condense.capture import capture_batch, capture_unindexed, group_batches
 from condense.records import Batch, ToolCallRecord
 from condense.summarize.serialize import serialize_batch, window_text
 
@@ -59,3 +60,71 @@ def test_longer_results_keep_4000_head_and_4000_tail_around_an_elision_marker() 
 
 
 # ----- capture scenarios: below this line -----
+
+
+def _entry(message: dict) -> dict:
+    return {"type": "message", "timestamp": "2026-01-01T00:00:00.000Z", "message": message}
+
+
+def _tc(call_id: str) -> dict:
+    return {"type": "toolCall", "id": call_id, "name": "bash", "arguments": {"command": "ls"}}
+
+
+def _asst(ts: int, *calls: dict) -> dict:
+    return {"role": "assistant", "content": list(calls), "stopReason": "toolUse", "timestamp": ts}
+
+
+def _res(call_id: str, text: str, ts: int) -> dict:
+    return {"role": "toolResult", "toolCallId": call_id, "toolName": "bash",
+            "content": [{"type": "text", "text": text}], "isError": False, "timestamp": ts}
+
+
+def test_capture_batch_records_the_matched_results_timestamp() -> None:
+    batch = capture_batch(_asst(2100, _tc("bash_23")), [_res("bash_23", "out", 2150)], 3, 9999)
+    assert batch.tool_calls[0].result_timestamp == 2150
+    assert batch.tool_calls[0].timestamp == 9999 and batch.turn_index == 3
+
+
+def test_capture_batch_omits_result_timestamp_when_no_result_matched() -> None:
+    batch = capture_batch(_asst(2100, _tc("bash_23")), [], 3, 9999)
+    record = batch.tool_calls[0]
+    assert record.result_timestamp is None and "resultTimestamp" not in record.to_json()
+    assert record.result_text == "(no result)"
+
+
+def test_rescan_pairs_each_assistant_with_the_results_of_its_own_turn_when_ids_repeat() -> None:
+    branch = [_entry(_asst(1100, _tc("bash_23"))), _entry(_res("bash_23", "FIRST", 1150)),
+              _entry(_asst(2100, _tc("bash_23"))), _entry(_res("bash_23", "SECOND", 2150))]
+    batches = capture_unindexed(branch, lambda key: False, lambda name, args: False)
+    assert [(b.tool_calls[0].result_text, b.tool_calls[0].result_timestamp) for b in batches] == [
+        ("FIRST", 1150), ("SECOND", 2150)]
+    assert [b.turn_index for b in batches] == [0, 1], "session-wide assistant index"
+
+
+def test_rescan_asks_is_summarized_with_the_occurrence_key_not_the_bare_id() -> None:
+    asked: list[str] = []
+    branch = [_entry(_asst(1100, _tc("bash_23"))), _entry(_res("bash_23", "FIRST", 1150))]
+    capture_unindexed(branch, lambda key: asked.append(key) or False, lambda name, args: False)
+    assert asked == ["bash_23@1150"]
+
+
+def test_rescan_still_skips_a_call_whose_result_has_not_arrived() -> None:
+    branch = [_entry(_asst(1100, _tc("bash_23")))]
+    assert capture_unindexed(branch, lambda key: False, lambda name, args: False) == []
+
+
+def test_rescan_does_not_pair_a_result_that_falls_outside_its_own_assistants_turn_window() -> None:
+    final = {"role": "assistant", "content": [{"type": "text", "text": "done"}], "timestamp": 1200}
+    branch = [_entry(_asst(1100, _tc("bash_23"))), _entry(final), _entry(_res("bash_23", "LATE", 1300))]
+    assert capture_unindexed(branch, lambda key: False, lambda name, args: False) == []
+
+
+def test_agent_message_mode_merges_batches_of_one_user_turn() -> None:
+    user = {"role": "user", "content": "go", "timestamp": 1}
+    branch = [_entry(user), _entry(_asst(1100, _tc("a"))), _entry(_res("a", "A", 1150)),
+              _entry(_asst(1200, _tc("b"))), _entry(_res("b", "B", 1250)),
+              _entry(user), _entry(_asst(2100, _tc("c"))), _entry(_res("c", "C", 2150))]
+    batches = capture_unindexed(branch, lambda key: False, lambda name, args: False)
+    grouped = group_batches(batches, "agent-message")
+    assert [[r.tool_call_id for r in b.tool_calls] for b in grouped] == [["a", "b"], ["c"]]
+    assert group_batches(batches, "turn") is batches

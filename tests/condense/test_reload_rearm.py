@@ -1,0 +1,91 @@
+"""Scenarios of src/reload-rearm.integration.test.ts: work left pending by a reload still flushes.
+
+The reference boots its whole extension with a stubbed pi/ctx; here the real engine runs on an in-memory host.
+Scenarios about context metrics and chain compression failures live with condense II's tests.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from condense.host import ContextUsage
+from tests.condense.memory_host import assistant, call, make, result, stubbed, user
+
+SETTINGS = {"prune_on": "agent-message", "batching_mode": "agent-message", "auto_budget_threshold": 0.5,
+            "min_batch_chars": 1}
+
+
+def branch_with_unflushed_result(host) -> None:  # type: ignore[no-untyped-def]
+    host.add_message(user("read it", 100))
+    host.add_message(assistant(110, call("tc1")))
+    host.add_message(result("tc1", "r" * 400, 120))
+    host.usage = ContextUsage(600_000, 1_000_000)
+
+
+async def test_rearms_the_turn_end_budget_gate_after_a_reload_so_recovered_pending_work_still_flushes() -> None:
+    host, engine, drive = make(SETTINGS, answer=lambda prompt: "[[1:read]] summary")
+    branch_with_unflushed_result(host)
+    engine.on_session_start()
+    assert engine.rearmed
+    message = assistant(130, call("tc2"))
+    await engine.on_turn_end(message, [], 1)
+    assert len(host.prompts) == 1 and len(host.custom("context-prune-index")) == 1
+    assert stubbed(drive.render()) == ["tc1"]
+    await engine.on_turn_end(message, [], 1)
+    assert len(host.prompts) == 1, "the flag was cleared: no second summary"
+    metrics = host.custom("context-prune-flush-metrics")
+    assert len(metrics) == 1
+    assert {k: metrics[0][k] for k in ("trigger", "outcome", "capturedBatches", "processedBatches")} == {
+        "trigger": "rearmed", "outcome": "summarized", "capturedBatches": 1, "processedBatches": 1}
+    final = assistant(140, text="done")
+    host.add_message(final)
+    await engine.on_message_end(final)
+    second = host.custom("context-prune-flush-metrics")[-1]
+    assert {k: second[k] for k in ("trigger", "outcome", "capturedBatches", "processedBatches")} == {
+        "trigger": "message-end", "outcome": "empty", "capturedBatches": 0, "processedBatches": 0}
+
+
+async def test_agent_end_shows_recovered_pending_reload_when_rearmed_but_the_in_memory_queue_is_empty() -> None:
+    host, engine, _ = make(SETTINGS)
+    branch_with_unflushed_result(host)
+    engine.on_session_start()
+    engine.on_agent_end()
+    assert host.status["condense"] == "│ prune: recovered pending (reload)"
+
+
+async def test_reports_a_rescan_failure_and_leaves_rearmed_pending_false_without_failing_session_start(
+        caplog: pytest.LogCaptureFixture) -> None:
+    host, engine, _ = make(SETTINGS)
+    branch_with_unflushed_result(host)
+
+    def broken_branch():  # type: ignore[no-untyped-def]
+        raise RuntimeError("branch unreadable")
+
+    host.branch = broken_branch  # type: ignore[method-assign]
+    engine.index.rebuild = lambda entries: None  # type: ignore[method-assign]
+    engine.stats.reconstruct = lambda entries: None  # type: ignore[method-assign]
+    with caplog.at_level(logging.ERROR, logger="condense"):
+        engine.rearmed = engine._probe_rearm()
+    assert not engine.rearmed
+    assert "reload rearm probe" in caplog.text
+    await engine.on_turn_end(assistant(130, call("tc2")), [], 1)
+    assert host.prompts == []
+
+
+async def test_non_rearmed_turn_end_with_an_all_excluded_batch_does_not_evaluate_the_budget_gate() -> None:
+    host, _engine, drive = make({**SETTINGS, "protected_tools": ["secret"]})
+    await drive.prompt("go", 100)
+    host.usage = ContextUsage(10_000, 1_000_000)
+    await drive.tool_turn(110, [("c1", "x" * 50)])
+    host.usage = ContextUsage(900_000, 1_000_000)
+    await drive.tool_turn(120, [("c2", "y" * 50)], name="secret")
+    assert host.custom("context-prune-flush-metrics") == [], "the gate only runs when this turn pushed a batch"
+
+
+async def test_an_empty_flush_still_writes_its_flush_metrics_entry() -> None:
+    host, engine, _ = make(SETTINGS)
+    result_ = await engine.flush("manual")
+    assert result_.outcome == "empty"
+    assert host.custom("context-prune-flush-metrics")[0]["outcome"] == "empty"
