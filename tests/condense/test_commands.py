@@ -1,0 +1,55 @@
+"""`/pruner` subcommands (src/commands.test.ts scenarios that are not about the status line, plus ours)."""
+
+from __future__ import annotations
+
+from condense.commands import HANDLERS, HELP, run_command
+from condense.config import CondenseConfig
+from tests.condense.memory_host import make
+
+
+async def test_pruner_now_with_nothing_pending_still_records_a_flush_metrics_entry() -> None:
+    host, engine, _ = make()
+    await run_command(engine, "now")
+    assert host.notices[0] == ("info", "pruner: nothing pending — no batches to summarize")
+    metrics = host.custom("context-prune-flush-metrics")
+    assert metrics[0]["trigger"] == "manual" and metrics[0]["outcome"] == "empty"
+
+
+async def test_on_off_and_settings_are_validated_then_saved() -> None:
+    host, engine, _ = make()
+    saved: list[CondenseConfig] = []
+    engine._save_config = saved.append
+    await run_command(engine, "off")
+    assert not engine.config.enabled and saved[-1].enabled is False
+    assert host.status["condense"] == "│ prune: OFF"
+    await run_command(engine, "on")
+    await run_command(engine, "protected-tools todowrite, todoread")
+    assert engine.config.protected_tools == ["todowrite", "todoread"]
+    await run_command(engine, "protected-paths -")
+    assert engine.config.protected_paths == []
+    await run_command(engine, "min-batch-chars 250")
+    assert engine.config.min_batch_chars == 250
+    before = len(saved)
+    await run_command(engine, "min-batch-chars -3")
+    await run_command(engine, "prune-on sometimes")
+    assert len(saved) == before, "invalid values are refused, nothing saved"
+    errors = [text for level, text in host.notices if level == "error"]
+    assert len(errors) == 2 and "min_batch_chars" in errors[0] and "prune_on" in errors[1]
+
+
+async def test_status_shows_settings_stats_and_diagnostics() -> None:
+    host, engine, _ = make()
+    await run_command(engine, "")
+    text = host.notices[-1][1]
+    assert text.startswith("pruner: ON · prune: ON")
+    assert "orphan-sweep 0" in text and "summarizer:   default" in text
+
+
+async def test_help_lists_every_subcommand_and_unknown_ones_are_named() -> None:
+    host, engine, _ = make()
+    await run_command(engine, "help")
+    listing = host.notices[-1][1]
+    assert all(f"/pruner {name}" in listing for name in HELP)
+    assert set(HELP) == set(HANDLERS)
+    await run_command(engine, "frobnicate")
+    assert host.notices[-1] == ("warning", "pruner: unknown subcommand 'frobnicate'; try /pruner help")

@@ -1,0 +1,101 @@
+"""`pi-tui replay` of a real recorded session: the pruned context is small, valid, stable, and loses nothing."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from condense.config import CondenseConfig
+from condense.measure import tool_result_chars
+from condense.render.orphans import sweep_orphans
+from pi_tui.cli import main
+from pi_tui.offline import next_request, offline_engine
+from pi_tui.session.store import Session
+from tests.conftest import corpus_path
+
+
+@pytest.fixture(scope="module")
+def replayed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("replay") / "out.jsonl"
+    source = corpus_path("pi-large-session.jsonl")
+    assert main(["replay", str(source), "-o", str(out), "--summarizer", "extractive"]) == 0
+    return out
+
+
+def originals(path: Path) -> dict[tuple[str, int], str]:
+    found = {}
+    for message in Session.open(path).messages():
+        if message["role"] == "toolResult":
+            text = "\n".join(b["text"] for b in message["content"] if b.get("type") == "text")
+            found[(message["toolCallId"], message["timestamp"])] = text
+    return found
+
+
+def test_replay_output_holds_the_recording_and_what_condense_persisted(replayed: Path) -> None:
+    source = Session.open(corpus_path("pi-large-session.jsonl"))
+    out = Session.open(replayed)
+    recorded = [m for m in source.messages()]
+    kept = [m for m in out.messages() if m.get("role") != "custom"]
+    assert kept == recorded, "every recorded message, in order, unchanged"
+    kinds = {e.get("customType") for e in out.entries if e["type"] in ("custom", "custom_message")}
+    assert {"context-prune-summary", "context-prune-index", "context-prune-frontier"} <= kinds
+
+
+def test_pruned_context_is_at_most_a_quarter_of_the_tool_output_and_has_no_orphan(replayed: Path) -> None:
+    config = CondenseConfig()
+    pruned = next_request(Session.open(replayed), config)
+    unpruned = next_request(Session.open(corpus_path("pi-large-session.jsonl")), config.model_copy(
+        update={"enabled": False}))
+    ratio = tool_result_chars(pruned) / tool_result_chars(unpruned)
+    assert ratio <= 0.25, f"tool-result text kept: {ratio:.1%}"
+    engine, host = offline_engine(Session.open(replayed), config)
+    rendered = engine.render(Session.open(replayed).messages())
+    again, swept = sweep_orphans(rendered)
+    assert swept == [] and again is rendered
+    assert engine.diagnostics.counts()["orphan-sweep"] == 0
+
+
+def test_every_ref_in_the_context_returns_its_original_output(replayed: Path) -> None:
+    session = Session.open(replayed)
+    pruned = json.dumps(next_request(session, CondenseConfig()))
+    refs = sorted(set(re.findall(r"`(t\d+)`", pruned)), key=lambda r: int(r[1:]))
+    assert len(refs) > 20
+    engine, _ = offline_engine(session, CondenseConfig())
+    recorded = originals(corpus_path("pi-large-session.jsonl"))
+    for ref in refs:
+        record = engine.index.get_record(ref)
+        assert record is not None, ref
+        original = recorded[(record.tool_call_id, record.result_timestamp)]
+        text, _ = engine.query([ref])
+        if "[Output truncated:" in text:
+            head = text.split("\n\n", 1)[1].rsplit("\n[Output truncated:", 1)[0]
+            assert original.startswith(head), ref
+        else:
+            assert text.endswith("\n\n" + original), ref
+
+
+def test_two_renders_of_the_same_file_are_byte_identical(replayed: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["context", str(replayed), "--json"]) == 0
+    first = capsys.readouterr().out
+    assert main(["context", str(replayed), "--json"]) == 0
+    assert capsys.readouterr().out == first
+
+
+def test_replay_never_overwrites_and_rejects_bad_settings(replayed: Path, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    source = str(corpus_path("pi-large-session.jsonl"))
+    assert main(["replay", source, "-o", str(replayed)]) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert main(["replay", source, "-o", str(tmp_path / "x.jsonl"), "--set", "min_batch_chars=-5"]) == 2
+    assert "min_batch_chars" in capsys.readouterr().err
+    assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_query_command_prints_the_original(replayed: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["query", str(replayed), "t1", "nope"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("## toolRef: t1\n")
+    assert "## toolRef: nope\n(not found in index" in out
