@@ -51,7 +51,7 @@ def test_pruned_context_is_at_most_a_quarter_of_the_tool_output_and_has_no_orpha
         update={"enabled": False}))
     ratio = tool_result_chars(pruned) / tool_result_chars(unpruned)
     assert ratio <= 0.25, f"tool-result text kept: {ratio:.1%}"
-    engine, host = offline_engine(Session.open(replayed), config)
+    engine, _ = offline_engine(Session.open(replayed), config)
     rendered = engine.render(Session.open(replayed).messages())
     again, swept = sweep_orphans(rendered)
     assert swept == [] and again is rendered
