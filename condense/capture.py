@@ -57,7 +57,7 @@ def capture_batch(message: dict[str, Any], results: list[dict[str, Any]], turn_i
     return Batch(turn_index, timestamp, assistant_text(message), records)
 
 
-def _entry_ms(entry: dict[str, Any]) -> int:
+def entry_ms(entry: dict[str, Any]) -> int:
     stamp = entry.get("timestamp")
     if isinstance(stamp, str):
         try:
@@ -90,7 +90,7 @@ def _turns(branch: list[dict[str, Any]]) -> list[_Turn]:
         if role == "user":
             group += 1
         elif role == "assistant":
-            current = _Turn(message, assistants, group, _entry_ms(entry)) if tool_calls(message) else None
+            current = _Turn(message, assistants, group, entry_ms(entry)) if tool_calls(message) else None
             if current is not None:
                 turns.append(current)
             assistants += 1

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
+from condense.metrics import status_block
 
 Handler = Callable[[CondenseEngine, str], Awaitable[None]]
 
@@ -81,8 +82,7 @@ async def _status(engine: CondenseEngine, _: str) -> None:
     lines.append(engine.stats.describe())
     counts = engine.diagnostics.counts()
     lines.append("diagnostics:  " + ", ".join(f"{k} {v}" for k, v in counts.items()))
-    if engine.rearmed:
-        lines.append("rearmed:      yes")
+    lines.extend(status_block(engine.context_metrics(), engine.rearmed))
     _notify(engine, "\n".join(lines))
 
 

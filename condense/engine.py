@@ -7,7 +7,6 @@ restart may lose without harm (the pending queue, the budget trigger's last frac
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,12 +21,14 @@ from condense.frontier import reconstruct as reconstruct_frontier
 from condense.frontier import trim_batch
 from condense.host import Host
 from condense.index import ToolCallIndexer
+from condense.measure import json_chars
 from condense.messages import tool_calls
+from condense.metrics import ContextMetrics, compute_context_metrics
 from condense.protect import is_protected
 from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_NAME, QUERY_TOOL_PARAMETERS, run_query
 from condense.records import FLUSH_METRICS, Batch
 from condense.render.orphans import sweep_dedup_key, sweep_detail
-from condense.render.pipeline import prune_messages
+from condense.render.pipeline import RenderOptions, prune_messages
 from condense.spill import spill_oversized_batch
 from condense.stats import PruneStats, status_line, status_text
 from condense.summarize import Summarizer
@@ -187,11 +188,16 @@ class CondenseEngine:
 
     def _write_flush_metrics(self, trigger: str, result: FlushResult) -> None:
         data = {"ts": self._now_marker(), "trigger": trigger, "capturedBatches": result.captured,
-                "processedBatches": result.processed, "outcome": result.outcome}
+                "processedBatches": result.processed, "outcome": result.outcome,
+                "metrics": self.context_metrics().to_json()}
         try:
             self.host.append_entry(FLUSH_METRICS, data)
         except Exception as exc:
             log.error("pruner: could not write flush metrics: %s", exc)
+
+    def context_metrics(self) -> ContextMetrics:
+        return compute_context_metrics(self.host.branch(), self.flusher.frontier, self.index.is_summarized,
+                                       self.is_protected)
 
     def _now_marker(self) -> int:
         """The newest message time on the branch: deterministic, unlike the wall clock."""
@@ -207,13 +213,17 @@ class CondenseEngine:
         """The `context` transform; the same list object when pruning is off or changes nothing."""
         if not self.config.enabled:
             return messages
-        out = prune_messages(messages, self.index, self.is_protected, self.config.recovery_grace_turns,
-                             self._report_orphans)
+        out = prune_messages(messages, self.index, self._render_options())
         if out is not messages and self._reclaim_version != len(self.index):
             self._reclaim_version = len(self.index)
-            self.stats.set_live_reclaim(_size(messages), _size(out))
+            self.stats.set_live_reclaim(json_chars(messages), json_chars(out))
             self.update_status()
         return out
+
+    def _render_options(self) -> RenderOptions:
+        purge = self.config.purge_errors
+        return RenderOptions(self.is_protected, self.config.recovery_grace_turns, purge.enabled,
+                             purge.cooldown_turns, purge.min_arg_chars, self._report_orphans)
 
     def _report_orphans(self, swept: list[str]) -> None:
         self.diagnostics.report("orphan-sweep", sweep_dedup_key(swept), sweep_detail(swept))
@@ -254,5 +264,3 @@ class CondenseEngine:
         self.update_status()
 
 
-def _size(messages: list[Any]) -> int:
-    return len(json.dumps(messages, ensure_ascii=False, separators=(",", ":")))

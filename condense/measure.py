@@ -28,6 +28,11 @@ def _block_chars(block: Any) -> int:
     return 0
 
 
+def json_chars(value: Any) -> int:
+    """Length of `value` as compact JSON (JavaScript's JSON.stringify): the unit of sizes and thresholds."""
+    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
+
+
 def model_chars(messages: list[Any]) -> int:
     """Characters of everything the model reads in these messages."""
     total = 0

@@ -1,24 +1,41 @@
-"""The render pipeline, in the order the design fixes: stubs, then the structural orphan sweep."""
+"""The render pipeline, in the order the design fixes: stubs, error purge, chain ranges, orphan sweep."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from condense.grace import in_grace_recovery_keys
 from condense.render.orphans import sweep_orphans
+from condense.render.purge import purge_errored_args
 from condense.render.stub import StubIndex, replace_stubs
 
 IsProtected = Callable[[str, dict[str, Any]], bool]
 OrphanReporter = Callable[[list[str]], None]
+Phase = Callable[[list[Any]], list[Any]]
 
 
-def prune_messages(messages: list[Any], index: StubIndex, is_protected: IsProtected, grace_turns: int,
-                   report_orphans: OrphanReporter) -> list[Any]:
+@dataclass
+class RenderOptions:
+    is_protected: IsProtected
+    grace_turns: int
+    purge_enabled: bool
+    purge_cooldown_turns: int
+    purge_min_arg_chars: int
+    report_orphans: OrphanReporter
+    chains: Phase | None = None  # phase 3, when chain compression has entries to apply
+
+
+def prune_messages(messages: list[Any], index: StubIndex, options: RenderOptions) -> list[Any]:
     """What the model sees; the very same list when nothing changes."""
-    grace = in_grace_recovery_keys(messages, grace_turns) if grace_turns > 0 else set()
-    out = replace_stubs(messages, index, is_protected, grace)
+    grace = in_grace_recovery_keys(messages, options.grace_turns) if options.grace_turns > 0 else set()
+    out = replace_stubs(messages, index, options.is_protected, grace)
+    out = purge_errored_args(out, enabled=options.purge_enabled, cooldown_turns=options.purge_cooldown_turns,
+                             min_arg_chars=options.purge_min_arg_chars)
+    if options.chains is not None:
+        out = options.chains(out)
     out, swept = sweep_orphans(out)
     if swept:
-        report_orphans(swept)
+        options.report_orphans(swept)
     return out

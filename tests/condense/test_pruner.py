@@ -12,7 +12,7 @@ from condense.index import ToolCallIndexer
 from condense.protect import is_protected
 from condense.records import ToolCallRecord
 from condense.render.orphans import sweep_orphans
-from condense.render.pipeline import prune_messages
+from condense.render.pipeline import RenderOptions, prune_messages
 from tests.condense.memory_host import assistant, call, result, user
 
 entries: list[tuple[str, Any]] = []
@@ -45,8 +45,7 @@ def render(messages: list[Any], index: ToolCallIndexer, *, paths: list[str] | No
         from condense.render.orphans import sweep_dedup_key, sweep_detail
         sink.report("orphan-sweep", sweep_dedup_key(swept), sweep_detail(swept))
 
-    out = prune_messages(messages, index, protected, grace, report)
-    return out
+    return prune_messages(messages, index, RenderOptions(protected, grace, True, 2, 500, report))
 
 
 def turn(call_id: str, ts: int, text: str = "RAW", name: str = "read") -> list[dict[str, Any]]:

@@ -1,0 +1,97 @@
+"""Phase 2: shrink the arguments of tool calls that failed a while ago.
+
+A failed `write` or `edit` keeps its whole file body in the assistant turn forever, although nothing
+will ever act on it; the small error result is what the model needs. Once the error has cooled down
+(the model had its turns to retry), every long string inside the call's arguments becomes a size
+marker. Keys, value types and array lengths stay: providers replay old calls and some validate their
+shape (a grammar tool whose input property must stay a string), so the call must still look like
+itself. The result message is never touched.
+
+A call is paired with the result that follows it in its own turn (up to the next assistant message),
+not by id across the conversation: providers reuse ids, and an error of one turn must not purge a
+later, successful call that happens to share its id, nor the reverse.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from condense.measure import json_chars
+
+LONG_STRING_CHARS = 200  # strings up to this long (paths, short commands) stay readable
+
+
+def _marker(size: int) -> str:
+    return f'<purged-errored-args size="{size}"/>'
+
+
+def _shrink_long_strings(value: Any) -> Any:
+    """`value` with every string longer than LONG_STRING_CHARS replaced by its marker, copying only the
+    containers on the way to a change: an unchanged value comes back as the very same object."""
+    if isinstance(value, str):
+        return _marker(len(value)) if len(value) > LONG_STRING_CHARS else value
+    if isinstance(value, dict):
+        changed = {key: new for key, item in value.items() if (new := _shrink_long_strings(item)) is not item}
+        return {**value, **changed} if changed else value
+    if isinstance(value, list):
+        items = [_shrink_long_strings(item) for item in value]
+        return items if any(new is not old for new, old in zip(items, value, strict=True)) else value
+    return value
+
+
+def _errored_calls(messages: list[Any]) -> dict[int, tuple[int, set[str]]]:
+    """Position of each assistant message followed, within its own turn, by failed results -> (its
+    assistant count, 1-based; the ids of those results). Ids that none of its calls carry match nothing."""
+    errored: dict[int, tuple[int, set[str]]] = {}
+    turn = 0
+    position = -1
+    for index, message in enumerate(messages):
+        role = message.get("role")
+        if role == "assistant":
+            turn += 1
+            position = index
+        elif role == "toolResult" and position >= 0 and message.get("isError") is True:
+            errored.setdefault(position, (turn, set()))[1].add(str(message.get("toolCallId")))
+    return errored
+
+
+def _purge_message(message: dict[str, Any], ids: set[str], min_arg_chars: int) -> dict[str, Any]:
+    """The assistant message with the failed calls' arguments shrunk; the same object if none shrank."""
+    content = message.get("content") or []
+    new_content = list(content)
+    for slot, block in enumerate(content):
+        if not (isinstance(block, dict) and block.get("type") == "toolCall" and str(block.get("id")) in ids):
+            continue
+        arguments = block.get("arguments")
+        if json_chars(arguments) < min_arg_chars:
+            continue
+        shrunk = _shrink_long_strings(arguments)
+        if shrunk is not arguments:
+            new_content[slot] = {**block, "arguments": shrunk}
+    if all(new is old for new, old in zip(new_content, content, strict=True)):
+        return message
+    return {**message, "content": new_content}
+
+
+def purge_errored_args(messages: list[Any], *, enabled: bool, cooldown_turns: int,
+                       min_arg_chars: int) -> list[Any]:
+    """The messages with cooled-down failed calls' long argument strings shrunk; the very same list when
+    nothing qualifies. A call qualifies when its own turn's result has `isError: true`, at least
+    `cooldown_turns` assistant messages came after its own, and its arguments serialise to at least
+    `min_arg_chars` characters. A second pass over the output changes nothing (markers are short)."""
+    if not enabled:
+        return messages
+    errored = _errored_calls(messages)
+    if not errored:
+        return messages
+    total_turns = sum(1 for message in messages if message.get("role") == "assistant")
+    out: list[Any] | None = None
+    for position, (turn, ids) in errored.items():
+        if total_turns - turn < cooldown_turns:
+            continue
+        purged = _purge_message(messages[position], ids, min_arg_chars)
+        if purged is not messages[position]:
+            if out is None:
+                out = list(messages)
+            out[position] = purged
+    return messages if out is None else out
