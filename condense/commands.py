@@ -22,6 +22,7 @@ HELP: dict[str, str] = {
     "on": "turn pruning on",
     "off": "turn pruning off (outputs stay recoverable)",
     "now": "summarize all pending tool work now",
+    "compact": "compress every closed chain now, whatever the rolling window says",
     "stats": "summarizer calls, tokens and cost of this session",
     "model": "summarizer model: default | extractive | provider/id",
     "thinking": "summarizer thinking: default | off | minimal | low | medium | high | xhigh",
@@ -94,6 +95,12 @@ async def _now(engine: CondenseEngine, _: str) -> None:
         _notify(engine, f"pruner: {result.outcome}: {result.summarized} of {result.captured} batches summarized")
 
 
+async def _compact(engine: CondenseEngine, _: str) -> None:
+    ids = await engine.compact()
+    if not ids:
+        _notify(engine, "pruner: no closed chain left to compress")
+
+
 async def _on(engine: CondenseEngine, _: str) -> None:
     _update(engine, enabled=True)
 
@@ -164,7 +171,7 @@ async def _help(engine: CondenseEngine, _: str) -> None:
 
 
 HANDLERS: dict[str, Handler] = {
-    "status": _status, "on": _on, "off": _off, "now": _now, "stats": _stats, "model": _model,
+    "status": _status, "on": _on, "off": _off, "now": _now, "compact": _compact, "stats": _stats, "model": _model,
     "thinking": _thinking, "prune-on": _prune_on, "batching": _batching, "protected-tools": _protected_tools,
     "protected-paths": _protected_paths, "min-batch-chars": _min_batch, "recovery-grace": _grace,
     "dedup": _dedup, "help": _help,

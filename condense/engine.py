@@ -10,15 +10,25 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from condense.budget import should_budget_flush, should_delta_flush, usage_fraction
 from condense.capture import capture_batch, without_protected
+from condense.chains import (
+    ChainRegistry,
+    apply_chain_compressions,
+    branch_messages,
+    compress_eligible,
+    detect_chains,
+    with_closing_message,
+)
 from condense.config import CondenseConfig
 from condense.diagnostics import DiagnosticSink
 from condense.flush import Flusher, FlushResult, Progress
 from condense.frontier import reconstruct as reconstruct_frontier
 from condense.frontier import trim_batch
+from condense.grace import in_grace_recovery_keys
 from condense.host import Host
 from condense.index import ToolCallIndexer
 from condense.measure import json_chars
@@ -29,7 +39,7 @@ from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_NAME, QUERY_TOOL_P
 from condense.records import FLUSH_METRICS, Batch
 from condense.render.orphans import sweep_dedup_key, sweep_detail
 from condense.render.pipeline import RenderOptions, prune_messages
-from condense.spill import spill_oversized_batch
+from condense.spill import spill_oversized_batch, spill_record
 from condense.stats import PruneStats, status_line, status_text
 from condense.summarize import Summarizer
 
@@ -54,6 +64,7 @@ class CondenseEngine:
         self.diagnostics = DiagnosticSink(host.append_entry)
         self.summarizer = Summarizer(host, config)
         self.flusher = Flusher(host, self.index, self.summarizer, self.stats, lambda: self.config)
+        self.chains = ChainRegistry()
         self.pending: list[Batch] = []
         self.flushing = False
         self.rearmed = False
@@ -72,6 +83,7 @@ class CondenseEngine:
         """Rebuild every piece of state from the branch (session start, reload, `/tree`)."""
         branch = self.host.branch()
         self.index.rebuild(branch)
+        self.chains.rebuild(branch)
         self.stats.reconstruct(branch)
         self.flusher.frontier = reconstruct_frontier(branch)
         self.diagnostics.reset()
@@ -146,7 +158,7 @@ class CondenseEngine:
             return
         if message.get("stopReason") in ("error", "aborted"):
             return
-        await self.flush("message-end")
+        await self.flush("message-end", closing=message)
 
     def on_agent_end(self) -> None:
         self.update_status()
@@ -157,7 +169,8 @@ class CondenseEngine:
         """Abandon a running flush (Esc): unfinished batches stay pending, nothing half-written."""
         self._cancel.aborted = True
 
-    async def flush(self, trigger: str, sequential: bool = False, progress: Progress | None = None) -> FlushResult:
+    async def flush(self, trigger: str, sequential: bool = False, progress: Progress | None = None,
+                    closing: dict[str, Any] | None = None) -> FlushResult:
         if self.flushing:
             return FlushResult("already-flushing")
         self.rearmed = False
@@ -171,6 +184,9 @@ class CondenseEngine:
                 self.host.set_status(STATUS_KEY, status_line("prune: summarizing…"))
             result, restore = await self.flusher.run(batches, self._cancel, sequential, progress)
             self.pending = restore
+            chains = self.config.chain_compression
+            if result.processed and chains.enabled:
+                await self.compress(chains.rolling_window, closing)
             if result.outcome == "summarizer-failed":
                 self.host.notify("pruner: no usable summary came back; the tool work stays pending for the"
                                  " next flush", "warning")
@@ -185,6 +201,43 @@ class CondenseEngine:
             self.flushing = False
             self._write_flush_metrics(trigger, result)
             self.update_status()
+
+    async def compress(self, keep: int, closing: dict[str, Any] | None = None) -> list[str]:
+        """Compress closed chains beyond the `keep` most recent; returns the new block ids. Never raises:
+        a chain that could not be written stays raw and is tried again next time."""
+        messages = with_closing_message(branch_messages(self.host.branch()), closing)
+        blobs = self.host.blobs_dir()
+        spill = (partial(spill_record, threshold=self.config.spill_threshold,
+                         preview_bytes=self.config.spill_preview_bytes, blobs_dir=blobs) if blobs else None)
+        fuse = self.summarizer if self.config.chain_compression.fuse_range_summary else None
+        try:
+            result = await compress_eligible(
+                detect_chains(messages, self.is_protected), keep, messages=messages, registry=self.chains,
+                index=self.index, append=self.host.append_entry, compressed_at=self._now_marker(),
+                grace_keys=in_grace_recovery_keys(messages, self.config.recovery_grace_turns), fuser=fuse,
+                signal=self._cancel, spill=spill, diagnostics=self.diagnostics, stats=self.stats)
+        except Exception as exc:
+            log.error("pruner: chain compression failed: %s", exc)
+            return []
+        ids = [entry.block_id for entry in result.entries]
+        if ids:
+            self.host.notify(f"pruner: compressed {len(ids)} chain(s) ({', '.join(ids)})", "info")
+        return ids
+
+    async def compact(self) -> list[str]:
+        """`/pruner compact`: every eligible chain, whatever the window and the enabled flag say."""
+        return await self.compress(0)
+
+    async def on_context_overflow(self, retried: bool) -> bool:
+        """The provider refused the request as too long: flush and compress everything, then retry once."""
+        if retried:
+            self.host.notify("pruner: the conversation is still over the model's context window after pruning"
+                             " everything; start a new session (/new) or go back to an earlier point (/tree)",
+                             "error")
+            return False
+        result = await self.flush("overflow")
+        compressed = await self.compact()
+        return result.summarized > 0 or bool(compressed)
 
     def _write_flush_metrics(self, trigger: str, result: FlushResult) -> None:
         data = {"ts": self._now_marker(), "trigger": trigger, "capturedBatches": result.captured,
@@ -222,8 +275,14 @@ class CondenseEngine:
 
     def _render_options(self) -> RenderOptions:
         purge = self.config.purge_errors
+        chains = self.config.chain_compression
+        phase3 = self._apply_chains if chains.enabled and len(self.chains) else None
         return RenderOptions(self.is_protected, self.config.recovery_grace_turns, purge.enabled,
-                             purge.cooldown_turns, purge.min_arg_chars, self._report_orphans)
+                             purge.cooldown_turns, purge.min_arg_chars, self._report_orphans, phase3)
+
+    def _apply_chains(self, messages: list[Any]) -> list[Any]:
+        return apply_chain_compressions(messages, self.chains, self.index, diagnostics=self.diagnostics,
+                                        strip_final_thinking=self.config.chain_compression.strip_final_assistant_thinking)
 
     def _report_orphans(self, swept: list[str]) -> None:
         self.diagnostics.report("orphan-sweep", sweep_dedup_key(swept), sweep_detail(swept))

@@ -40,7 +40,8 @@ class ToolCallIndexer:
         self._key_to_ref: dict[str, str] = {}
         self._aliases: dict[str, str] = {}  # duplicate key -> original key
         self._by_hash: dict[str, str] = {}  # content hash -> first key seen with it
-        self._bodies: list[tuple[frozenset[str], str]] = []
+        self._bodies: list[str] = []  # summary texts in registration order
+        self._bodies_by_key: dict[str, list[int]] = {}  # occurrence key -> positions in _bodies
         self._next_ref = 1
 
     # ----- reading -----
@@ -110,13 +111,13 @@ class ToolCallIndexer:
 
     def summary_body_for(self, key: str) -> str | None:
         """The first per-batch summary that covers this occurrence."""
-        return next((text for keys, text in self._bodies if key in keys), None)
+        positions = self._bodies_by_key.get(key)
+        return self._bodies[positions[0]] if positions else None
 
     def summaries_covering(self, keys: Iterable[str]) -> list[str]:
         """Distinct summary texts covering any of `keys`, in the order they were registered."""
-        wanted = set(keys)
-        texts = [text for covered, text in self._bodies if covered & wanted]
-        return list(dict.fromkeys(texts))
+        positions = sorted({p for key in set(keys) for p in self._bodies_by_key.get(key, ())})
+        return list(dict.fromkeys(self._bodies[p] for p in positions))
 
     # ----- writing (persist first, then memory) -----
     def add_batch(self, records: list[ToolCallRecord], append: Append) -> None:
@@ -181,9 +182,11 @@ class ToolCallIndexer:
                 self._next_ref = max(self._next_ref, int(match.group(1)) + 1)
 
     def register_summary_body(self, occ_keys: Iterable[str], text: str) -> None:
-        keys = frozenset(occ_keys)
+        keys = set(occ_keys)
         if text and keys:
-            self._bodies.append((keys, text))
+            self._bodies.append(text)
+            for key in keys:
+                self._bodies_by_key.setdefault(key, []).append(len(self._bodies) - 1)
 
     # ----- rebuild -----
     def rebuild(self, branch_entries: Iterable[dict[str, Any]]) -> None:

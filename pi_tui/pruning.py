@@ -169,11 +169,16 @@ def install(host: AgentHost, config: CondenseConfig, client_for: Any, persist: b
     bus.on("message_end", lambda e: engine.on_message_end(e["message"]))
     bus.on("agent_end", lambda e: engine.on_agent_end())
     bus.on("context", lambda e: engine.render(e["messages"]))
+
+    async def overflow(event: dict[str, Any]) -> dict[str, Any]:
+        return {"retry": await engine.on_context_overflow(bool(event.get("retried")))}
+
+    bus.on("context_overflow", overflow)
     host.register_tool(QueryTool(engine))
 
     async def pruner(args: str) -> None:
-        if not host.is_idle and args.strip().startswith("now"):
-            host.ui.notify("pruner: the agent is working; run /pruner now when it has finished", "warning")
+        if not host.is_idle and args.strip().split(" ")[0] in ("now", "compact"):
+            host.ui.notify("pruner: the agent is working; run this when it has finished", "warning")
             return
         await run_command(engine, args)
 

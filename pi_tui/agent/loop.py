@@ -216,6 +216,7 @@ class Agent:
 
     async def _assistant_turn(self) -> AssistantMessage:
         attempt = 0
+        overflowed = False  # one prune-and-retry per turn, then the error stands
         while True:
             message = await self._stream_once()
             if message["stopReason"] != "error":
@@ -225,9 +226,9 @@ class Agent:
             text = message.get("errorMessage", "")
             kind = classify_error_text(text)
             if kind == "context_overflow":
-                retry = await self.bus.emit("context_overflow", {"message": message})
-                if any(isinstance(r, dict) and r.get("retry") for r in retry) and attempt == 0:
-                    attempt = 1
+                retry = await self.bus.emit("context_overflow", {"message": message, "retried": overflowed})
+                if not overflowed and any(isinstance(r, dict) and r.get("retry") for r in retry):
+                    overflowed = True
                     continue
                 return message
             policy = self.config.retry

@@ -1,0 +1,122 @@
+"""Finding the closed chains of a branch: user -> (tool-using turns and their results)* -> text reply.
+
+Only the three conversational roles move the walk. Every other message (custom messages from
+condense or from other extensions, bash executions, branch and compaction summaries) neither opens,
+closes nor interrupts a chain; it simply sits inside whichever range surrounds it, and the renderer
+never drops such messages. (pi-condense 2.10.0 later let other extensions' custom messages open a
+chain; no scenario pins that, and a non-user start could not be resolved by the role-gated renderer,
+so we keep the 2.9.1 rule.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from condense.capture import call_args
+from condense.chains.model import ChainRange
+from condense.messages import tool_calls
+from condense.occurrence import message_key, result_timestamp_of
+
+IsProtected = Callable[[str, dict[str, Any]], bool]
+
+SYNTHETIC_PREFIX = "<compressed-chain"
+
+
+def is_synthetic_chain_message(message: dict[str, Any]) -> bool:
+    """The `<compressed-chain>` user message that phase 3 inserts: a rendering, never a chain start."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content.lstrip().startswith(SYNTHETIC_PREFIX)
+    if not isinstance(content, list) or not content or not isinstance(content[0], dict):
+        return False
+    text = content[0].get("text")
+    is_text = content[0].get("type") == "text" and isinstance(text, str)
+    return is_text and text.lstrip().startswith(SYNTHETIC_PREFIX)
+
+
+class _OpenChain:
+    def __init__(self, start: int, is_protected: IsProtected | None) -> None:
+        self.start = start
+        self.is_protected = is_protected
+        self.ids: dict[str, None] = {}  # ordered sets
+        self.keys: dict[str, None] = {}
+        self.protected: dict[str, None] = {}
+        self.args: dict[str, dict[str, Any]] = {}  # a result is protected by its call's arguments
+
+    def add_call(self, call: dict[str, Any]) -> None:
+        call_id, name = call.get("id"), call.get("name")
+        if not isinstance(call_id, str) or not call_id:
+            return
+        args = call_args(call)
+        self.args[call_id] = args
+        self._add(call_id, str(name or ""), args)
+
+    def add_result(self, message: dict[str, Any]) -> None:
+        call_id = message.get("toolCallId")
+        if not isinstance(call_id, str) or not call_id:
+            return
+        self.keys[message_key(message)] = None
+        self._add(call_id, str(message.get("toolName") or ""), self.args.get(call_id, {}))
+
+    def _add(self, call_id: str, name: str, args: dict[str, Any]) -> None:
+        self.ids[call_id] = None
+        if self.is_protected is not None and self.is_protected(name, args):
+            self.protected[call_id] = None
+
+    def range(self, final: int | None) -> ChainRange:
+        return ChainRange(self.start, final, tuple(self.ids), tuple(self.keys), tuple(self.protected))
+
+
+def detect_chains(messages: Sequence[dict[str, Any]],
+                  is_protected: IsProtected | None = None) -> list[ChainRange]:
+    """Every chain of `messages`, oldest first. A chain cut short by the next user message is
+    reported with no final timestamp; the chain still open at the end is not reported at all."""
+    chains: list[ChainRange] = []
+    current: _OpenChain | None = None
+    for message in messages:
+        role = message.get("role")
+        if role == "user":
+            if is_synthetic_chain_message(message):
+                continue
+            if current is not None:
+                chains.append(current.range(None))
+            start = result_timestamp_of(message.get("timestamp"))
+            current = _OpenChain(start, is_protected) if start is not None else None
+        elif current is None:
+            continue
+        elif role == "toolResult":
+            current.add_result(message)
+        elif role == "assistant" and tool_calls(message):
+            for call in tool_calls(message):
+                current.add_call(call)
+        elif role == "assistant":
+            chains.append(current.range(result_timestamp_of(message.get("timestamp"))))
+            current = None
+    return chains
+
+
+def with_closing_message(messages: list[Any], closing: dict[str, Any] | None) -> list[Any]:
+    """`messages` with the reply that triggered a flush appended, unless it is already the last one.
+
+    Pi tells extensions about a finished message before it saves it, so a flush run from
+    `message_end` reads a branch without the reply that just closed the newest chain; without it
+    that chain would look open and the rolling window would keep K+1 chains raw. Identity is role
+    and timestamp (messages have no id), so a host that saves first makes this a no-op.
+    """
+    if closing is None:
+        return messages
+    last = messages[-1] if messages else None
+    same = last is not None and last.get("role") == closing.get("role")
+    if same and last.get("timestamp") == closing.get("timestamp"):
+        return messages
+    return [*messages, closing]
+
+
+def branch_messages(branch_entries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages of a branch's `message` entries, in order: what detection and backfill walk."""
+    return [
+        entry["message"]
+        for entry in branch_entries
+        if entry.get("type") == "message" and isinstance(entry.get("message"), dict)
+    ]

@@ -1,0 +1,154 @@
+"""Chains as detection sees them, and compressed chains as the session remembers them.
+
+A `ChainRange` is a fact about the current branch (which messages form one closed user round). A
+`ChainEntry` is a decision, persisted as a `context-prune-chain` entry: it names its range by the two
+boundary timestamps only, because message positions shift and provider tool-call ids get reused,
+while the timestamps of a user message and of an assistant reply are stamped once and never change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from condense.block_refs import BlockRefIssuer
+from condense.occurrence import result_timestamp_of
+from condense.records import CHAIN
+
+BodySource = Literal["deterministic"]
+
+
+@dataclass(frozen=True)
+class ChainRange:
+    """One user round: the user message, the tool-using turns after it, and (when closed) the
+    text-only reply that ended it. Ids keep first-seen order and appear once."""
+
+    start_user_timestamp: int
+    final_assistant_timestamp: int | None  # None: interrupted by the next user message
+    middle_tool_call_ids: tuple[str, ...] = ()  # from the calls and from the results
+    middle_occurrence_keys: tuple[str, ...] = ()  # from the results only: calls have no result timestamp
+    protected_tool_call_ids: tuple[str, ...] = ()
+
+    @property
+    def closed(self) -> bool:
+        return self.final_assistant_timestamp is not None
+
+    @property
+    def lookup_keys(self) -> tuple[str, ...]:
+        """How the index knows this chain's outputs: by occurrence, or by bare id for a chain whose
+        calls never got a result."""
+        return self.middle_occurrence_keys or self.middle_tool_call_ids
+
+
+@dataclass(frozen=True)
+class ChainEntry:
+    """A compressed chain. `dropped_tool_call_ids` is only a health check at render time (the
+    boundaries decide what is dropped); optional fields are left out of the JSON when empty so an
+    entry written without them reads back identical."""
+
+    block_id: str
+    start_user_timestamp: int
+    dropped_tool_call_ids: tuple[str, ...]
+    final_assistant_timestamp: int | None
+    tool_refs: tuple[str, ...]
+    compressed_at: int
+    dropped_occurrence_keys: tuple[str, ...] = ()
+    protected_tool_call_ids: tuple[str, ...] = ()
+    range_summary_text: str | None = None
+    body_source: BodySource | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "blockId": self.block_id,
+            "startUserTimestamp": self.start_user_timestamp,
+            "droppedToolCallIds": list(self.dropped_tool_call_ids),
+        }
+        if self.dropped_occurrence_keys:
+            data["droppedOccurrenceKeys"] = list(self.dropped_occurrence_keys)
+        if self.protected_tool_call_ids:
+            data["protectedToolCallIds"] = list(self.protected_tool_call_ids)
+        data["finalAssistantTimestamp"] = self.final_assistant_timestamp
+        data["toolRefs"] = list(self.tool_refs)
+        data["compressedAt"] = self.compressed_at
+        if self.range_summary_text:
+            data["rangeSummaryText"] = self.range_summary_text
+        if self.body_source is not None:
+            data["bodySource"] = self.body_source
+        return data
+
+    @classmethod
+    def from_json(cls, data: Any) -> ChainEntry | None:
+        """None for anything that cannot name a range (no block id, no start timestamp)."""
+        if not isinstance(data, dict):
+            return None
+        block_id, start = data.get("blockId"), result_timestamp_of(data.get("startUserTimestamp"))
+        if not isinstance(block_id, str) or not block_id or start is None:
+            return None
+        text = data.get("rangeSummaryText")
+        return cls(
+            block_id=block_id,
+            start_user_timestamp=start,
+            dropped_tool_call_ids=_strings(data.get("droppedToolCallIds")),
+            final_assistant_timestamp=result_timestamp_of(data.get("finalAssistantTimestamp")),
+            tool_refs=_strings(data.get("toolRefs")),
+            compressed_at=result_timestamp_of(data.get("compressedAt")) or 0,
+            dropped_occurrence_keys=_strings(data.get("droppedOccurrenceKeys")),
+            protected_tool_call_ids=_strings(data.get("protectedToolCallIds")),
+            range_summary_text=text if isinstance(text, str) and text else None,
+            body_source="deterministic" if data.get("bodySource") == "deterministic" else None,
+        )
+
+    @property
+    def lookup_keys(self) -> tuple[str, ...]:
+        return self.dropped_occurrence_keys or self.dropped_tool_call_ids
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    return tuple(item for item in value if isinstance(item, str)) if isinstance(value, list) else ()
+
+
+class ChainRegistry:
+    """The compressed chains of the branch, one per start timestamp (a later entry for the same
+    start replaces the earlier one), and the issuer of the next block id."""
+
+    def __init__(self) -> None:
+        self._by_start: dict[int, ChainEntry] = {}
+        self.block_refs = BlockRefIssuer()
+
+    def __len__(self) -> int:
+        return len(self._by_start)
+
+    def __iter__(self) -> Iterator[ChainEntry]:
+        return iter(list(self._by_start.values()))
+
+    def __contains__(self, start_user_timestamp: object) -> bool:
+        """Whether the chain starting at this user timestamp is already compressed."""
+        return start_user_timestamp in self._by_start
+
+    def entries(self) -> list[ChainEntry]:
+        return list(self._by_start.values())
+
+    def find_by_block_id(self, block_id: str) -> ChainEntry | None:
+        return next((entry for entry in self._by_start.values() if entry.block_id == block_id), None)
+
+    def register(self, entry: ChainEntry) -> None:
+        """Memory only: the caller persists the entry first."""
+        self._by_start[entry.start_user_timestamp] = entry
+
+    def issue_block_id(self) -> str:
+        return self.block_refs.issue()
+
+    def rebuild(self, branch_entries: Iterable[dict[str, Any]]) -> None:
+        """Replace everything with what the branch's `context-prune-chain` entries say. Block ids of
+        replaced entries still count for the counter: an id once written is never issued again."""
+        self._by_start = {}
+        seen_ids: list[str] = []
+        for raw in branch_entries:
+            if not isinstance(raw, dict) or raw.get("type") != "custom" or raw.get("customType") != CHAIN:
+                continue
+            entry = ChainEntry.from_json(raw.get("data"))
+            if entry is not None:
+                seen_ids.append(entry.block_id)
+                self.register(entry)
+        self.block_refs.rebuild_from(seen_ids)

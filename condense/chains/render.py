@@ -1,0 +1,299 @@
+"""Phase 3: each compressed chain renders as its start user message, one `<compressed-chain>` user
+message, and its final reply; the tool-using turns in between leave the context.
+
+What to drop is decided by position, never by id: provider ids get reused, and dropping by id once
+deleted a live turn that happened to reuse a compressed chain's id, orphaning its results. An entry
+applies only when its boundaries are unambiguous (exactly one user message at its start timestamp,
+exactly one assistant message at its final timestamp, in that order); otherwise it changes nothing
+and leaves a diagnostic, so the chain stays raw rather than being compressed wrongly.
+
+Inside an applied range only assistant turns, tool results and condense's own per-batch summaries go;
+user messages (the synthetic included, which makes a second pass a no-op) and other extensions'
+messages stay. A per-batch summary outside the range goes too when it speaks about an output the
+range dropped (in agent-message batching it is written after the final reply).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field
+from itertools import groupby
+from typing import Any, Protocol
+
+from condense.chains.model import ChainEntry
+from condense.chains.placeholders import substitute_block_refs
+from condense.diagnostics import DiagnosticKind
+from condense.messages import content_text, tool_calls
+from condense.occurrence import bare_id, message_key, occ_key, result_timestamp_of
+from condense.records import SUMMARY
+
+
+class SummarySource(Protocol):
+    def summaries_covering(self, keys: Iterable[str]) -> list[str]: ...
+
+
+class ChainSource(Protocol):
+    """What rendering reads of the compressed chains (`ChainRegistry` is the real one)."""
+
+    def entries(self) -> list[ChainEntry]: ...
+    def find_by_block_id(self, block_id: str) -> ChainEntry | None: ...
+
+
+class Reporter(Protocol):
+    def report(self, kind: DiagnosticKind, dedup_key: str, detail: str) -> None: ...
+
+
+_SYNTHETIC_ID = re.compile(r'<compressed-chain id="([^"]+)"')
+_DROPPABLE_ROLES = ("assistant", "toolResult")
+
+Span = tuple[int, int]
+
+
+# ----- boundaries ---------------------------------------------------------------------------------
+
+
+class _Boundaries:
+    """Positions of user and assistant messages by timestamp, built once per pass."""
+
+    def __init__(self, messages: Sequence[dict[str, Any]]) -> None:
+        self.users: dict[int, list[int]] = {}
+        self.assistants: dict[int, list[int]] = {}
+        for position, message in enumerate(messages):
+            role = message.get("role")
+            table = self.users if role == "user" else self.assistants if role == "assistant" else None
+            stamp = result_timestamp_of(message.get("timestamp"))
+            if table is not None and stamp is not None:
+                table.setdefault(stamp, []).append(position)
+
+    def resolve(self, start_user_timestamp: int, final_assistant_timestamp: int | None) -> Span | None:
+        if final_assistant_timestamp is None:
+            return None
+        starts = self.users.get(start_user_timestamp, [])
+        ends = self.assistants.get(final_assistant_timestamp, [])
+        if len(starts) != 1 or len(ends) != 1 or starts[0] >= ends[0]:
+            return None
+        return starts[0], ends[0]
+
+
+def resolve_range(messages: Sequence[dict[str, Any]], start_user_timestamp: int,
+                  final_assistant_timestamp: int | None) -> Span | None:
+    """(start, end) positions of a chain, or None unless both boundaries are unique and ordered."""
+    return _Boundaries(messages).resolve(start_user_timestamp, final_assistant_timestamp)
+
+
+# ----- message helpers ----------------------------------------------------------------------------
+
+
+def is_per_batch_summary(message: dict[str, Any]) -> bool:
+    return message.get("role") == "custom" and message.get("customType") == SUMMARY
+
+
+def summary_overlaps_dropped(message: dict[str, Any], dropped_keys: AbstractSet[str],
+                             dropped_bare: AbstractSet[str]) -> bool:
+    """Whether a per-batch summary speaks about a dropped output. A ref with a result timestamp must
+    match that exact occurrence (a live turn reusing a dropped id keeps its summary); a legacy ref
+    has nothing but its id to go by."""
+    details = message.get("details")
+    if not isinstance(details, dict):
+        return False
+    for ref in _dicts(details.get("toolCallRefs")):
+        call_id, stamp = ref.get("toolCallId"), result_timestamp_of(ref.get("resultTimestamp"))
+        if not isinstance(call_id, str):
+            continue
+        if stamp is None:  # legacy ref
+            if bare_id(call_id) in dropped_bare:
+                return True
+        elif occ_key(call_id, stamp) in dropped_keys:
+            return True
+    legacy_ids = details.get("toolCallIds")
+    return isinstance(legacy_ids, list) and any(isinstance(i, str) and i in dropped_bare for i in legacy_ids)
+
+
+def without_thinking(message: dict[str, Any]) -> dict[str, Any]:
+    """A copy without thinking blocks; the message itself when it has none."""
+    content = message.get("content")
+    if not isinstance(content, list) or not any(_is_thinking(block) for block in content):
+        return message
+    return {**message, "content": [block for block in content if not _is_thinking(block)]}
+
+
+def synthetic_chain_message(entry: ChainEntry, body: str,
+                            protected_outputs: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
+    """The user message standing for a compressed chain, stamped with the entry's own time so every
+    render produces the same bytes. Protected outputs (tool name, text) follow the body verbatim."""
+    relocated = "".join(
+        f'\n\n<protected-output tool="{tool}">\n{text}\n</protected-output>'
+        for tool, text in protected_outputs
+    )
+    head = f'<compressed-chain id="{entry.block_id}" tools="{",".join(entry.tool_refs)}">'
+    return {
+        "role": "user",
+        "content": [{"type": "text", "text": f"{head}\n{body}{relocated}\n</compressed-chain>"}],
+        "timestamp": entry.compressed_at,
+    }
+
+
+def chain_body(entry: ChainEntry, summaries: SummarySource) -> str:
+    """The fused (or deterministic) text when the entry has one, else the per-batch summaries that
+    cover its outputs, joined."""
+    if entry.range_summary_text:
+        return entry.range_summary_text
+    return "\n\n".join(summaries.summaries_covering(entry.lookup_keys))
+
+
+# ----- the pass -----------------------------------------------------------------------------------
+
+
+@dataclass
+class _Applied:
+    entry: ChainEntry
+    start: int
+    end: int
+    protected_outputs: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class _Plan:
+    applied: list[_Applied]
+    inside: set[int] = field(default_factory=set)
+    dropped_keys: set[str] = field(default_factory=set)
+    dropped_bare: set[str] = field(default_factory=set)
+
+
+def apply_chain_compressions(messages: list[Any], registry: ChainSource, index: SummarySource, *,
+                             strip_final_thinking: bool, diagnostics: Reporter | None = None) -> list[Any]:
+    """Render every compressed chain of `registry` into `messages`; the very same list when nothing
+    changes (no entries, none resolved, or all already rendered)."""
+    entries = registry.entries()
+    if not entries:
+        return messages
+    applied = _accept(messages, entries, diagnostics)
+    if not applied:
+        return messages
+    plan = _plan(messages, applied, diagnostics)
+    return _emit(messages, plan, registry, index, strip_final_thinking)
+
+
+def _accept(messages: Sequence[dict[str, Any]], entries: Sequence[ChainEntry],
+            diagnostics: Reporter | None) -> list[_Applied]:
+    """Entries whose range resolves, minus those starting inside another range or on a start
+    already claimed: one synthetic per slot, and no range ever cut in two."""
+    boundaries = _Boundaries(messages)
+    resolved: list[_Applied] = []
+    for entry in entries:
+        span = boundaries.resolve(entry.start_user_timestamp, entry.final_assistant_timestamp)
+        if span is None:
+            final = "null" if entry.final_assistant_timestamp is None else entry.final_assistant_timestamp
+            _report(diagnostics, "unresolved-range", entry.block_id,
+                    f"blockId={entry.block_id} start={entry.start_user_timestamp} final={final}")
+        else:
+            resolved.append(_Applied(entry, *span))
+    accepted: list[_Applied] = []
+    widest: _Applied | None = None  # of the ranges starting earlier, the one reaching furthest
+    for start, same_start in groupby(sorted(resolved, key=_start), key=_start):
+        group = list(same_start)  # in registry order: the first one claims the slot
+        host = widest if widest is not None and widest.end > start else None
+        if host is None:
+            accepted.append(group[0])
+        for loser in group if host is not None else group[1:]:
+            block = loser.entry.block_id
+            why = (f"nests inside blockId={host.entry.block_id}" if host
+                   else f"duplicates startIndex={start} already claimed")
+            detail = f"blockId={block} skipped: range {why}"
+            _report(diagnostics, "unresolved-range", f"overlap:{block}", detail)
+        furthest = max(group, key=lambda item: item.end)
+        if widest is None or furthest.end > widest.end:
+            widest = furthest
+    return accepted
+
+
+def _start(item: _Applied) -> int:
+    return item.start
+
+
+def _plan(messages: Sequence[dict[str, Any]], applied: list[_Applied], diagnostics: Reporter | None) -> _Plan:
+    plan = _Plan(applied)
+    for item in applied:
+        protected = set(item.entry.protected_tool_call_ids)
+        seen: set[str] = set()
+        for position in range(item.start + 1, item.end):
+            message = messages[position]
+            plan.inside.add(position)
+            if message.get("role") == "toolResult":
+                call_id = str(message.get("toolCallId"))
+                seen.add(call_id)
+                plan.dropped_keys.add(message_key(message))
+                if call_id in protected:
+                    item.protected_outputs.append((str(message.get("toolName")),
+                                                   content_text(message.get("content") or [])))
+            else:
+                seen.update(str(call.get("id")) for call in tool_calls(message))
+        plan.dropped_bare |= seen
+        recorded = {bare_id(call_id) for call_id in item.entry.dropped_tool_call_ids}
+        if recorded != seen:  # a health check only: the range has already decided
+            block = item.entry.block_id
+            _report(diagnostics, "range-id-mismatch", block,
+                    f"blockId={block} recorded={len(recorded)} actual={len(seen)}")
+    return plan
+
+
+def _emit(messages: list[Any], plan: _Plan, registry: ChainSource, index: SummarySource,
+          strip_final_thinking: bool) -> list[Any]:
+    present = _rendered_block_ids(messages)
+    inserts = {item.start: item for item in plan.applied if item.entry.block_id not in present}
+    ends = {item.end for item in plan.applied} if strip_final_thinking else set()
+    out: list[Any] = []
+    changed = bool(inserts)
+    for position, message in enumerate(messages):
+        summary = is_per_batch_summary(message)
+        inside = position in plan.inside and (summary or message.get("role") in _DROPPABLE_ROLES)
+        if inside or (summary and summary_overlaps_dropped(message, plan.dropped_keys, plan.dropped_bare)):
+            changed = True
+            continue
+        if position in ends:
+            stripped = without_thinking(message)
+            changed = changed or stripped is not message
+            message = stripped
+        out.append(message)
+        item = inserts.get(position)
+        if item is not None:
+            out.append(_synthetic(item, registry, index))
+    return out if changed else messages
+
+
+def _synthetic(item: _Applied, registry: ChainSource, index: SummarySource) -> dict[str, Any]:
+    def lookup(block_id: str) -> str | None:
+        other = registry.find_by_block_id(block_id)
+        return (chain_body(other, index) or None) if other is not None else None
+
+    body = substitute_block_refs(chain_body(item.entry, index), lookup, item.entry.block_id)
+    return synthetic_chain_message(item.entry, body, item.protected_outputs)
+
+
+def _rendered_block_ids(messages: Sequence[dict[str, Any]]) -> set[str]:
+    found: set[str] = set()
+    for message in messages:
+        if message.get("role") != "user":
+            continue
+        content = message.get("content")
+        if isinstance(content, list):
+            content = content_text(content[:1])
+        match = _SYNTHETIC_ID.match(content) if isinstance(content, str) else None
+        if match:
+            found.add(match.group(1))
+    return found
+
+
+def _report(diagnostics: Reporter | None, kind: DiagnosticKind, key: str, detail: str) -> None:
+    if diagnostics is not None:
+        diagnostics.report(kind, key, detail)
+
+
+def _is_thinking(block: Any) -> bool:
+    return isinstance(block, dict) and block.get("type") == "thinking"
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []

@@ -1,0 +1,120 @@
+"""The two pruning baselines condense is compared with, applied to a full history before each request.
+
+- Observation masking (arXiv 2508.21433): the newest tool outputs stay, every older one becomes a
+  one-line placeholder. Cheap, but each new output pushes another old one out, so the prompt changes
+  a little way back on every request.
+- Pi's compaction: when the context nears the window, everything but the most recent stretch is
+  folded into one summary. Rare, but each one rewrites almost the whole prompt. The summary here is
+  extractive (the first line of each folded message) so runs need no model; its size is bounded
+  like a model's summary would be.
+
+Both keep every object they hand out stable across requests (a masked copy is made once per
+output), so the meter can recognise unchanged messages by identity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from condense.simulate.prompt import Meter, message_text
+
+MASK_KEEP_RESULTS = 10
+COMPACTION_RESERVE_TOKENS = 16_384
+COMPACTION_KEEP_RECENT_TOKENS = 20_000
+COMPACTION_SUMMARY_CHARS = 8_000
+COMPACTION_LINE_CHARS = 200
+
+
+def mask_placeholder(message: dict[str, Any]) -> str:
+    return f"[Output of {message.get('toolName')} omitted; call {message.get('toolCallId')}]"
+
+
+class ObservationMasking:
+    def __init__(self, keep: int = MASK_KEEP_RESULTS) -> None:
+        self.keep = keep
+        self._masked: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}  # pins the original
+
+    def _masked_copy(self, message: dict[str, Any]) -> dict[str, Any]:
+        pinned = self._masked.get(id(message))
+        if pinned is None:
+            copy = {**message, "content": [{"type": "text", "text": mask_placeholder(message)}]}
+            pinned = (message, copy)
+            self._masked[id(message)] = pinned
+        return pinned[1]
+
+    def apply(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The context with all but the last `keep` tool results masked; the same list if none is."""
+        results = [i for i, m in enumerate(messages) if m.get("role") == "toolResult"]
+        older = results[: max(0, len(results) - self.keep)]
+        if not older:
+            return messages
+        out = list(messages)
+        for position in older:
+            out[position] = self._masked_copy(messages[position])
+        return out
+
+
+@dataclass(frozen=True)
+class Compaction:
+    folded: list[dict[str, Any]]  # what the summariser read: the previous summary, then the messages
+    summary: str
+
+
+def _first_line(message: dict[str, Any]) -> str:
+    body = message_text(message).split("\n", 1)
+    lines = body[1].splitlines() if len(body) > 1 else []
+    first = next((line.strip() for line in lines if line.strip()), "")
+    return f"{message.get('role')}: {first}"[:COMPACTION_LINE_CHARS]
+
+
+def extractive_compaction(previous: str | None, folded: Sequence[dict[str, Any]]) -> str:
+    """The previous summary and a line per folded message; the newest `COMPACTION_SUMMARY_CHARS` kept."""
+    lines = ([previous] if previous else []) + [_first_line(m) for m in folded]
+    return "\n".join(lines)[-COMPACTION_SUMMARY_CHARS:]
+
+
+class PiCompaction:
+    """Pi's compaction rule over a growing history; `context` is what a request carries."""
+
+    def __init__(self, meter: Meter, context_window: int, reserve: int = COMPACTION_RESERVE_TOKENS,
+                 keep_recent: int = COMPACTION_KEEP_RECENT_TOKENS) -> None:
+        self.meter = meter
+        self.threshold = context_window - reserve
+        self.keep_recent = keep_recent
+        self.summary: dict[str, Any] | None = None
+        self.first_kept = 0
+
+    def context(self, history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        kept = history[self.first_kept:]
+        return kept if self.summary is None else [self.summary, *kept]
+
+    def _cut(self, history: list[dict[str, Any]]) -> int | None:
+        """First kept index: about `keep_recent` tokens from the end, moved back to a message that is
+        not a tool result (a result must stay with its call); None when nothing could be folded."""
+        kept = 0.0
+        index = len(history)
+        while index > self.first_kept and kept < self.keep_recent:
+            index -= 1
+            kept += self.meter.segment(history[index]).tokens
+        while index > self.first_kept and history[index].get("role") == "toolResult":
+            index -= 1
+        return index if index > self.first_kept else None
+
+    def maybe_compact(self, history: list[dict[str, Any]], time_ms: int) -> Compaction | None:
+        """Compact before a request whose context is over the threshold; returns what was folded."""
+        context = self.context(history)
+        if self.meter.tokens(context) <= self.threshold:
+            return None
+        cut = self._cut(history)
+        if cut is None:
+            return None
+        folded = history[self.first_kept:cut]
+        previous = self.summary["summary"] if self.summary is not None else None
+        text = extractive_compaction(previous, folded)
+        read = ([self.summary] if self.summary is not None else []) + folded
+        self.summary = {"role": "compactionSummary", "summary": text,
+                        "tokensBefore": round(self.meter.tokens(context)), "timestamp": time_ms}
+        self.first_kept = cut
+        return Compaction(read, text)

@@ -1,0 +1,170 @@
+"""Requests as token sequences, cut into one segment per message, so prefixes compare fast.
+
+A provider's prefix cache matches tokens from the start of the prompt. Comparing whole serialised
+requests would cost O(context) per request, and re-tokenising them would cost far more, so a prompt
+here is a tuple of segments: a fixed block standing for the system prompt and tool definitions, then
+one segment per message. Each distinct message text is serialised and tokenised once and shared by
+every request (and every strategy) that carries it, so two prompts share a segment exactly when they
+share the object, and the common prefix of two prompts is the run of shared segments plus the common
+token prefix of the first segment that differs.
+
+Tokens come from an `Encoder` the host supplies (a real tokenizer), or `CharEncoder`, which counts
+characters and converts at a fixed rate. Both yield sequences, so the prefix arithmetic is the same.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from condense.measure import CHARS_PER_TOKEN, SYSTEM_TOKENS
+
+
+class Encoder(Protocol):
+    name: str
+    units_per_token: float  # 1 for a tokenizer; characters per token for a character estimate
+
+    def encode(self, text: str) -> Sequence[Any]: ...
+
+
+class CharEncoder:
+    """Characters as units, `chars_per_token` of them to a token: deterministic and dependency-free."""
+
+    def __init__(self, chars_per_token: float = CHARS_PER_TOKEN) -> None:
+        self.units_per_token = chars_per_token
+        self.name = f"chars/{chars_per_token:g}"
+
+    def encode(self, text: str) -> Sequence[Any]:
+        return text
+
+
+@dataclass(frozen=True, eq=False)
+class Segment:
+    """One message's tokens. Compared by identity: the meter makes one object per distinct text."""
+
+    text: str
+    units: Sequence[Any]
+    tokens: float
+
+
+@dataclass(frozen=True, eq=False)
+class Prompt:
+    segments: tuple[Segment, ...]
+    tokens: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tokens", sum(s.tokens for s in self.segments))
+
+
+def common_units(a: Sequence[Any], b: Sequence[Any]) -> int:
+    """Length of the common prefix of two sequences; slice comparisons keep the loop in C."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def common_prefix_tokens(previous: Prompt, current: Prompt, units_per_token: float) -> float:
+    matched = 0.0
+    for old, new in zip(previous.segments, current.segments, strict=False):
+        if old is new:
+            matched += new.tokens
+            continue
+        return matched + common_units(old.units, new.units) / units_per_token
+    return matched
+
+
+# ----- what the model reads of a message ---------------------------------------------------------
+
+def _block_text(block: Any) -> str:
+    if not isinstance(block, dict):
+        return ""
+    kind = block.get("type")
+    if kind == "text":
+        return str(block.get("text") or "")
+    if kind == "thinking":
+        return str(block.get("thinking") or "")
+    if kind == "toolCall":
+        args = json.dumps(block.get("arguments") or {}, ensure_ascii=False, sort_keys=True)
+        return f"call {block.get('name')} {block.get('id')} {args}"
+    if kind == "image":
+        return "[image]"
+    return ""
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(text for text in map(_block_text, content) if text)
+    return ""
+
+
+def message_text(message: dict[str, Any]) -> str:
+    """A stable rendering of everything a provider tokenises in a message: role, texts, thinking,
+    tool calls with ids and arguments, tool results with their call. Accepts the roles the host
+    converts later (summaries, shell runs, custom messages) so baselines can measure them too."""
+    role = message.get("role")
+    if role == "toolResult":
+        status = " error" if message.get("isError") else ""
+        head = f"result {message.get('toolName')} {message.get('toolCallId')}{status}"
+        return f"{head}\n{_content_text(message.get('content'))}"
+    if role in ("compactionSummary", "branchSummary"):
+        return f"user\n{message.get('summary') or ''}"
+    if role == "bashExecution":
+        return f"user\n{message.get('command') or ''}\n{message.get('output') or ''}"
+    return f"{role}\n{_content_text(message.get('content'))}"
+
+
+class Meter:
+    """Turns message lists into prompts, remembering every text (and every message object) it saw.
+
+    Message objects are pinned while remembered, so an `id()` is never reused for another message;
+    `forget_messages` drops them between strategies while keeping the (shared) texts."""
+
+    def __init__(self, encoder: Encoder, system_tokens: int = SYSTEM_TOKENS) -> None:
+        self.encoder = encoder
+        self.units_per_token = encoder.units_per_token
+        units = round(system_tokens * encoder.units_per_token)
+        self.system = Segment("<system prompt and tools>", (None,) * units, units / encoder.units_per_token)
+        self._by_text: dict[str, Segment] = {}
+        self._by_message: dict[int, tuple[Any, Segment]] = {}
+
+    def segment_of_text(self, text: str) -> Segment:
+        segment = self._by_text.get(text)
+        if segment is None:
+            units = self.encoder.encode(text)
+            segment = Segment(text, units, len(units) / self.units_per_token)
+            self._by_text[text] = segment
+        return segment
+
+    def segment(self, message: dict[str, Any]) -> Segment:
+        pinned = self._by_message.get(id(message))
+        if pinned is not None:
+            return pinned[1]
+        segment = self.segment_of_text(message_text(message))
+        self._by_message[id(message)] = (message, segment)
+        return segment
+
+    def prompt(self, messages: Sequence[dict[str, Any]], system: bool = True) -> Prompt:
+        head = (self.system,) if system else ()
+        return Prompt(head + tuple(self.segment(m) for m in messages))
+
+    def text_prompt(self, text: str) -> Prompt:
+        return Prompt((self.segment_of_text(text),))
+
+    def tokens(self, messages: Sequence[dict[str, Any]]) -> float:
+        """What a context of these messages weighs, system prompt included."""
+        return self.system.tokens + sum(self.segment(m).tokens for m in messages)
+
+    def text_tokens(self, text: str) -> float:
+        return self.segment_of_text(text).tokens
+
+    def forget_messages(self) -> None:
+        self._by_message.clear()

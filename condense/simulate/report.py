@@ -1,0 +1,85 @@
+"""A session's comparison as data (`--json`) and as the table a person reads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from condense.simulate.recorded import MissRate
+from condense.simulate.simulation import Calibration, StrategyResult
+
+COLUMNS = ("strategy", "requests", "mean ctx", "peak ctx", "cache hit", "busts", "main $", "summ. $",
+           "total $", "vs none", "recoverable")
+
+
+class SessionReport(BaseModel):
+    session: str
+    tokenizer: str
+    pricing: str
+    pricing_forced: bool
+    cache_ttl_ms: int
+    context_window: int
+    miss_rate: MissRate
+    unpriced_requests: int
+    calibration: Calibration | None
+    strategies: list[StrategyResult]
+    notes: list[str] = []
+
+
+def _recoverable(result: StrategyResult) -> str:
+    share = result.recovery.share
+    if share is None:
+        return "-"
+    return f"{share:.0%} of {result.recovery.pruned}"
+
+
+def _row(result: StrategyResult) -> tuple[str, ...]:
+    ratio = "-" if result.ratio_to_none is None else f"{result.ratio_to_none:.2f}x"
+    return (result.name, f"{result.requests}", f"{result.mean_context_tokens:,.0f}",
+            f"{result.peak_context_tokens:,.0f}", f"{result.cache_hit_rate:.1%}", f"{result.cache_busts}",
+            f"{result.main_cost:.2f}", f"{result.summariser_cost:.2f}", f"{result.total_cost:.2f}", ratio,
+            _recoverable(result))
+
+
+def _table(rows: list[tuple[str, ...]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = []
+    for row in rows:
+        cells = [cell.ljust(widths[0]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(row)]
+        lines.append("  ".join(cells).rstrip())
+    return lines
+
+
+def _millions(tokens: float) -> str:
+    return f"{tokens / 1e6:.2f}M"
+
+
+def calibration_lines(calibration: Calibration, forced: bool) -> list[str]:
+    c = calibration
+    lines = [f"calibration, `recorded` against the usage in the recording ({c.requests} requests):",
+             f"  prompt tokens {_millions(c.simulated_prompt_tokens)} simulated vs "
+             f"{_millions(c.recorded_prompt_tokens)} recorded ({c.prompt_tokens_error:+.1%}; per request "
+             f"{c.mean_abs_prompt_error:.1%} mean absolute error)",
+             f"  cost ${c.simulated_cost:.2f} simulated vs ${c.recorded_cost:.2f} recorded ({c.cost_error:+.1%}; "
+             f"per request {c.mean_abs_cost_error:.1%} mean absolute error)"]
+    if forced:
+        lines.append("  (prices forced with --pricing: the cost comparison is not like for like)")
+    return lines
+
+
+def format_report(report: SessionReport) -> str:
+    priced = report.strategies[0].requests if report.strategies else 0
+    left_out = f" ({report.unpriced_requests} with no recorded usage left out)" if report.unpriced_requests else ""
+    miss = report.miss_rate
+    lines = [f"{Path(report.session).name}: {priced} priced requests{left_out}",
+             f"tokens: {report.tokenizer}; prices: {report.pricing}; cache TTL {report.cache_ttl_ms / 60000:g} min;"
+             f" window {report.context_window:,}", ""]
+    lines += _table([COLUMNS, *(_row(r) for r in report.strategies)])
+    lines += ["", f"cache misses: in the recording {miss.misses} of {miss.firsts} first requests after a user "
+              f"message read nothing from the cache ({miss.rate:.0%}); a prefix cache alone does not explain "
+              "them, so every strategy prices those requests in expectation with this rate."]
+    if report.calibration is not None:
+        lines += calibration_lines(report.calibration, report.pricing_forced)
+    lines += [f"note: {note}" for note in report.notes]
+    return "\n".join(lines) + "\n"

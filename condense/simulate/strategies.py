@@ -1,0 +1,50 @@
+"""The strategies a session can be replayed under, and the condense settings behind each condense one.
+
+Every condense strategy summarises with the extractive summariser, so a run needs no model and gives
+the same numbers every time; what a model would have charged for those summaries is priced anyway.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from condense.config import CondenseConfig
+
+STRATEGIES: dict[str, str] = {
+    "recorded": "each request as the recording agent built it (its own compactions included)",
+    "none": "the full history, nothing ever removed",
+    "pi-compaction": "Pi's rule: near the window, all but the last ~20k tokens become one summary",
+    "masking": "the last 10 tool outputs verbatim, older ones a one-line placeholder",
+    "every-turn": "condense flushing after every tool turn",
+    "condense": "condense with its default settings",
+    "condense-no-chains": "condense without chain compression",
+    "condense-group-batches": "condense with one batch per user message",
+}
+
+_CONDENSE_VARIANTS: dict[str, dict[str, Any]] = {
+    # a budget threshold this small is reached on every turn_end, so every tool turn flushes
+    "every-turn": {"prune_on": "agent-message", "auto_budget_threshold": 1e-9, "min_batch_chars": 0},
+    "condense": {},
+    "condense-no-chains": {"chain_compression": {"enabled": False}},
+    "condense-group-batches": {"batching_mode": "agent-message"},
+}
+
+REPLAYED = frozenset(_CONDENSE_VARIANTS)
+
+# A turn_end flush runs after the turn's results arrived but before the next request, so it would
+# summarise outputs the model never read, and no cached prefix would ever be rewritten. Per-turn
+# pruning as the design describes it (and warns about) prunes a turn's outputs once the model has
+# read them: these strategies flush only batches of turns whose results an earlier request carried.
+PRUNE_AFTER_READ = frozenset({"every-turn"})
+
+
+def unknown_strategies(names: list[str]) -> list[str]:
+    return [name for name in names if name not in STRATEGIES]
+
+
+def condense_config(name: str) -> CondenseConfig:
+    """The settings of a condense strategy: defaults, extractive summaries, the variant's changes."""
+    data = CondenseConfig(summarizer_model="extractive").model_dump()
+    for key, value in _CONDENSE_VARIANTS[name].items():
+        data[key] = {**data[key], **value} if isinstance(value, dict) else value
+    return CondenseConfig.model_validate(data)
