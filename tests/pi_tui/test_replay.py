@@ -99,3 +99,30 @@ def test_query_command_prints_the_original(replayed: Path, capsys: pytest.Captur
     out = capsys.readouterr().out
     assert out.startswith("## toolRef: t1\n")
     assert "## toolRef: nope\n(not found in index" in out
+
+
+@pytest.mark.parametrize("name", ["pi-large-session.jsonl", "pi-before-compaction.jsonl"])
+def test_replay_with_defaults_compresses_chains_and_halves_what_the_model_reads(
+        name: str, tmp_path: Path) -> None:
+    from condense.measure import model_chars
+
+    out = tmp_path / "out.jsonl"
+    assert main(["replay", str(corpus_path(name)), "-o", str(out)]) == 0
+    config = CondenseConfig()
+    session = Session.open(out)
+    pruned = next_request(session, config)
+    unpruned = next_request(Session.open(corpus_path(name)), config.model_copy(update={"enabled": False}))
+    text = json.dumps(pruned)
+    assert "<compressed-chain" in text
+    assert model_chars(pruned) <= 0.5 * model_chars(unpruned)
+    engine, _ = offline_engine(session, config)
+    rendered = engine.render(session.messages())
+    assert sweep_orphans(rendered)[1] == [] and engine.diagnostics.counts()["orphan-sweep"] == 0
+    refs = set(re.findall(r"`(t\d+)`", text)) | set(re.findall(r"context_tree_query\((t\d+)\)", text))
+    for tools in re.findall(r'tools=\\"([^"\\]*)\\"', text):
+        refs.update(r for r in tools.split(",") if r)
+    assert len(refs) > 20
+    for ref in refs:
+        assert engine.index.get_record(ref) is not None, ref
+    for block in set(re.findall(r'<compressed-chain id="(b\d+)"', text)) | set(re.findall(r"\{(b\d+)\}", text)):
+        assert engine.chains.find_by_block_id(block) is not None, block
