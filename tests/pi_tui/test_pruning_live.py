@@ -1,0 +1,128 @@
+"""condense inside the live agent: real loop, real litellm, the local fake provider, a real session file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from condense.config import CondenseConfig
+from pi_tui.agent.host import AgentHost
+from pi_tui.agent.loop import AgentConfig
+from pi_tui.ai.litellm_client import LiteLLMClient, warm_up
+from pi_tui.ai.types import ModelSpec
+from pi_tui.pruning import install
+from pi_tui.session.store import Session
+from pi_tui.tools import make_tools
+from tests.support.fake_openai import FakeOpenAI, call, context_overflow, text_reply, tool_reply
+
+pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+              pytest.mark.filterwarnings("ignore:.*`ReadOnly` qualifier:UserWarning")]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _litellm_imported() -> None:
+    warm_up()
+
+
+class Notes:
+    def __init__(self) -> None:
+        self.notices: list[tuple[str, str]] = []
+        self.status: dict[str, str | None] = {}
+
+    def notify(self, text: str, level: str = "info") -> None:
+        self.notices.append((level, text))
+
+    def set_status(self, key: str, text: str | None) -> None:
+        self.status[key] = text
+
+    def set_widget(self, key: str, lines: list[str] | None) -> None:
+        return None
+
+
+async def agent(server: FakeOpenAI, cwd: Path, **config: Any) -> tuple[AgentHost, Notes]:
+    model = ModelSpec(provider="openai", id="fake-model", base_url=server.base_url)
+    notes = Notes()
+    host = AgentHost(Session.create(cwd, cwd / "sessions"), LiteLLMClient(),
+                     AgentConfig(model, "You are a test.", cwd), make_tools(["read", "bash"]), notes)
+    install(host, CondenseConfig.model_validate({"summarizer_model": "extractive", **config}),
+            lambda spec: LiteLLMClient(), persist=False)
+    await host.start()
+    return host, notes
+
+
+def tool_texts(request: dict[str, Any]) -> list[str]:
+    return [m["content"] for m in request["messages"] if m["role"] == "tool"]
+
+
+async def test_final_reply_flushes_and_the_next_request_carries_stubs_and_the_summary(
+        fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    (tmp_path / "big.txt").write_text("line of a big file\n" * 300)
+    fake_openai.push(tool_reply(call("read", {"path": "big.txt"}, "c1")), text_reply("read it"),
+                     text_reply("next answer"))
+    host, notes = await agent(fake_openai, tmp_path)
+    await host.prompt("read big.txt")
+    assert notes.status["condense"] == "│ prune: ON"
+    await host.prompt("and now?")
+    last = fake_openai.requests[-1]
+    assert "context_tree_query" in tool_texts(last)[0] and "`t1`" in tool_texts(last)[0]
+    users = [m["content"] for m in last["messages"] if m["role"] == "user"]
+    assert any("Summarized tool refs" in json.dumps(u) for u in users)
+    assert "context_tree_query" in [t["function"]["name"] for t in last["tools"]]
+    assert notes.status["condense"].startswith("│ prune: ON · ")
+    kinds = [e.get("customType") for e in Session.open(host.session.path).entries]
+    assert "context-prune-summary" in kinds and "context-prune-index" in kinds
+
+
+async def test_the_model_recovers_an_original_with_context_tree_query(fake_openai: FakeOpenAI,
+                                                                      tmp_path: Path) -> None:
+    body = "secret value 42\n" + "filler\n" * 400
+    (tmp_path / "data.txt").write_text(body)
+    fake_openai.push(tool_reply(call("read", {"path": "data.txt"}, "c1")), text_reply("ok"),
+                     tool_reply(call("context_tree_query", {"toolCallIds": ["t1"]}, "q1")), text_reply("found it"))
+    host, _ = await agent(fake_openai, tmp_path)
+    await host.prompt("read data.txt")
+    await host.prompt("what was the secret?")
+    recovered = tool_texts(fake_openai.requests[-1])[-1]
+    assert recovered.startswith("## toolRef: t1\nTool: read") and "secret value 42" in recovered
+
+
+async def test_context_overflow_prunes_everything_then_retries_once(fake_openai: FakeOpenAI,
+                                                                   tmp_path: Path) -> None:
+    (tmp_path / "big.txt").write_text("x" * 5000)
+    fake_openai.push(tool_reply(call("read", {"path": "big.txt"}, "c1")), text_reply("first"),
+                     context_overflow(), text_reply("fits now"))
+    host, _ = await agent(fake_openai, tmp_path, prune_on="on-demand")
+    await host.prompt("read")
+    added = await host.prompt("more")
+    assert added[-1]["content"][0]["text"] == "fits now"
+    overflowed, retried = fake_openai.requests[-2], fake_openai.requests[-1]
+    assert len(json.dumps(retried)) < len(json.dumps(overflowed)) - 4000
+    assert tool_texts(retried) == [], "the closed first task was compressed as a whole (like /pruner compact)"
+    assert '<compressed-chain id=\\"b1\\" tools=\\"t1\\">' in json.dumps(retried)
+
+
+async def test_a_second_overflow_is_said_plainly_and_the_session_stays_valid(fake_openai: FakeOpenAI,
+                                                                            tmp_path: Path) -> None:
+    (tmp_path / "big.txt").write_text("x" * 5000)
+    fake_openai.push(tool_reply(call("read", {"path": "big.txt"}, "c1")), text_reply("first"),
+                     context_overflow(), context_overflow())
+    host, notes = await agent(fake_openai, tmp_path, prune_on="on-demand")
+    await host.prompt("read")
+    added = await host.prompt("more")
+    assert added[-1]["stopReason"] == "error"
+    assert len(fake_openai.requests) == 4, "exactly one retry after pruning"
+    plain = [text for level, text in notes.notices if level == "error"]
+    assert len(plain) == 1 and "still over the model's context window" in plain[0]
+    reloaded = Session.open(host.session.path)
+    assert reloaded.warnings == [] and reloaded.messages()[-1]["stopReason"] == "error"
+
+
+async def test_overflow_with_nothing_to_prune_does_not_retry(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.push(context_overflow())
+    host, _ = await agent(fake_openai, tmp_path)
+    added = await host.prompt("hello")
+    assert added[-1]["stopReason"] == "error"
+    assert len(fake_openai.requests) == 1
