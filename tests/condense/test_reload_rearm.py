@@ -89,3 +89,23 @@ async def test_an_empty_flush_still_writes_its_flush_metrics_entry() -> None:
     result_ = await engine.flush("manual")
     assert result_.outcome == "empty"
     assert host.custom("context-prune-flush-metrics")[0]["outcome"] == "empty"
+
+
+async def test_still_writes_the_flush_metrics_entry_when_chain_compression_fails() -> None:
+    host, engine, drive = make({**SETTINGS, "auto_budget_threshold": None, "budget_turn_delta": None})
+    real_append = host.append_entry
+
+    def failing(custom_type: str, data: object) -> None:
+        if custom_type == "context-prune-chain":
+            raise OSError("disk full")
+        real_append(custom_type, data)
+
+    host.append_entry = failing  # type: ignore[method-assign]
+    engine.flusher.host = host
+    for n in range(4):
+        await drive.prompt(f"task {n}", 1000 * (n + 1))
+        await drive.tool_turn(1000 * (n + 1) + 10, [(f"c{n}", "x" * 600)])
+        await drive.final(1000 * (n + 1) + 100)
+    metrics = host.custom("context-prune-flush-metrics")[-1]
+    assert metrics["trigger"] == "message-end" and metrics["outcome"] == "summarized"
+    assert host.custom("context-prune-chain") == []
