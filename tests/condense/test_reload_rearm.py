@@ -104,7 +104,7 @@ async def test_still_writes_the_flush_metrics_entry_when_chain_compression_fails
     engine.flusher.host = host
     for n in range(4):
         await drive.prompt(f"task {n}", 1000 * (n + 1))
-        await drive.tool_turn(1000 * (n + 1) + 10, [(f"c{n}", "x" * 600)])
+        await drive.tool_turn(1000 * (n + 1) + 10, [(f"c{n}", f"output {n} " + "x" * 600)])
         await drive.final(1000 * (n + 1) + 100)
     metrics = host.custom("context-prune-flush-metrics")[-1]
     assert metrics["trigger"] == "message-end" and metrics["outcome"] == "summarized"
