@@ -119,6 +119,19 @@ def capture_unindexed(branch: list[dict[str, Any]], is_summarized: IsSummarized,
     return batches
 
 
+def records_for_keys(branch: list[dict[str, Any]], keys: set[str]) -> list[ToolCallRecord]:
+    """The branch's records of these occurrence keys (whatever their protection or index state)."""
+    found = []
+    for turn in _turns(branch):
+        for call in tool_calls(turn.message):
+            result = turn.results.get(str(call.get("id")))
+            if result is not None:
+                record = _record(call, result, turn.turn_index, turn.timestamp)
+                if record.key in keys:
+                    found.append(record)
+    return found
+
+
 def without_protected(batch: Batch, is_protected: IsProtected) -> Batch | None:
     kept = [r for r in batch.tool_calls if not is_protected(r.tool_name, r.args)]
     if not kept:

@@ -14,7 +14,7 @@ from functools import partial
 from typing import Any
 
 from condense.budget import should_budget_flush, should_delta_flush, usage_fraction
-from condense.capture import capture_batch, without_protected
+from condense.capture import capture_batch, records_for_keys, without_protected
 from condense.chains import (
     ChainRegistry,
     apply_chain_compressions,
@@ -36,7 +36,7 @@ from condense.messages import tool_calls
 from condense.metrics import ContextMetrics, compute_context_metrics
 from condense.protect import is_protected
 from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_NAME, QUERY_TOOL_PARAMETERS, run_query
-from condense.records import FLUSH_METRICS, Batch
+from condense.records import FLUSH_METRICS, SUMMARY, Batch, SummaryRef
 from condense.render.orphans import sweep_dedup_key, sweep_detail
 from condense.render.pipeline import RenderOptions, prune_messages
 from condense.spill import spill_oversized_batch, spill_record
@@ -83,6 +83,7 @@ class CondenseEngine:
         """Rebuild every piece of state from the branch (session start, reload, `/tree`)."""
         branch = self.host.branch()
         self.index.rebuild(branch)
+        self._repair_unindexed_summaries(branch)
         self.chains.rebuild(branch)
         self.stats.reconstruct(branch)
         self.flusher.frontier = reconstruct_frontier(branch)
@@ -92,6 +93,26 @@ class CondenseEngine:
         self._reclaim_version = -1
         self.rearmed = self._probe_rearm()
         self.update_status()
+
+    def _repair_unindexed_summaries(self, branch: list[dict[str, Any]]) -> None:
+        """Finish a flush a crash cut short. A summary is the commit point of its batch: once it is on the
+        branch, the index records it promises are rebuilt from the branch and persisted, instead of the
+        batch being summarised a second time."""
+        promised: set[str] = set()
+        for entry in branch:
+            if entry.get("type") == "custom_message" and entry.get("customType") == SUMMARY:
+                details = entry.get("details") or {}
+                refs = details.get("toolCallRefs") if isinstance(details, dict) else None
+                for raw in refs if isinstance(refs, list) else []:
+                    ref = SummaryRef.from_json(raw) if isinstance(raw, dict) else None
+                    if ref is not None and ref.key not in self.index:
+                        promised.add(ref.key)
+        records = records_for_keys(branch, promised) if promised else []
+        if records:
+            try:
+                self.index.add_batch(records, self.host.append_entry)
+            except Exception as exc:
+                log.error("pruner: could not repair an interrupted flush: %s", exc)
 
     def on_session_start(self) -> None:
         self.summarizer.reset()

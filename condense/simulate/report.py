@@ -68,6 +68,15 @@ def calibration_lines(calibration: Calibration, forced: bool) -> list[str]:
     return lines
 
 
+def _miss_line(miss: MissRate) -> str:
+    if not miss.misses:
+        return (f"cache misses: none of the {miss.firsts} first requests after a user message missed the cache in"
+                " the recording, so none is modelled.")
+    return (f"cache misses: in the recording {miss.misses} of {miss.firsts} first requests after a user message "
+            f"read nothing from the cache ({miss.rate:.0%}); a prefix cache does not predict these, so every "
+            "strategy prices such requests in expectation at that rate.")
+
+
 def format_report(report: SessionReport) -> str:
     priced = report.strategies[0].requests if report.strategies else 0
     left_out = f" ({report.unpriced_requests} with no recorded usage left out)" if report.unpriced_requests else ""
@@ -76,9 +85,7 @@ def format_report(report: SessionReport) -> str:
              f"tokens: {report.tokenizer}; prices: {report.pricing}; cache TTL {report.cache_ttl_ms / 60000:g} min;"
              f" window {report.context_window:,}", ""]
     lines += _table([COLUMNS, *(_row(r) for r in report.strategies)])
-    lines += ["", f"cache misses: in the recording {miss.misses} of {miss.firsts} first requests after a user "
-              f"message read nothing from the cache ({miss.rate:.0%}); a prefix cache alone does not explain "
-              "them, so every strategy prices those requests in expectation with this rate."]
+    lines += ["", _miss_line(miss)]
     if report.calibration is not None:
         lines += calibration_lines(report.calibration, report.pricing_forced)
     lines += [f"note: {note}" for note in report.notes]

@@ -163,3 +163,19 @@ async def test_protected_tools_are_never_captured() -> None:
     await drive.final(200)
     assert host.custom("context-prune-summary") == []
     assert stubbed(drive.render()) == []
+
+
+async def test_a_crash_between_summary_and_index_is_repaired_on_reload_without_a_second_summary() -> None:
+    host, engine, drive = make()
+    await drive.prompt("go", 100)
+    await drive.tool_turn(110, [("c1", BIG)])
+    await drive.final(200)
+    # simulate the crash: drop everything written after the summary
+    at = next(i for i, e in enumerate(host.entries) if e.get("customType") == "context-prune-summary")
+    del host.entries[at + 1:]
+    engine.on_session_start()
+    assert host.custom("context-prune-index") != [], "the promised index records are rebuilt and persisted"
+    assert stubbed(drive.render()) == ["c1"]
+    calls = len(host.prompts)
+    await engine.flush("manual")
+    assert len(host.prompts) == calls and len(host.custom("context-prune-summary")) == 1
