@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from condense.measure import model_chars
 from condense.messages import AgentMessage, CustomMessage, UserMessage
 from pi_tui.agent.events import EventBus
 from pi_tui.agent.loop import Agent, AgentConfig
@@ -76,21 +77,6 @@ def _custom_message(custom_type: str, content: str | list[Any], display: bool, d
     if details is not None:
         message["details"] = details
     return message
-
-
-def _chars(message: AgentMessage) -> int:
-    total = 0
-    for key in ("content", "summary", "output", "command"):
-        value = message.get(key)
-        if isinstance(value, str):
-            total += len(value)
-        elif isinstance(value, list):
-            for block in value:
-                if isinstance(block, dict):
-                    total += sum(len(v) for k, v in block.items() if isinstance(v, str) and k != "type")
-                    if isinstance(block.get("arguments"), dict):
-                        total += len(str(block["arguments"]))
-    return total
 
 
 class AgentHost:
@@ -214,7 +200,7 @@ class AgentHost:
                 usage = message.get("usage") or {}
                 tokens = int(usage.get("totalTokens") or 0) or sum(
                     int(usage.get(k) or 0) for k in ("input", "output", "cacheRead", "cacheWrite"))
-                tail = sum(_chars(m) for m in messages[index + 1:]) // 4
+                tail = model_chars(messages[index + 1:]) // 4
                 return ContextUsage(tokens + tail, window)
             if message.get("role") == "compactionSummary":
                 break
