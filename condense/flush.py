@@ -56,6 +56,7 @@ class Flusher:
         self.stats = stats
         self._config = config_source
         self.frontier: Frontier | None = None
+        self.batch_filter: Callable[[Batch], bool] | None = None  # a simulation's restriction of what flushes
 
     # ----- collecting -------------------------------------------------------------------------
 
@@ -63,6 +64,8 @@ class Flusher:
         """Everything pending on the branch past the frontier, grouped as the batching mode says."""
         batches = capture_unindexed(self.host.branch(), self.index.is_summarized, is_protected)
         trimmed = [b for b in (trim_batch(batch, self.frontier, self.index.is_summarized) for batch in batches) if b]
+        if self.batch_filter is not None:
+            trimmed = [b for b in trimmed if self.batch_filter(b)]
         return group_batches(trimmed, self._config().batching_mode)
 
     def _dedup(self, batch: Batch) -> _Work:

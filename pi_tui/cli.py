@@ -72,6 +72,25 @@ def _parser() -> argparse.ArgumentParser:
                         help="override a condense setting, e.g. --set min_batch_chars=0 (repeatable)")
     replay.add_argument("--context-window", type=int, default=200_000, metavar="TOKENS",
                         help="context window the budget triggers assume (default 200000)")
+
+    whatif = sub.add_parser("whatif", help="replay a session under each pruning strategy and compare costs",
+                            description="Rebuild every model request of a recorded session under each pruning"
+                                        " strategy, price it with a prefix-cache model and print what each"
+                                        " strategy would have cost. Offline: summaries are extractive.")
+    whatif.add_argument("sessions", metavar="SESSION", nargs="+",
+                        help="session files, or parts of names from `pi-tui sessions` (a table each)")
+    whatif.add_argument("--strategies", action="append", metavar="NAMES",
+                        help="strategies to run, comma-separated, repeatable (default: all): recorded,"
+                             " none, pi-compaction, masking, every-turn, condense, condense-no-chains,"
+                             " condense-group-batches")
+    whatif.add_argument("--pricing", metavar="NAME",
+                        help="price every request with this model's table: claude-opus-4-5, claude-sonnet-4-5"
+                             " or gpt-5.1-codex (default: the model that answered each request)")
+    whatif.add_argument("--cache-ttl", type=float, default=5.0, metavar="MINUTES",
+                        help="prompt-cache lifetime (default 5)")
+    whatif.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    whatif.add_argument("--plot", metavar="FILE",
+                        help="also write an SVG chart of context tokens per request")
     return parser
 
 
@@ -195,6 +214,34 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_whatif(args: argparse.Namespace) -> int:
+    from condense.simulate import format_report, plot_svg
+    from pi_tui.whatif import run_whatif, whatif_options
+
+    options = whatif_options(args.strategies, args.pricing, args.cache_ttl)
+    interactive = sys.stderr.isatty()
+
+    def progress(name: str) -> None:
+        if interactive:
+            print(f"\rwhatif: {name:<24}", end="", file=sys.stderr, flush=True)
+
+    reports = []
+    for arg in args.sessions:
+        reports.append(run_whatif(_open(arg), options, progress=progress))
+    if interactive:
+        print("\r" + " " * 34 + "\r", end="", file=sys.stderr, flush=True)
+    if args.plot:
+        try:
+            Path(args.plot).write_text(plot_svg(reports), encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"--plot {args.plot}: cannot write: {exc.strerror}") from None
+    if args.json:
+        print(json.dumps({"sessions": [r.model_dump(mode="json") for r in reports]}, indent=1))
+    else:
+        print("\n".join(format_report(r) for r in reports), end="")
+    return 0
+
+
 def cmd_print(args: argparse.Namespace) -> int:
     from pi_tui.print_mode import run_print
     from pi_tui.runtime import LaunchOptions, build_runtime
@@ -208,6 +255,18 @@ def cmd_print(args: argparse.Namespace) -> int:
     return asyncio.run(run_print(runtime.host, args.print_prompt))
 
 
+def cmd_tui(args: argparse.Namespace) -> int:
+    """No subcommand and no -p: the interactive TUI (settings problems become notifications there)."""
+    from pi_tui.app import run_tui
+    from pi_tui.runtime import LaunchOptions
+    from pi_tui.settings import load_settings
+
+    result = load_settings()
+    options = LaunchOptions(model=args.model, base_url=args.base_url, session=args.session,
+                            continue_recent=args.continue_recent, launch_dir=Path(os.getcwd()))
+    return run_tui(options, result.settings, [f"settings: {line}" for line in result.errors])
+
+
 def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.command == "sessions":
         return cmd_sessions(args)
@@ -219,10 +278,11 @@ def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return cmd_query(args)
     if args.command == "replay":
         return cmd_replay(args)
+    if args.command == "whatif":
+        return cmd_whatif(args)
     if args.print_prompt is not None:
         return cmd_print(args)
-    parser.print_help()
-    return 0
+    return cmd_tui(args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

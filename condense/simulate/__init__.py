@@ -25,7 +25,6 @@ from condense.simulate.simulation import (
 )
 from condense.simulate.strategies import (
     PRUNE_AFTER_READ,
-    REPLAYED,
     STRATEGIES,
     condense_config,
     unknown_strategies,
@@ -37,7 +36,6 @@ __all__ = [
     "CACHE_WRITE_FACTOR",
     "DEFAULT_TTL_MS",
     "PRUNE_AFTER_READ",
-    "REPLAYED",
     "STRATEGIES",
     "CacheRead",
     "Calibration",

@@ -50,7 +50,8 @@ def recorded_requests(messages: Iterable[dict[str, Any]]) -> list[RecordedReques
         usage = message.get("usage") if isinstance(message.get("usage"), dict) else {}
         cost = usage.get("cost") if isinstance(usage.get("cost"), dict) else {}
         prompt = _int(usage.get("input")) + _int(usage.get("cacheRead")) + _int(usage.get("cacheWrite"))
-        request = RecordedRequest(len(requests), _int(message.get("timestamp")), str(message.get("model", "")),
+        request = RecordedRequest(len(requests), _int(message.get("timestamp")),
+                                  str(message.get("model", "")),
                                   _int(usage.get("output")), prompt, _int(usage.get("cacheRead")),
                                   float(cost.get("total") or 0.0), user_waiting)
         if request.billed:

@@ -52,7 +52,8 @@ def returns_original(original: str, answer: str) -> tuple[bool, bool]:
 
 
 def _verbatim(context: Sequence[dict[str, Any]]) -> set[tuple[str, str]]:
-    return {(message_key(m), content_text(m.get("content") or [])) for m in context if m.get("role") == "toolResult"}
+    return {(message_key(m), content_text(m.get("content") or []))
+            for m in context if m.get("role") == "toolResult"}
 
 
 def check_recovery(history: Sequence[dict[str, Any]], final_context: Sequence[dict[str, Any]],

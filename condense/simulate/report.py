@@ -61,8 +61,8 @@ def calibration_lines(calibration: Calibration, forced: bool) -> list[str]:
              f"  prompt tokens {_millions(c.simulated_prompt_tokens)} simulated vs "
              f"{_millions(c.recorded_prompt_tokens)} recorded ({c.prompt_tokens_error:+.1%}; per request "
              f"{c.mean_abs_prompt_error:.1%} mean absolute error)",
-             f"  cost ${c.simulated_cost:.2f} simulated vs ${c.recorded_cost:.2f} recorded ({c.cost_error:+.1%}; "
-             f"per request {c.mean_abs_cost_error:.1%} mean absolute error)"]
+             f"  cost ${c.simulated_cost:.2f} simulated vs ${c.recorded_cost:.2f} recorded "
+             f"({c.cost_error:+.1%}; per request {c.mean_abs_cost_error:.1%} mean absolute error)"]
     if forced:
         lines.append("  (prices forced with --pricing: the cost comparison is not like for like)")
     return lines
@@ -70,20 +70,21 @@ def calibration_lines(calibration: Calibration, forced: bool) -> list[str]:
 
 def _miss_line(miss: MissRate) -> str:
     if not miss.misses:
-        return (f"cache misses: none of the {miss.firsts} first requests after a user message missed the cache in"
-                " the recording, so none is modelled.")
-    return (f"cache misses: in the recording {miss.misses} of {miss.firsts} first requests after a user message "
-            f"read nothing from the cache ({miss.rate:.0%}); a prefix cache does not predict these, so every "
-            "strategy prices such requests in expectation at that rate.")
+        return (f"cache misses: none of the {miss.firsts} first requests after a user message missed the"
+                " cache in the recording, so none is modelled.")
+    return (f"cache misses: in the recording {miss.misses} of {miss.firsts} first requests after a user"
+            f" message read nothing from the cache ({miss.rate:.0%}); a prefix cache does not predict these,"
+            " so every strategy prices such requests in expectation at that rate.")
 
 
 def format_report(report: SessionReport) -> str:
     priced = report.strategies[0].requests if report.strategies else 0
-    left_out = f" ({report.unpriced_requests} with no recorded usage left out)" if report.unpriced_requests else ""
+    unpriced = report.unpriced_requests
+    left_out = f" ({unpriced} with no recorded usage left out)" if unpriced else ""
     miss = report.miss_rate
     lines = [f"{Path(report.session).name}: {priced} priced requests{left_out}",
-             f"tokens: {report.tokenizer}; prices: {report.pricing}; cache TTL {report.cache_ttl_ms / 60000:g} min;"
-             f" window {report.context_window:,}", ""]
+             f"tokens: {report.tokenizer}; prices: {report.pricing}; "
+             f"cache TTL {report.cache_ttl_ms / 60000:g} min; window {report.context_window:,}", ""]
     lines += _table([COLUMNS, *(_row(r) for r in report.strategies)])
     lines += ["", _miss_line(miss)]
     if report.calibration is not None:

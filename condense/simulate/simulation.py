@@ -46,7 +46,8 @@ class StrategyResult(BaseModel):
 
 
 class StrategySimulation:
-    def __init__(self, name: str, units_per_token: float, miss_rate: float, ttl_ms: int = DEFAULT_TTL_MS) -> None:
+    def __init__(self, name: str, units_per_token: float, miss_rate: float,
+                 ttl_ms: int = DEFAULT_TTL_MS) -> None:
         self.name = name
         self.miss_rate = miss_rate
         self._main = PrefixCache(units_per_token, ttl_ms)
@@ -63,7 +64,8 @@ class StrategySimulation:
         self.outcomes.append(outcome)
         return outcome
 
-    def summariser_call(self, prompt: Prompt, output_tokens: float, time_ms: int, prices: PriceTable) -> float:
+    def summariser_call(self, prompt: Prompt, output_tokens: float, time_ms: int,
+                        prices: PriceTable) -> float:
         read = self._side.send(prompt, time_ms)
         cost = prices.cost(read.cached, prompt.tokens - read.cached, output_tokens)
         self.summariser_calls += 1

@@ -29,8 +29,6 @@ _CONDENSE_VARIANTS: dict[str, dict[str, Any]] = {
     "condense-group-batches": {"batching_mode": "agent-message"},
 }
 
-REPLAYED = frozenset(_CONDENSE_VARIANTS)
-
 # A turn_end flush runs after the turn's results arrived but before the next request, so it would
 # summarise outputs the model never read, and no cached prefix would ever be rewritten. Per-turn
 # pruning as the design describes it (and warns about) prunes a turn's outputs once the model has

@@ -1,7 +1,8 @@
 """A hand-written SVG line chart: context tokens per request, one line per strategy, busts marked.
 
 No plotting library is available, and a chart this plain needs none: one panel per session, axes
-with round ticks, a legend, and a small cross wherever a request rewrote its cached prefix.
+with round ticks, a legend, a small cross wherever a request rewrote its cached prefix, and a dashed
+line at the model's context window when a strategy climbs past it.
 """
 
 from __future__ import annotations
@@ -66,18 +67,26 @@ class _Panel:
         return ticks
 
     def axes(self) -> list[str]:
-        out = [f'<text x="{self.x0}" y="{self.top + 22}" class="title">{escape(Path(self.report.session).name)}'
-               f': context tokens per request</text>']
+        name = escape(Path(self.report.session).name)
+        out = [f'<text x="{self.x0}" y="{self.top + 22}" class="title">'
+               f"{name}: context tokens per request</text>"]
         value = 0.0
         while value <= self.y_max + 1e-9:
             y = self.y(value)
             out.append(f'<line x1="{self.x0}" y1="{y:.1f}" x2="{self.x1}" y2="{y:.1f}" class="grid"/>')
-            out.append(f'<text x="{self.x0 - 6}" y="{y + 4:.1f}" text-anchor="end">{_tick_label(value)}</text>')
+            out.append(f'<text x="{self.x0 - 6}" y="{y + 4:.1f}" text-anchor="end">'
+                       f"{_tick_label(value)}</text>")
             value += self.y_step
         for number in self.x_ticks():
             x = self.x(number - 1)
             out.append(f'<line x1="{x:.1f}" y1="{self.y0}" x2="{x:.1f}" y2="{self.y0 + 5}" class="axis"/>')
             out.append(f'<text x="{x:.1f}" y="{self.y0 + 18}" text-anchor="middle">{number:g}</text>')
+        window = self.report.context_window
+        if 0 < window <= self.y_max:
+            y = self.y(window)
+            out.append(f'<line x1="{self.x0}" y1="{y:.1f}" x2="{self.x1}" y2="{y:.1f}" class="window"/>')
+            out.append(f'<text x="{self.x1 - 4}" y="{y - 4:.1f}" text-anchor="end" class="window-label">'
+                       f"context window</text>")
         out.append(f'<line x1="{self.x0}" y1="{self.y0}" x2="{self.x1}" y2="{self.y0}" class="axis"/>')
         out.append(f'<line x1="{self.x0}" y1="{self.y0}" x2="{self.x0}" y2="{self.y1}" class="axis"/>')
         middle = (self.x0 + self.x1) / 2
@@ -95,7 +104,8 @@ class _Panel:
                f"<title>{escape(result.name)}</title></polyline>"]
         for i in result.bust_requests:
             x, y = self.x(i), self.y(result.context_tokens[i])
-            out.append(f'<path d="M{x - 3:.1f},{y - 3:.1f}l6,6m0,-6l-6,6" stroke="{color}" stroke-width="1.2"/>')
+            out.append(f'<path d="M{x - 3:.1f},{y - 3:.1f}l6,6m0,-6l-6,6" stroke="{color}" '
+                       'stroke-width="1.2"/>')
         return out
 
     def legend(self) -> list[str]:
@@ -119,7 +129,8 @@ def plot_svg(reports: Sequence[SessionReport]) -> str:
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
              f'viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="11">',
              "<style>.grid{stroke:#e4e4e4;stroke-width:1}.axis{stroke:#333;stroke-width:1}"
-             ".title{font-size:14px;font-weight:bold}.legend-title{font-weight:bold}</style>",
+             ".title{font-size:14px;font-weight:bold}.legend-title{font-weight:bold}"
+             ".window{stroke:#999;stroke-width:1;stroke-dasharray:5 4}.window-label{fill:#777}</style>",
              f'<rect width="{WIDTH}" height="{height}" fill="white"/>']
     for position, report in enumerate(reports):
         panel = _Panel(report, position * PANEL_HEIGHT)

@@ -129,6 +129,8 @@ class Summarizer:
         self.config = config
         self.fallback = FallbackController(clock)
         self._warned: set[str] = set()
+        # sees (prompt a model is or would be sent, summary) of every summary made: cost simulation
+        self.on_summary: Callable[[str, str], None] | None = None
 
     def reset(self) -> None:
         """A new session: forget the outage state and warn again about a missing model."""
@@ -140,8 +142,17 @@ class Summarizer:
     async def summarize_batch(self, batch: Batch, signal: CancelSignal,
                               on_progress: Progress | None = None) -> SummaryOutcome | None:
         if self.config.summarizer_model == EXTRACTIVE_MODEL:
-            return self._extractive(extractive_summary(batch), signal, on_progress)
-        return await self._summarize(batch_prompt(serialize_batch(batch)), signal, on_progress)
+            outcome = self._extractive(extractive_summary(batch), signal, on_progress)
+            prompt = batch_prompt(serialize_batch(batch)) if self.on_summary and outcome else ""
+        else:
+            prompt = batch_prompt(serialize_batch(batch))
+            outcome = await self._summarize(prompt, signal, on_progress)
+        self._observe(prompt, outcome)
+        return outcome
+
+    def _observe(self, prompt: str, outcome: SummaryOutcome | None) -> None:
+        if self.on_summary is not None and outcome is not None:
+            self.on_summary(prompt, outcome.text)
 
     async def summarize_batches(self, batches: Sequence[Batch], signal: CancelSignal,
                                 sequential: bool = False,
@@ -174,10 +185,12 @@ class Summarizer:
     async def summarize_range(self, summaries: Sequence[str], signal: CancelSignal,
                               on_usage: Callable[[SummaryOutcome], None] | None = None) -> str | None:
         """Fuse the per-batch summaries of one closed chain; `on_usage` lets the caller count the cost."""
+        prompt = range_prompt(summaries)
         if self.config.summarizer_model == EXTRACTIVE_MODEL:
             outcome = self._extractive(extractive_range(summaries), signal, None)
         else:
-            outcome = await self._summarize(range_prompt(summaries), signal, None)
+            outcome = await self._summarize(prompt, signal, None)
+        self._observe(prompt, outcome)
         if outcome is not None and on_usage is not None:
             on_usage(outcome)
         return None if outcome is None else outcome.text

@@ -1,0 +1,360 @@
+"""`pi-tui whatif`: what a recorded session would have cost under each pruning strategy.
+
+Every recorded assistant message stands for one model request. For each strategy the context of each
+of those requests is rebuilt (condense strategies through `pi-tui replay`'s machinery, into a
+throw-away session file), turned into exactly what the provider would read (`convert_to_llm` and the
+provider transform for the model that answered), measured with one tokenizer for all strategies, and
+priced by `condense.simulate`'s prefix-cache model. This module is the host side: it owns litellm
+(prices, tokenizer) and the session; the arithmetic lives in the engine package.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from condense.engine import CondenseEngine
+from condense.simulate import (
+    DEFAULT_TTL_MS,
+    PRUNE_AFTER_READ,
+    STRATEGIES,
+    CharEncoder,
+    Compaction,
+    Encoder,
+    Meter,
+    ObservationMasking,
+    PiCompaction,
+    PriceTable,
+    Query,
+    RecordedRequest,
+    Recovery,
+    SessionReport,
+    StrategyResult,
+    StrategySimulation,
+    calibrate,
+    check_recovery,
+    condense_config,
+    observed_miss_rate,
+    recorded_requests,
+    unknown_strategies,
+    with_ratios,
+)
+from condense.summarize import Summarizer
+from pi_tui.ai.convert import convert_to_llm
+from pi_tui.ai.litellm_client import _litellm
+from pi_tui.ai.transform import transform_messages
+from pi_tui.ai.types import ModelSpec
+from pi_tui.errors import UserError
+from pi_tui.replay import PRUNER_PREFIX, Replayer, output_session
+from pi_tui.session.context import build_context, entry_message
+from pi_tui.session.store import Session
+
+PRICING_MODELS = ("claude-opus-4-5", "claude-sonnet-4-5", "gpt-5.1-codex")
+TOKENIZER_MODEL = "claude-sonnet-4-5"  # one tokenizer for every strategy and session
+DEFAULT_WINDOW = 200_000
+FALLBACK_PRICING = "claude-sonnet-4-5"
+
+Progress = Callable[[str], None]
+
+
+# ----- prices, window and tokenizer from litellm (imported on first use, by the client's importer) -----
+
+def _model_entry(model: str) -> dict[str, Any] | None:
+    entry = _litellm().model_cost.get(model)
+    return entry if isinstance(entry, dict) and entry.get("input_cost_per_token") else None
+
+
+def price_table(model: str) -> PriceTable:
+    """litellm's prices for `model`. A map that has a cache-read price but no cache-write price is an
+    OpenAI-style automatic cache, which bills uncached tokens at the plain input price."""
+    entry = _model_entry(model)
+    if entry is None:
+        raise UserError(f"--pricing {model}: litellm's price map does not know this model")
+    input_price = float(entry["input_cost_per_token"])
+    read = entry.get("cache_read_input_token_cost")
+    write = entry.get("cache_creation_input_token_cost")
+    if write is None and read is not None:
+        write = input_price
+    output_price = float(entry.get("output_cost_per_token") or 0.0)
+    return PriceTable.from_prices(model, input_price, output_price, None if read is None else float(read),
+                                  None if write is None else float(write))
+
+
+@dataclass
+class Pricing:
+    """Each request priced with the table of the model that answered it, unless one is forced."""
+
+    forced: PriceTable | None = None
+    tables: dict[str, PriceTable] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def for_model(self, model: str) -> PriceTable:
+        if self.forced is not None:
+            return self.forced
+        table = self.tables.get(model)
+        if table is None:
+            known = _model_entry(model) is not None
+            table = price_table(model if known else FALLBACK_PRICING)
+            if not known:
+                self.notes.append(f"no litellm prices for {model or '(unknown model)'}:"
+                                  f" priced as {FALLBACK_PRICING}")
+            self.tables[model] = table
+        return table
+
+    def describe(self) -> str:
+        if self.forced is not None:
+            return f"{self.forced.name} (forced)"
+        return ", ".join(sorted({t.name for t in self.tables.values()})) + " (the model that answered)"
+
+
+def context_window(model: str) -> int:
+    entry = _model_entry(model) or {}
+    return int(entry.get("max_input_tokens") or DEFAULT_WINDOW)
+
+
+class LitellmEncoder:
+    """litellm's tokenizer for a fixed model (its bundled Anthropic tokenizer for Claude models)."""
+
+    units_per_token = 1.0
+
+    def __init__(self, model: str = TOKENIZER_MODEL) -> None:
+        litellm = _litellm()
+        self._encode = litellm.encode
+        self._tokenizer = litellm.utils.select_tokenizer(model=model)
+        self.name = f"litellm.encode, {model} tokenizer ({self._tokenizer['type']})"
+
+    def encode(self, text: str) -> Sequence[Any]:
+        return self._encode(text=text, custom_tokenizer=self._tokenizer)
+
+
+def default_encoder() -> Encoder:
+    try:
+        return LitellmEncoder()
+    except Exception:  # no usable tokenizer offline: a deterministic estimate, named in the output
+        return CharEncoder()
+
+
+# ----- the recorded session ------------------------------------------------------------------------
+
+def _is_pruner_entry(entry: dict[str, Any]) -> bool:
+    return str(entry.get("customType", "")).startswith(PRUNER_PREFIX)
+
+
+def without_compactions(session: Session) -> Session:
+    """The session's branch with its compaction entries taken out, in memory only. Strategies that
+    prune by other means start from the full history: the recording's compactions were Pi's answer
+    to a context those strategies never build (`pi-compaction` simulates that answer on its own)."""
+    entries: list[dict[str, Any]] = []
+    parent: str | None = None
+    for entry in session.branch_entries():
+        if entry.get("type") == "compaction":
+            continue
+        entries.append(entry if entry.get("parentId") == parent else {**entry, "parentId": parent})
+        parent = entry.get("id")
+    return Session(dict(session.header), entries, None)
+
+
+@dataclass
+class Recording:
+    """The session's branch, its messages with nothing removed, and one RecordedRequest per request."""
+
+    session: Session
+    branch: list[dict[str, Any]]
+    history: list[dict[str, Any]] = field(init=False)
+    requests: list[RecordedRequest] = field(init=False)
+    before: list[int] = field(init=False)  # per request: how many history messages precede it
+    entry_at: list[int] = field(init=False)  # per request: its entry's position in the branch
+    specs: list[ModelSpec] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.history, self.before, self.entry_at, self.specs = [], [], [], []
+        for position, entry in enumerate(self.branch):
+            message = entry_message(entry) if not _is_pruner_entry(entry) else None
+            if message is None:
+                continue
+            if message.get("role") == "assistant":
+                self.before.append(len(self.history))
+                self.entry_at.append(position)
+                self.specs.append(ModelSpec(provider=str(message.get("provider", "")),
+                                            id=str(message.get("model", "")),
+                                            api=str(message.get("api", "openai-completions"))))
+            self.history.append(message)  # type: ignore[arg-type]
+        self.requests = recorded_requests(self.history)
+
+    @property
+    def main_model(self) -> str:
+        billed = [r.model for r in self.requests if r.billed]
+        return max(set(billed), key=billed.count) if billed else FALLBACK_PRICING
+
+
+# ----- running one strategy ------------------------------------------------------------------------
+
+@dataclass
+class _Run:
+    """Prices the requests of one strategy as they are produced."""
+
+    recording: Recording
+    meter: Meter
+    pricing: Pricing
+    sim: StrategySimulation
+    sent: int = 0
+
+    def request(self, number: int, context: list[dict[str, Any]]) -> None:
+        recorded = self.recording.requests[number]
+        self.sent = number + 1
+        if not recorded.billed:
+            return
+        llm = transform_messages(convert_to_llm(context), self.recording.specs[number])  # type: ignore[arg-type]
+        self.sim.request(self.meter.prompt(llm), recorded, self.pricing.for_model(recorded.model))  # type: ignore[arg-type]
+
+    def summariser_call(self, prompt: str | list[dict[str, Any]], output: str, time_ms: int) -> None:
+        current = self.recording.requests[max(0, self.sent - 1)]
+        meter = self.meter
+        asked = meter.text_prompt(prompt) if isinstance(prompt, str) else meter.prompt(prompt, system=False)
+        prices = self.pricing.for_model(current.model)
+        self.sim.summariser_call(asked, meter.text_tokens(output), time_ms, prices)
+
+
+def _run_recorded(run: _Run) -> Recovery:
+    branch = run.recording.branch
+    for number, position in enumerate(run.recording.entry_at):
+        run.request(number, build_context(branch[:position]).messages)  # type: ignore[arg-type]
+    final = build_context(branch).messages
+    return check_recovery(run.recording.history, final, None)  # type: ignore[arg-type]
+
+
+def _run_none(run: _Run) -> Recovery:
+    history = run.recording.history
+    for number, before in enumerate(run.recording.before):
+        run.request(number, history[:before])
+    return check_recovery(history, history, None)
+
+
+def _run_masking(run: _Run) -> Recovery:
+    history, masking = run.recording.history, ObservationMasking()
+    for number, before in enumerate(run.recording.before):
+        run.request(number, masking.apply(history[:before]))
+    return check_recovery(history, masking.apply(history), None)
+
+
+def _run_pi_compaction(run: _Run, window: int) -> Recovery:
+    history, compaction = run.recording.history, PiCompaction(run.meter, window)
+    for number, before in enumerate(run.recording.before):
+        time_ms = run.recording.requests[number].time_ms
+        done: Compaction | None = compaction.maybe_compact(history[:before], time_ms)
+        if done is not None:
+            run.summariser_call(done.folded, done.summary, time_ms)
+        run.request(number, compaction.context(history[:before]))
+    return check_recovery(history, compaction.context(history), None)
+
+
+def _latest_time(session: Session) -> int:
+    for entry in reversed(session.entries):
+        message = entry.get("message")
+        if isinstance(message, dict) and isinstance(message.get("timestamp"), int):
+            return message["timestamp"]
+    return 0
+
+
+def _record_summaries(summarizer: Summarizer, on_call: Callable[[str, str], None]) -> None:
+    """Report every summary condense asks for, with the prompt a model would have been sent. The
+    extractive summariser never builds that prompt; it is built here only to be priced."""
+    summarizer.on_summary = on_call
+
+
+def _flush_read_turns_only(engine: CondenseEngine, run: _Run) -> None:
+    """Keep batches whose results no request has carried yet out of every flush (see
+    `PRUNE_AFTER_READ`): when request k is sent, the model has read the turns before k."""
+    engine.flusher.batch_filter = lambda batch: batch.turn_index < run.sent - 1
+
+
+def _run_condense(run: _Run, name: str, window: int) -> Recovery:
+    source = without_compactions(run.recording.session)
+    with tempfile.TemporaryDirectory(prefix="pi-tui-whatif-") as folder:
+        out = output_session(source, Path(folder) / "replay.jsonl")
+        counter = iter(range(len(run.recording.requests)))
+        replayer = Replayer(source, out, condense_config(name), window,
+                            on_render=lambda _before, rendered: run.request(next(counter), rendered))
+        _record_summaries(replayer.engine.summarizer,
+                          lambda asked, text: run.summariser_call(asked, text, _latest_time(out)))
+        if name in PRUNE_AFTER_READ:
+            _flush_read_turns_only(replayer.engine, run)
+        asyncio.run(replayer.run())
+        engine = replayer.engine
+        final = engine.render(out.messages())
+        query: Query = lambda key: engine.query([key])[0]  # noqa: E731
+        return check_recovery(run.recording.history, final, query)  # spill sidecars still exist here
+
+
+# ----- the whole comparison ------------------------------------------------------------------------
+
+@dataclass
+class WhatifOptions:
+    strategies: list[str]
+    pricing: str | None = None
+    ttl_ms: int = DEFAULT_TTL_MS
+
+
+def whatif_options(strategies: list[str] | None, pricing: str | None, ttl_minutes: float) -> WhatifOptions:
+    """The command line's choices, checked: strategy names (comma-separated, default all),
+    a pricing model, a positive cache lifetime."""
+    names = [name for arg in strategies or [] for name in arg.split(",") if name] or list(STRATEGIES)
+    unknown = unknown_strategies(names)
+    if unknown:
+        raise UserError(f"--strategies: unknown {', '.join(unknown)}; choose from {', '.join(STRATEGIES)}")
+    if pricing is not None and pricing not in PRICING_MODELS:
+        raise UserError(f"--pricing {pricing}: choose one of {', '.join(PRICING_MODELS)}")
+    if not ttl_minutes > 0:
+        raise UserError("--cache-ttl: give a positive number of minutes, e.g. --cache-ttl 5")
+    return WhatifOptions(list(dict.fromkeys(names)), pricing, round(ttl_minutes * 60_000))
+
+
+def _window_notes(results: list[StrategyResult], window: int) -> list[str]:
+    return [f"{r.name}: its peak context ({r.peak_context_tokens:,.0f} tokens) is over the {window:,}-token"
+            " window, so the session could not have run like this" for r in results
+            if r.peak_context_tokens > window]
+
+
+def run_whatif(session: Session, options: WhatifOptions, encoder: Encoder | None = None,
+               progress: Progress | None = None) -> SessionReport:
+    recording = Recording(session, session.branch_entries())
+    if not any(r.billed for r in recording.requests):
+        raise UserError(f"{session.path}: no model request with recorded usage to replay")
+    pricing = Pricing(price_table(options.pricing) if options.pricing else None)
+    window = context_window(recording.main_model)
+    meter = Meter(encoder or default_encoder())
+    miss = observed_miss_rate(recording.requests)
+    results, calibration = [], None
+    for name in options.strategies:
+        if progress is not None:
+            progress(name)
+        run = _Run(recording, meter, pricing, StrategySimulation(name, meter.units_per_token, miss.rate,
+                                                                 options.ttl_ms))
+        recovery = _dispatch(name, run, window)
+        results.append(run.sim.result(recovery))
+        if name == "recorded":
+            calibration = calibrate(run.sim.outcomes, recording.requests, miss)
+        meter.forget_messages()
+    return SessionReport(
+        session=str(session.path), tokenizer=meter.encoder.name, pricing=pricing.describe(),
+        cache_ttl_ms=options.ttl_ms, context_window=window, miss_rate=miss,
+        unpriced_requests=sum(1 for r in recording.requests if not r.billed),
+        calibration=calibration, pricing_forced=pricing.forced is not None, strategies=with_ratios(results),
+        notes=sorted(set(pricing.notes)) + _window_notes(results, window))
+
+
+def _dispatch(name: str, run: _Run, window: int) -> Recovery:
+    if name == "recorded":
+        return _run_recorded(run)
+    if name == "none":
+        return _run_none(run)
+    if name == "masking":
+        return _run_masking(run)
+    if name == "pi-compaction":
+        return _run_pi_compaction(run, window)
+    return _run_condense(run, name, window)
+

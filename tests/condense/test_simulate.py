@@ -1,0 +1,338 @@
+"""The cost simulator: prices, the prefix cache and its TTL, the miss-rate expectation, the baselines,
+recovery checks, and how strategies rank on a small synthetic session."""
+
+from __future__ import annotations
+
+import math
+import xml.etree.ElementTree as ET
+from typing import Any
+
+import pytest
+
+from condense.simulate import (
+    CharEncoder,
+    Meter,
+    MissRate,
+    ObservationMasking,
+    PiCompaction,
+    PrefixCache,
+    PriceTable,
+    RecordedRequest,
+    Recovery,
+    SessionReport,
+    StrategySimulation,
+    calibrate,
+    check_recovery,
+    condense_config,
+    format_report,
+    mask_placeholder,
+    observed_miss_rate,
+    plot_svg,
+    recorded_requests,
+    returns_original,
+    with_ratios,
+)
+from condense.simulate.baselines import COMPACTION_SUMMARY_CHARS
+
+MINUTE = 60_000
+PRICES = PriceTable.from_prices("test-model", input_price=1.0, output_price=5.0)
+
+
+def user(text: str, ts: int) -> dict[str, Any]:
+    return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": ts}
+
+
+def call(call_id: str, ts: int, name: str = "bash", usage: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"role": "assistant", "content": [{"type": "toolCall", "id": call_id, "name": name,
+                                               "arguments": {"command": f"run {call_id}"}}],
+            "provider": "anthropic", "model": "test-model", "api": "anthropic-messages",
+            "usage": usage or _usage(), "stopReason": "toolUse", "timestamp": ts}
+
+
+def reply(text: str, ts: int, usage: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"role": "assistant", "content": [{"type": "text", "text": text}], "provider": "anthropic",
+            "model": "test-model", "api": "anthropic-messages", "usage": usage or _usage(),
+            "stopReason": "stop", "timestamp": ts}
+
+
+def result(call_id: str, text: str, ts: int, name: str = "bash") -> dict[str, Any]:
+    return {"role": "toolResult", "toolCallId": call_id, "toolName": name,
+            "content": [{"type": "text", "text": text}], "isError": False, "timestamp": ts}
+
+
+def _usage(prompt: int = 100, cache_read: int = 50, output: int = 10, cost: float = 0.01) -> dict[str, Any]:
+    return {"input": prompt - cache_read, "output": output, "cacheRead": cache_read, "cacheWrite": 0,
+            "totalTokens": prompt + output, "cost": {"total": cost}}
+
+
+def prompt_of(meter: Meter, *texts: str):  # type: ignore[no-untyped-def]
+    return meter.prompt([user(t, 0) for t in texts])
+
+
+# ----- prices ---------------------------------------------------------------------------------------
+
+def test_missing_cache_prices_default_to_a_tenth_and_five_quarters_of_the_input_price() -> None:
+    table = PriceTable.from_prices("m", input_price=4e-6, output_price=2e-5)
+    assert table.cache_read == pytest.approx(4e-7)
+    assert table.cache_write == pytest.approx(5e-6)
+    explicit = PriceTable.from_prices("m", 4e-6, 2e-5, cache_read=1e-7, cache_write=4e-6)
+    assert (explicit.cache_read, explicit.cache_write) == (1e-7, 4e-6)
+
+
+def test_request_cost_adds_cached_written_and_output_tokens_at_their_prices() -> None:
+    assert PRICES.cost(cached=1000, written=200, output=30) == pytest.approx(1000 * 0.1 + 200 * 1.25 + 30 * 5)
+
+
+# ----- the prefix cache -----------------------------------------------------------------------------
+
+def test_a_request_reads_its_common_prefix_with_the_previous_one_from_the_cache() -> None:
+    meter = Meter(CharEncoder(1.0), system_tokens=10)
+    cache = PrefixCache(meter.units_per_token)
+    first = prompt_of(meter, "a" * 100)
+    second = prompt_of(meter, "a" * 100, "b" * 50)
+    assert cache.send(first, 0).cached == 0
+    read = cache.send(second, MINUTE)
+    assert read.cached == first.tokens == 10 + len("user\n") + 100
+    assert not read.bust
+
+
+def test_the_cache_is_cold_once_the_ttl_has_passed() -> None:
+    meter = Meter(CharEncoder(1.0))
+    cache = PrefixCache(meter.units_per_token, ttl_ms=5 * MINUTE)
+    prompt = prompt_of(meter, "same text")
+    cache.send(prompt, 0)
+    just_in_time = cache.send(prompt, 5 * MINUTE - 1)
+    too_late = cache.send(prompt, 10 * MINUTE - 1 + 5 * MINUTE)
+    assert just_in_time.cached == prompt.tokens and not just_in_time.expired
+    assert too_late.cached == 0 and too_late.expired and not too_late.bust
+
+
+def test_rewriting_a_message_the_previous_request_carried_is_a_bust_at_the_changed_token() -> None:
+    meter = Meter(CharEncoder(1.0), system_tokens=0)
+    cache = PrefixCache(meter.units_per_token)
+    cache.send(prompt_of(meter, "first message", "x" * 40 + "tail"), 0)
+    read = cache.send(prompt_of(meter, "first message", "x" * 40 + "TAIL", "new"), 1000)
+    assert read.bust
+    assert read.cached == len("user\nfirst message") + len("user\n") + 40
+
+
+def test_character_units_convert_to_tokens_at_the_encoder_rate() -> None:
+    meter = Meter(CharEncoder(3.0), system_tokens=1600)
+    prompt = prompt_of(meter, "y" * 295)
+    assert meter.system.tokens == 1600
+    assert prompt.tokens == pytest.approx(1600 + 300 / 3)
+
+
+def test_the_meter_keeps_one_segment_per_distinct_text() -> None:
+    meter = Meter(CharEncoder())
+    one, two = user("hello", 1), user("hello", 2)
+    assert meter.segment(one) is meter.segment(two)
+    assert meter.segment(one) is not meter.segment(user("other", 1))
+
+
+# ----- what the recording says, and the miss-rate expectation ---------------------------------------
+
+def _recording() -> list[dict[str, Any]]:
+    return [
+        user("go", 0),
+        call("c1", 1, usage=_usage(cache_read=0)),  # the session's first request: not counted
+        result("c1", "out", 2),
+        reply("done", 3, usage=_usage(cache_read=90)),
+        user("again", 4),
+        reply("aborted", 5, usage={"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "cost": {}}),
+        reply("ok", 6, usage=_usage(cache_read=0)),  # first billed after "again": a full miss
+        user("third", 7),
+        reply("ok", 8, usage=_usage(cache_read=70)),  # first after "third": a hit
+    ]
+
+
+def test_recorded_requests_mark_the_first_billed_request_after_each_user_message() -> None:
+    requests = recorded_requests(_recording())
+    assert [r.first_after_user for r in requests] == [True, False, True, True, True]
+    assert [r.billed for r in requests] == [True, True, False, True, True]
+    assert requests[0].prompt_tokens == 100 and requests[0].output_tokens == 10
+
+
+def test_the_observed_miss_rate_counts_full_misses_among_first_requests_after_a_user_message() -> None:
+    miss = observed_miss_rate(recorded_requests(_recording()))
+    assert (miss.misses, miss.firsts) == (1, 2)
+    assert miss.rate == 0.5
+    assert MissRate(misses=0, firsts=0).rate == 0.0
+
+
+def test_a_first_request_after_a_user_message_is_priced_in_expectation_with_the_miss_rate() -> None:
+    meter = Meter(CharEncoder(1.0), system_tokens=0)
+    base = prompt_of(meter, "p" * 1000)
+    grown = prompt_of(meter, "p" * 1000, "new question")
+    cost: dict[float, float] = {}
+    for rate in (0.0, 0.25, 1.0):
+        sim = StrategySimulation("s", 1.0, miss_rate=rate)
+        sim.request(base, RecordedRequest(0, 0, "m", 0, 0, 0, 0.0, True), PRICES)
+        cost[rate] = sim.request(grown, RecordedRequest(1, 1000, "m", 0, 0, 0, 0.0, True), PRICES).cost
+    hit = PRICES.cost(base.tokens, grown.tokens - base.tokens, 0)
+    miss = PRICES.cost(0, grown.tokens, 0)
+    assert (cost[0.0], cost[1.0]) == (pytest.approx(hit), pytest.approx(miss))
+    assert cost[0.25] == pytest.approx(0.75 * hit + 0.25 * miss)
+
+
+def test_requests_after_tool_results_are_never_expected_to_miss() -> None:
+    meter = Meter(CharEncoder(1.0), system_tokens=0)
+    sim = StrategySimulation("s", 1.0, miss_rate=1.0)
+    sim.request(prompt_of(meter, "a" * 500), RecordedRequest(0, 0, "m", 0, 0, 0, 0.0, True), PRICES)
+    after_tools = RecordedRequest(1, 9, "m", 0, 0, 0, 0.0, False)
+    outcome = sim.request(prompt_of(meter, "a" * 500, "b"), after_tools, PRICES)
+    assert outcome.cached == len("user\n") + 500
+
+
+def test_calibration_reports_relative_errors_of_totals_and_per_request() -> None:
+    meter = Meter(CharEncoder(1.0), system_tokens=0)
+    sim = StrategySimulation("recorded", 1.0, miss_rate=0.0)
+    recorded = [RecordedRequest(0, 0, "m", 0, 110, 0, 1.0, True),
+                RecordedRequest(1, 1, "m", 0, 90, 0, 1.0, False)]
+    sim.request(prompt_of(meter, "z" * 95), recorded[0], PRICES)  # 100 tokens
+    sim.request(prompt_of(meter, "z" * 95), recorded[1], PRICES)
+    calibration = calibrate(sim.outcomes, recorded, MissRate(misses=0, firsts=0))
+    assert calibration.prompt_tokens_error == pytest.approx(0.0)
+    assert calibration.mean_abs_prompt_error == pytest.approx((10 / 110 + 10 / 90) / 2)
+    assert calibration.recorded_cost == 2.0
+
+
+# ----- the baselines --------------------------------------------------------------------------------
+
+def test_masking_keeps_the_last_ten_outputs_and_replaces_older_ones_with_a_placeholder() -> None:
+    history: list[dict[str, Any]] = []
+    for n in range(12):
+        history += [call(f"c{n}", n * 10), result(f"c{n}", f"output {n}", n * 10 + 1)]
+    masking = ObservationMasking()
+    masked = masking.apply(history)
+    texts = [m["content"][0]["text"] for m in masked if m["role"] == "toolResult"]
+    assert texts[:2] == ["[Output of bash omitted; call c0]", "[Output of bash omitted; call c1]"]
+    assert texts[2:] == [f"output {n}" for n in range(2, 12)]
+    assert masking.apply(history)[1] is masked[1], "a masked copy is made once"
+    assert masking.apply(history[:20]) is not history[:20] and masking.apply(history[:4]) == history[:4]
+    assert mask_placeholder(history[1]) == "[Output of bash omitted; call c0]"
+
+
+def test_pi_compaction_folds_old_messages_near_the_window_and_never_cuts_at_a_tool_result() -> None:
+    meter = Meter(CharEncoder(1.0), system_tokens=0)
+    compaction = PiCompaction(meter, context_window=30_000, reserve=5_000, keep_recent=4_000)
+    history: list[dict[str, Any]] = [user("start", 0)]
+    for n in range(20):
+        history += [call(f"c{n}", n * 10), result(f"c{n}", "r" * 1500, n * 10 + 1)]
+    assert compaction.maybe_compact(history[:5], 100) is None
+    done = compaction.maybe_compact(history, 500)
+    assert done is not None
+    kept = compaction.context(history)
+    assert kept[0]["role"] == "compactionSummary" and kept[1]["role"] != "toolResult"
+    assert meter.tokens(kept) < 25_000 and len(done.summary) <= COMPACTION_SUMMARY_CHARS
+    assert done.folded[0] is history[0] and done.folded[-1] is history[compaction.first_kept - 1]
+
+
+def test_condense_strategies_change_only_their_own_settings() -> None:
+    every, default = condense_config("every-turn"), condense_config("condense")
+    assert default.summarizer_model == every.summarizer_model == "extractive"
+    assert every.min_batch_chars == 0 and every.auto_budget_threshold is not None
+    assert every.auto_budget_threshold < 1e-6
+    assert condense_config("condense-no-chains").chain_compression.enabled is False
+    assert condense_config("condense-no-chains").chain_compression.rolling_window == 3
+    assert condense_config("condense-group-batches").batching_mode == "agent-message"
+    assert default.batching_mode == "turn" and default.chain_compression.enabled
+
+
+# ----- recovery -------------------------------------------------------------------------------------
+
+def _answer(body: str) -> str:
+    return f"## toolRef: t1\nTool: bash\nArgs: {{}}\nStatus: OK\nTurn: 0\n\n{body}"
+
+
+def test_a_recovery_answer_counts_when_it_returns_the_original_or_its_truncated_head() -> None:
+    original = "line 1\nline 2\nline 3"
+    assert returns_original(original, _answer(original)) == (True, False)
+    assert returns_original(original, _answer("line 1\n[Output truncated: 1/3 lines shown]")) == (True, True)
+    assert returns_original(original, _answer("line 1")) == (False, False)
+    not_found = "## toolRef: t9\n(not found in index — may not have been summarized yet)"
+    assert returns_original(original, not_found) == (False, False)
+
+
+def test_recovery_checks_every_output_missing_from_the_final_context() -> None:
+    history = [call("a", 1), result("a", "alpha", 2), call("b", 3), result("b", "beta", 4)]
+    stubbed = {**history[1], "content": [{"type": "text", "text": "stub"}]}
+    final = [history[0], stubbed, history[2], history[3]]
+    answers = {"a@2": _answer("alpha")}
+    recovery = check_recovery(history, final, lambda key: answers.get(key, "## toolRef: x\n(not found)"))
+    assert recovery == Recovery(pruned=1, recoverable=1, truncated=0)
+    assert check_recovery(history, [], None) == Recovery(pruned=2, recoverable=0, truncated=0)
+    assert check_recovery(history, history, None).share is None
+
+
+# ----- strategy ordering on a small synthetic session -----------------------------------------------
+
+def _session(turns: int, output_chars: int, gap_ms: int) -> list[dict[str, Any]]:
+    history: list[dict[str, Any]] = [user("fix the build", 0)]
+    for n in range(turns):
+        history += [call(f"c{n}", (2 * n + 1) * gap_ms), result(f"c{n}", f"{n:04d}" + "o" * output_chars,
+                                                                  (2 * n + 1) * gap_ms + 1)]
+    history.append(reply("fixed", (2 * turns + 1) * gap_ms))
+    return history
+
+
+def _simulate(history: list[dict[str, Any]], ttl_ms: int) -> dict[str, Any]:
+    meter = Meter(CharEncoder(1.0), system_tokens=1000)
+    requests = recorded_requests(history)
+    positions = [i for i, m in enumerate(history) if m["role"] == "assistant"]
+    masking, compaction = ObservationMasking(), PiCompaction(meter, context_window=60_000, reserve=10_000,
+                                                              keep_recent=8_000)
+    sims = {name: StrategySimulation(name, 1.0, miss_rate=0.0, ttl_ms=ttl_ms)
+            for name in ("none", "masking", "pi-compaction")}
+    for request, position in zip(requests, positions, strict=True):
+        seen = history[:position]
+        folded = compaction.maybe_compact(seen, request.time_ms)
+        if folded is not None:
+            sims["pi-compaction"].summariser_call(meter.prompt(folded.folded, system=False),
+                                                  meter.text_tokens(folded.summary), request.time_ms, PRICES)
+        contexts = {"none": seen, "masking": masking.apply(seen), "pi-compaction": compaction.context(seen)}
+        for name, context in contexts.items():
+            sims[name].request(meter.prompt(context), request, PRICES)
+    return {r.name: r for r in with_ratios([s.result(Recovery(pruned=0, recoverable=0, truncated=0))
+                                            for s in sims.values()])}
+
+
+def test_with_a_warm_cache_rewriting_the_prefix_every_request_costs_more_than_keeping_everything() -> None:
+    results = _simulate(_session(turns=30, output_chars=3000, gap_ms=1000), ttl_ms=5 * MINUTE)
+    none, masking, compaction = results["none"], results["masking"], results["pi-compaction"]
+    assert none.cache_busts == 0 and none.ratio_to_none == 1.0
+    assert masking.cache_busts == 30 - 10 and compaction.cache_busts >= 1
+    assert masking.mean_context_tokens < none.mean_context_tokens
+    assert compaction.peak_context_tokens < none.peak_context_tokens
+    assert masking.total_cost > none.total_cost, "cached reads are cheap; masking rewrites ten outputs a time"
+    assert compaction.summariser_calls >= 1 and compaction.summariser_cost > 0
+
+
+def test_with_a_cold_cache_every_pruning_strategy_is_cheaper_than_keeping_everything() -> None:
+    results = _simulate(_session(turns=30, output_chars=3000, gap_ms=10 * MINUTE), ttl_ms=5 * MINUTE)
+    none = results["none"]
+    assert none.cache_hit_rate == 0.0
+    assert results["masking"].total_cost < none.total_cost
+    assert results["pi-compaction"].total_cost < none.total_cost
+    assert all(r.cache_busts == 0 for r in results.values()), "an expired cache is not a bust"
+
+
+# ----- the report -----------------------------------------------------------------------------------
+
+def test_the_report_prints_a_row_per_strategy_and_the_chart_is_valid_svg() -> None:
+    results = _simulate(_session(turns=12, output_chars=500, gap_ms=1000), ttl_ms=5 * MINUTE)
+    report = SessionReport(session="/x/s.jsonl", tokenizer="chars/1", pricing="test-model",
+                           pricing_forced=False, cache_ttl_ms=5 * MINUTE, context_window=60_000,
+                           miss_rate=MissRate(misses=1, firsts=4),
+                           unpriced_requests=0, calibration=None, strategies=list(results.values()))
+    text = format_report(report)
+    rows = [line.split()[0] for line in text.splitlines() if line.strip()]
+    assert {"none", "masking", "pi-compaction"} <= set(rows)
+    assert "1 of 4 first requests" in text
+    svg = ET.fromstring(plot_svg([report]))
+    assert svg.tag == "{http://www.w3.org/2000/svg}svg"
+    lines = svg.findall("{http://www.w3.org/2000/svg}polyline")
+    assert len(lines) == 3
+    for line in lines:
+        points = [tuple(map(float, p.split(","))) for p in line.get("points", "").split()]
+        assert len(points) == 13 and all(math.isfinite(v) for point in points for v in point)

@@ -1,0 +1,156 @@
+"""`pi-tui whatif` as a user runs it: on a small generated session, and on the large corpus session."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from condense.simulate import STRATEGIES
+from pi_tui.cli import main
+from pi_tui.session.store import Session
+from tests.conftest import corpus_path
+
+SVG = "{http://www.w3.org/2000/svg}"
+CONDENSE_STRATEGIES = ("every-turn", "condense", "condense-no-chains", "condense-group-batches")
+
+
+def _usage(prompt: int, cached: int) -> dict[str, Any]:
+    cost = (prompt - cached) * 3.75e-6 + cached * 3e-7 + 200 * 1.5e-5
+    return {"input": 0, "output": 200, "cacheRead": cached, "cacheWrite": prompt - cached,
+            "totalTokens": prompt + 200, "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0,
+                                                  "total": cost}}
+
+
+def _assistant(content: list[dict[str, Any]], ts: int, usage: dict[str, Any], stop: str) -> dict[str, Any]:
+    return {"role": "assistant", "content": content, "api": "anthropic-messages", "provider": "anthropic",
+            "model": "claude-sonnet-4-5", "usage": usage, "stopReason": stop, "timestamp": ts}
+
+
+def _listing(task: int, turn: int) -> str:
+    return "\n".join(f"src/module_{task}_{turn}/file_{n:03d}.py: def handler_{n}(request): return {n * 7}"
+                     for n in range(60))
+
+
+def write_session(folder: Path, tasks: int = 4, turns: int = 3) -> Path:
+    """A session of `tasks` user requests, each answered with `turns` tool turns and a final reply."""
+    session = Session.create(folder, directory=folder)
+    ts, prompt = 1_700_000_000_000, 1_700
+    for task in range(tasks):
+        ts += 120_000
+        session.append_message({"role": "user", "content": [{"type": "text", "text": f"task {task}"}],
+                                 "timestamp": ts})
+        for turn in range(turns):
+            ts += 10_000
+            call = {"type": "toolCall", "id": f"toolu_{task}_{turn}", "name": "bash",
+                    "arguments": {"command": f"grep -rn handler src/module_{task}_{turn}"}}
+            session.append_message(_assistant([call], ts, _usage(prompt, prompt - 300), "toolUse"))
+            ts += 2_000
+            output = _listing(task, turn)
+            session.append_message({"role": "toolResult", "toolCallId": call["id"], "toolName": "bash",
+                                    "content": [{"type": "text", "text": output}], "isError": False,
+                                    "timestamp": ts})
+            prompt += len(output) // 3 + 100
+        ts += 10_000
+        reply = [{"type": "text", "text": f"Task {task} is done: the handlers are listed above."}]
+        session.append_message(_assistant(reply, ts, _usage(prompt, prompt - 300), "stop"))
+        prompt += 50
+    assert session.path is not None
+    return session.path
+
+
+@pytest.fixture
+def small_session(tmp_path: Path) -> Path:
+    return write_session(tmp_path)
+
+
+def test_whatif_prints_a_table_row_per_strategy_and_the_calibration(
+        small_session: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["whatif", str(small_session)]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    header = next(line for line in lines if line.startswith("strategy"))
+    columns = ("requests", "mean ctx", "peak ctx", "cache hit", "busts", "total $", "vs none", "recoverable")
+    for column in columns:
+        assert column in header
+    rows = {line.split()[0]: line for line in lines[lines.index(header) + 1:] if line.strip()}
+    assert set(STRATEGIES) <= set(rows)
+    assert rows["none"].split()[1] == "16", "every recorded request is priced"
+    assert "calibration" in out and "first requests after a user message" in out
+
+
+def test_whatif_json_holds_every_strategy_and_condense_loses_no_output(
+        small_session: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["whatif", str(small_session), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)["sessions"][0]
+    results = {s["name"]: s for s in report["strategies"]}
+    assert list(results) == list(STRATEGIES)
+    assert results["none"]["ratio_to_none"] == 1.0
+    assert results["recorded"]["total_cost"] == pytest.approx(results["none"]["total_cost"])
+    for name in CONDENSE_STRATEGIES:
+        recovery = results[name]["recovery"]
+        assert recovery["pruned"] > 0 and recovery["recoverable"] == recovery["pruned"], name
+        assert results[name]["mean_context_tokens"] < results["none"]["mean_context_tokens"], name
+        assert results[name]["summariser_calls"] > 0 and results[name]["summariser_cost"] > 0, name
+    assert results["masking"]["recovery"]["recoverable"] == 0 < results["masking"]["recovery"]["pruned"]
+    assert results["every-turn"]["cache_busts"] > results["condense"]["cache_busts"]
+    assert report["calibration"]["recorded_cost"] > 0 and report["miss_rate"]["firsts"] == 3
+
+
+def test_whatif_plot_writes_a_valid_svg_with_a_line_per_strategy(small_session: Path, tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    chart = tmp_path / "chart.svg"
+    args = ["whatif", "--strategies", "none,masking", str(small_session), "--strategies", "condense",
+            "--plot", str(chart)]
+    assert main(args) == 0
+    assert "condense" in capsys.readouterr().out
+    svg = ET.fromstring(chart.read_text(encoding="utf-8"))
+    assert svg.tag == f"{SVG}svg"
+    titles = [line.findtext(f"{SVG}title") for line in svg.iter(f"{SVG}polyline")]
+    assert titles == ["none", "masking", "condense"]
+    texts = {t.text for t in svg.iter(f"{SVG}text")}
+    assert {"none", "masking", "condense", "cache bust", "model request", "prompt tokens"} <= texts
+
+
+def test_whatif_forced_pricing_prices_every_request_with_that_table(
+        small_session: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    totals = {}
+    for pricing in ("claude-sonnet-4-5", "claude-opus-4-5"):
+        args = ["whatif", str(small_session), "--strategies", "none", "--json", "--pricing", pricing]
+        assert main(args) == 0
+        report = json.loads(capsys.readouterr().out)["sessions"][0]
+        assert report["pricing_forced"] and report["pricing"].startswith(pricing)
+        totals[pricing] = report["strategies"][0]["total_cost"]
+    assert totals["claude-opus-4-5"] == pytest.approx(totals["claude-sonnet-4-5"] * 5 / 3)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--strategies", "condense,bogus"], "--strategies: unknown bogus"),
+    (["--pricing", "gpt-2"], "--pricing gpt-2: choose one of"),
+    (["--cache-ttl", "0"], "--cache-ttl"),
+])
+def test_whatif_bad_options_fail_with_one_line(small_session: Path, capsys: pytest.CaptureFixture[str],
+                                               args: list[str], message: str) -> None:
+    assert main(["whatif", str(small_session), *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"pi-tui: error: {message}") and err.count("\n") == 1
+
+
+def test_whatif_on_the_large_corpus_session_is_calibrated_within_15_percent(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["whatif", str(corpus_path("pi-large-session.jsonl")), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)["sessions"][0]
+    results = {s["name"]: s for s in report["strategies"]}
+    assert list(results) == list(STRATEGIES)
+    assert all(r["requests"] == 439 for r in results.values())
+    calibration = report["calibration"]
+    assert calibration["recorded_cost"] == pytest.approx(30.33, abs=0.01)
+    assert abs(calibration["cost_error"]) < 0.15
+    assert abs(calibration["prompt_tokens_error"]) < 0.15
+    for name in CONDENSE_STRATEGIES:
+        recovery = results[name]["recovery"]
+        assert recovery["recoverable"] == recovery["pruned"] > 0, name
+        assert results[name]["total_cost"] < results["none"]["total_cost"], name
