@@ -125,4 +125,10 @@ def is_protected(
     if tool_name in protected_tools:
         return True
     path = args.get("path") if isinstance(args, Mapping) else None
-    return isinstance(path, str) and any(compile_glob(pattern).matches(path) for pattern in protected_paths)
+    return isinstance(path, str) and _path_protected(path, tuple(protected_paths))
+
+
+@lru_cache(maxsize=65536)
+def _path_protected(path: str, patterns: tuple[str, ...]) -> bool:
+    """Memoised: every render re-checks the same few hundred paths against the same patterns."""
+    return any(compile_glob(pattern).matches(path) for pattern in patterns)
