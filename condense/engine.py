@@ -39,6 +39,7 @@ from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_NAME, QUERY_TOOL_P
 from condense.records import FLUSH_METRICS, SUMMARY, Batch, SummaryRef
 from condense.render.orphans import sweep_dedup_key, sweep_detail
 from condense.render.pipeline import RenderOptions, prune_messages
+from condense.render.stub import StubMemo
 from condense.spill import spill_oversized_batch, spill_record
 from condense.stats import PruneStats, status_line, status_text
 from condense.summarize import Summarizer
@@ -71,6 +72,8 @@ class CondenseEngine:
         self.previous_fraction: float | None = None
         self._cancel = _Cancel()
         self._reclaim_version = -1
+        self._stub_memo = StubMemo()
+        self._config_version = 0
 
     # ----- protection -------------------------------------------------------------------------
 
@@ -91,6 +94,7 @@ class CondenseEngine:
         self.pending = []
         self.previous_fraction = None
         self._reclaim_version = -1
+        self._stub_memo = StubMemo()  # the index was rebuilt: no decision carries over
         self.rearmed = self._probe_rearm()
         self.update_status()
 
@@ -298,8 +302,10 @@ class CondenseEngine:
         purge = self.config.purge_errors
         chains = self.config.chain_compression
         phase3 = self._apply_chains if chains.enabled and len(self.chains) else None
+        version = (len(self.index), self.index.next_ref_number, self._config_version)
         return RenderOptions(self.is_protected, self.config.recovery_grace_turns, purge.enabled,
-                             purge.cooldown_turns, purge.min_arg_chars, self._report_orphans, phase3)
+                             purge.cooldown_turns, purge.min_arg_chars, self._report_orphans, phase3,
+                             self._stub_memo, version)
 
     def _apply_chains(self, messages: list[Any]) -> list[Any]:
         return apply_chain_compressions(messages, self.chains, self.index, diagnostics=self.diagnostics,
@@ -338,6 +344,7 @@ class CondenseEngine:
 
     def set_config(self, config: CondenseConfig) -> None:
         self.config = config
+        self._config_version += 1
         self.summarizer.config = config
         if self._save_config is not None:
             self._save_config(config)

@@ -9,7 +9,7 @@ from typing import Any
 from condense.grace import in_grace_recovery_keys
 from condense.render.orphans import sweep_orphans
 from condense.render.purge import purge_errored_args
-from condense.render.stub import StubIndex, replace_stubs
+from condense.render.stub import StubIndex, StubMemo, replace_stubs
 
 IsProtected = Callable[[str, dict[str, Any]], bool]
 OrphanReporter = Callable[[list[str]], None]
@@ -25,12 +25,14 @@ class RenderOptions:
     purge_min_arg_chars: int
     report_orphans: OrphanReporter
     chains: Phase | None = None  # phase 3, when chain compression has entries to apply
+    memo: StubMemo | None = None  # phase 1 decisions kept between renders while `version` holds
+    version: object = None
 
 
 def prune_messages(messages: list[Any], index: StubIndex, options: RenderOptions) -> list[Any]:
     """What the model sees; the very same list when nothing changes."""
     grace = in_grace_recovery_keys(messages, options.grace_turns) if options.grace_turns > 0 else set()
-    out = replace_stubs(messages, index, options.is_protected, grace)
+    out = replace_stubs(messages, index, options.is_protected, grace, options.memo, options.version)
     out = purge_errored_args(out, enabled=options.purge_enabled, cooldown_turns=options.purge_cooldown_turns,
                              min_arg_chars=options.purge_min_arg_chars)
     if options.chains is not None:

@@ -56,20 +56,54 @@ def stub_message(message: dict[str, Any], record: ToolCallRecord, ref: str) -> d
     }
 
 
+Decision = tuple[str, dict[str, Any] | None]  # (the message's own key, its stub or None to keep it)
+
+
+class StubMemo:
+    """Each result's decision, kept while the index and settings stay the same.
+
+    Every request re-renders the whole history, and the same few hundred result messages (the same dict
+    objects, never mutated) come back each time; only a flush or a settings change alters a decision."""
+
+    def __init__(self) -> None:
+        self._version: object = None
+        self._decisions: dict[int, tuple[dict[str, Any], Decision]] = {}
+
+    def decision(self, message: dict[str, Any], version: object, decide: Callable[[dict[str, Any]], Decision],
+                 ) -> Decision:
+        if version != self._version:
+            self._version = version
+            self._decisions.clear()
+        cached = self._decisions.get(id(message))
+        if cached is not None and cached[0] is message:
+            return cached[1]
+        result = decide(message)
+        self._decisions[id(message)] = (message, result)
+        return result
+
+
+def _decide(message: dict[str, Any], index: StubIndex, is_protected: Callable[[str, dict[str, Any]], bool],
+            ) -> Decision:
+    own = message_key(message)
+    key = lookup_key(message, index)
+    record = index.get_record(key) if key is not None else None
+    if key is None or record is None or is_protected(record.tool_name, record.args):
+        return own, None
+    return own, stub_message(message, record, index.get_short_ref(key) or str(message.get("toolCallId")))
+
+
 def replace_stubs(messages: list[Any], index: StubIndex, is_protected: Callable[[str, dict[str, Any]], bool],
-                  grace_keys: set[str]) -> list[Any]:
+                  grace_keys: set[str], memo: StubMemo | None = None, version: object = None) -> list[Any]:
     """Stub every summarised result not protected now and not inside a recovery grace window."""
+    memo = memo or StubMemo()
     out: list[Any] | None = None
     for position, message in enumerate(messages):
         if message.get("role") != "toolResult":
             continue
-        key = lookup_key(message, index)
-        if key is None or message_key(message) in grace_keys:
-            continue
-        record = index.get_record(key)
-        if record is None or is_protected(record.tool_name, record.args):
+        own, stub = memo.decision(message, version, lambda m: _decide(m, index, is_protected))
+        if stub is None or own in grace_keys:
             continue
         if out is None:
             out = list(messages)
-        out[position] = stub_message(message, record, index.get_short_ref(key) or str(message.get("toolCallId")))
+        out[position] = stub
     return messages if out is None else out
