@@ -285,9 +285,18 @@ def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     return cmd_tui(args)
 
 
+def _tolerant_stdout() -> None:
+    """Session text may hold lone surrogates (JavaScript strings can, and Pi's files keep them): print
+    them as `\\udXXX`, which is also their JSON escape, instead of failing halfway through the output."""
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if callable(reconfigure):
+        reconfigure(errors="backslashreplace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    _tolerant_stdout()
     try:
         return _dispatch(args, parser)
     except UserError as exc:

@@ -175,9 +175,10 @@ class AgentHost:
         elif self.agent.is_running:
             (self.agent.follow_up if deliver_as == "followUp" else self.agent.steer)(message)
         else:
-            await self._insert(message)
+            await self.insert_message(message)
 
-    async def _insert(self, message: AgentMessage) -> None:
+    async def insert_message(self, message: AgentMessage) -> None:
+        """Put a message into the conversation and the session now, with its events (no turn starts)."""
         await self.bus.emit("message_start", {"message": message})
         self.agent.messages.append(message)
         await self.bus.emit("message_end", {"message": message})
@@ -188,7 +189,7 @@ class AgentHost:
 
         Only for callers that know the loop is at a safe point (between turns, or after the final
         reply), such as condense's flush; it never queues and never starts a turn."""
-        await self._insert(_custom_message(custom_type, content, display, details))
+        await self.insert_message(_custom_message(custom_type, content, display, details))
 
     def context_usage(self) -> ContextUsage:
         """Tokens of the last good reply's usage plus a chars/4 estimate of what came after it."""

@@ -1,0 +1,114 @@
+"""TUI start-up: time to the first frame, and to a large session on screen, against a bare Textual app.
+
+Run: .venv/bin/python benchmarks/tui.py [--runs 5]
+
+Each figure is the median of N fresh processes, timed from Popen to a line the child prints: the bare
+app (one Static) at its first frame; pi-tui (offline demo model, as `pi-tui --model demo` starts) at
+its first frame and once its empty session is shown; pi-tui opening pi-before-compaction.jsonl once
+the transcript shows it. All run headless the same way; ratios are against the bare app's first frame.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpus"
+LARGE = CORPUS / "pi-before-compaction.jsonl"
+
+
+def run_bare() -> None:
+    from textual.app import App
+    from textual.widgets import Static
+
+    class Bare(App[None]):
+        def compose(self):  # type: ignore[no-untyped-def]
+            yield Static("hello")
+
+        def on_ready(self) -> None:
+            print("FRAME", flush=True)
+            self.exit()
+
+    Bare().run(headless=True)
+
+
+def run_pi(session: str | None) -> None:
+    sys.path.insert(0, str(ROOT))
+    from pi_tui.app import PiApp, TuiBridge
+    from pi_tui.runtime import LaunchOptions, build_runtime
+    from pi_tui.settings import load_settings
+
+    class Timed(PiApp):
+        async def on_ready(self) -> None:
+            print("FRAME", flush=True)
+            await super().on_ready()
+            print("LOADED", "litellm" in sys.modules, flush=True)
+            self.exit()
+
+    settings = load_settings().settings
+    options = LaunchOptions(model="demo", session=session)
+    bridge = TuiBridge()
+    runtime = build_runtime(options, settings, ui=bridge)
+    Timed(runtime, settings, bridge, options, watch=False).run(headless=True)
+
+
+def timed(args: list[str], env: dict[str, str]) -> dict[str, float]:
+    """Seconds from Popen to each marker line the child prints."""
+    marks: dict[str, float] = {}
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, __file__, *args], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        word, *rest = line.split()
+        marks[word] = time.perf_counter() - start
+        if word == "LOADED" and rest == ["True"]:
+            raise SystemExit("litellm was imported on the way to the first frame")
+    proc.wait()
+    return marks
+
+
+def median(runs: int, args: list[str], env: dict[str, str], mark: str) -> float:
+    return statistics.median(timed(args, env)[mark] for _ in range(runs))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--child", choices=["bare", "pi"], help=argparse.SUPPRESS)
+    parser.add_argument("--session", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child == "bare":
+        run_bare()
+        return
+    if args.child == "pi":
+        run_pi(args.session)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "PI_TUI_HOME": str(Path(tmp) / "home"), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+        env.pop("COLUMNS", None)
+        env.pop("LINES", None)
+        bare = median(args.runs, ["--child", "bare"], env, "FRAME")
+        rows = [("bare Textual app: first frame", bare),
+                ("pi-tui --model demo: first frame", median(args.runs, ["--child", "pi"], env, "FRAME")),
+                ("pi-tui --model demo: session shown", median(args.runs, ["--child", "pi"], env, "LOADED"))]
+        if LARGE.exists():
+            copy = Path(tmp) / LARGE.name
+            shutil.copy(LARGE, copy)
+            opened = median(args.runs, ["--child", "pi", "--session", str(copy)], env, "LOADED")
+            rows.append((f"pi-tui opening {LARGE.name}: transcript shown", opened))
+    print(f"{'what':<62} {'median':>8} {'ratio':>7}")
+    for what, seconds in rows:
+        print(f"{what:<62} {seconds:7.2f}s {seconds / bare:6.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,396 @@
+"""PiApp: the interactive TUI over one runtime (host, model, session, condense engine).
+
+The runtime is built before the app starts, so a bad `--session` or `--model` is one line on stderr,
+not a half-drawn screen. litellm never sits on the path to the first frame: the demo never imports
+it, and for a real model the app imports it in a thread worker after mounting.
+
+Errors end in one place: worker failures (`on_worker_state_changed`) and anything else Textual
+would print as a traceback (`_handle_exception`) become one notification line; the traceback goes
+to `~/.pi-tui/pi-tui.log`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import os
+import time
+import traceback
+from collections.abc import Awaitable, Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+from textual import work
+from textual.app import App
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from pi_tui import keymap
+from pi_tui.agent.host import Level
+from pi_tui.ai.types import ModelClient
+from pi_tui.errors import UserError
+from pi_tui.paths import home_dir
+from pi_tui.runtime import LaunchOptions, Runtime
+from pi_tui.screens.commands import AppCommands
+from pi_tui.screens.live import LiveView
+from pi_tui.screens.main import MainScreen
+from pi_tui.settings import Settings
+from pi_tui.themes import DEFAULT_THEME, ThemeError, load_theme_file, load_user_themes, shipped_themes
+from pi_tui.themes import variable_defaults as theme_variable_defaults
+from pi_tui.widgets.completion import Completer
+
+# Nothing above imports litellm; whatever imports it later (the warm-up, a real model's client) must
+# find the local price map, never the network.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+DOUBLE_PRESS_SECONDS = 0.5
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+_SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
+
+
+class TuiBridge:
+    """The host's view of the UI (`HostUI`). It exists before the app does, so notices the runtime
+    gives while it is built wait here until the app can show them."""
+
+    def __init__(self) -> None:
+        self.app: PiApp | None = None
+        self.statuses: dict[str, str] = {}
+        self.widgets: dict[str, list[str]] = {}
+        self.pending: list[tuple[str, Level]] = []
+
+    def notify(self, text: str, level: Level = "info") -> None:
+        if self.app is None:
+            self.pending.append((text, level))
+        else:
+            self.app.show_notice(text, level)
+
+    def set_status(self, key: str, text: str | None) -> None:
+        if text:
+            self.statuses[key] = text
+        else:
+            self.statuses.pop(key, None)
+        if self.app is not None:
+            self.app.status_changed()
+
+    def set_widget(self, key: str, lines: list[str] | None) -> None:
+        if lines:
+            self.widgets[key] = list(lines)
+        else:
+            self.widgets.pop(key, None)
+        if self.app is not None:
+            self.app.main.status.lines.set(key, lines)
+
+
+def crash_log() -> Path:
+    return home_dir() / "pi-tui.log"
+
+
+def write_crash_log(exc: BaseException) -> Path:
+    path = crash_log()
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as log:
+            log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
+            log.write("".join(traceback.format_exception(exc)))
+    return path
+
+
+class PiApp(App[int]):
+    CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses elsewhere find it too
+    BINDINGS = keymap.APP
+    PAUSE_GC_ON_SCROLL = True
+    ENABLE_COMMAND_PALETTE = False
+    TITLE = "pi-tui"
+
+    def __init__(self, runtime: Runtime, settings: Settings, bridge: TuiBridge, launch: LaunchOptions, *,
+                 client: ModelClient | None = None, clock: Callable[[], float] = time.monotonic,
+                 cwd_display: str | None = None, watch: bool = True, startup_errors: list[str] | None = None,
+                 progress_linger: float = 1.5) -> None:
+        super().__init__()
+        self.runtime = runtime
+        self.settings = settings
+        self.bridge = bridge
+        self.launch = launch
+        self.client = client  # tests: the model client every rebuilt runtime uses
+        self.clock = clock
+        self.cwd_display = cwd_display  # tests and snapshots: a fixed folder name instead of a temp path
+        self.watch_files = watch
+        self.startup_errors = list(startup_errors or [])
+        self.progress_linger = progress_linger
+        self.commands = AppCommands(self)
+        completer = Completer(self.commands.names, self.commands.arguments, lambda: self.runtime.host.cwd)
+        self.main = MainScreen(clock, completer)
+        self.live: LiveView | None = None
+        self._last_ctrl_c = -1.0
+        self._last_escape = -1.0
+        self._stop_watching = asyncio.Event()
+
+    # ----- screens and themes -------------------------------------------------------------------
+
+    def get_default_screen(self) -> Screen[Any]:
+        return self.main
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return theme_variable_defaults(self.current_theme)
+
+    def _install_themes(self) -> None:
+        for theme in shipped_themes():
+            self.register_theme(theme)
+        themes, errors = load_user_themes()
+        for theme in themes:
+            self.register_theme(theme)
+        for error in errors:
+            self.show_notice(f"theme {error}", "error")
+        self.apply_theme(self.settings.theme)
+
+    def apply_theme(self, name: str) -> bool:
+        if name not in self.available_themes:
+            self.show_notice(f"theme {name!r} not found; using {DEFAULT_THEME!r} (see /theme)", "error")
+            self.theme = DEFAULT_THEME
+            return False
+        self.theme = name
+        return True
+
+    def reload_theme_file(self, path: Path) -> None:
+        """A user theme file changed: register it again and repaint if it is the one in use."""
+        try:
+            theme = load_theme_file(path)
+        except ThemeError as exc:
+            self.show_notice(f"theme {exc}", "error")
+            return
+        self.register_theme(theme)
+        if theme.name == self.theme:
+            self.refresh_css(animate=False)
+            self.screen.refresh(layout=True)
+
+    # ----- lifecycle ----------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self._install_themes()
+        self.set_keymap(self.settings.keymap)
+
+    async def on_ready(self) -> None:
+        """After the first frame: the session loads while the user already sees the app."""
+        self.bridge.app = self
+        await self.attach(self.runtime, "startup")
+        for text in self.runtime.notices:
+            self.show_notice(text)
+        for text in self.startup_errors:
+            self.show_notice(text, "error")
+        pending, self.bridge.pending = self.bridge.pending, []
+        for text, level in pending:
+            self.show_notice(text, level)
+        if self.watch_files:
+            self._watch_settings()
+            self._watch_themes()
+        if not self.is_headless:
+            gc.freeze()  # the loaded session is long-lived: keep it out of every collection
+
+    async def attach(self, runtime: Runtime, reason: str) -> None:
+        """Show `runtime` (at start, or after /model, /new, /resume) and let its extensions start."""
+        if self.live is not None:
+            self.live.detach()
+            await self.live.host.shutdown()
+        self.runtime = runtime
+        runtime.host.ui = self.bridge
+        self.bridge.statuses.clear()  # the new runtime's extensions set their own on start
+        for key in list(self.bridge.widgets):
+            self.bridge.set_widget(key, None)
+        self.live = LiveView(self, self.main, runtime)
+        self.live.attach()
+        await runtime.host.start(reason)
+        await self.live.show_session()
+        self.main.editor.load_history(self.commands.user_texts())
+        if runtime.model.provider != "demo":
+            self._warm_up()  # a real model: pay litellm's import now, in a thread, not at the first prompt
+
+    @work(thread=True, exit_on_error=False, group="warm-up")
+    def _warm_up(self) -> None:
+        from pi_tui.ai.litellm_client import warm_up
+
+        warm_up()
+
+    @work(exclusive=True, group="settings-watch", exit_on_error=False)
+    async def _watch_settings(self) -> None:
+        from pi_tui.settings import watch_settings
+
+        await watch_settings(self._settings_changed, self._stop_watching)
+
+    def _settings_changed(self, result: Any) -> None:
+        for line in result.errors:
+            self.show_notice(f"settings: {line}", "error")
+        settings: Settings = result.settings
+        if settings.theme != self.theme:
+            self.apply_theme(settings.theme)
+        if settings.keymap != self.settings.keymap:
+            self.set_keymap(settings.keymap)
+        self.settings = settings
+
+    @work(exclusive=True, group="theme-watch", exit_on_error=False)
+    async def _watch_themes(self) -> None:
+        from pi_tui.themes import watch_themes
+
+        await watch_themes(self.reload_theme_file, self._stop_watching)
+
+    async def on_unmount(self) -> None:
+        self._stop_watching.set()
+
+    # ----- notices and errors -------------------------------------------------------------------
+
+    def show_notice(self, text: str, level: Level = "info") -> None:
+        """One line as a toast; a block of lines (`/pruner status`) goes into the transcript instead."""
+        if level == "info" and "\n" in text.strip():
+            self.call_later(self.main.transcript.add_note, text.strip())
+            return
+        self.notify(text, severity=_SEVERITY.get(level, "information"), markup=False,  # type: ignore[arg-type]
+                    timeout=8 if level == "error" else 4)
+
+    def report_error(self, exc: BaseException) -> None:
+        if isinstance(exc, UserError):
+            self.show_notice(str(exc), "error")
+            return
+        log = write_crash_log(exc)
+        self.show_notice(f"internal error: {type(exc).__name__}: {exc} (details in {log})", "error")
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR and event.worker.error is not None:
+            self.report_error(event.worker.error)
+
+    def _handle_exception(self, error: Exception) -> None:
+        if self.is_headless or os.environ.get("PI_TUI_DEBUG"):
+            super()._handle_exception(error)  # tests see the real failure
+            return
+        log = write_crash_log(error)
+        self._return_code = 1
+        self.exit(1, message=f"pi-tui: internal error: {type(error).__name__}: {error} (details in {log})")
+
+    def status_changed(self) -> None:
+        if self.live is not None:
+            self.live.refresh_footer()
+            self.live.refresh_marks()
+
+    def spawn(self, job: Coroutine[Any, Any, Any] | Callable[[], Awaitable[Any]],
+              group: str = "input") -> None:
+        """Run user-started work in a worker; its failure becomes one notification."""
+        self.run_worker(job, group=group, exit_on_error=False)
+
+    # ----- input --------------------------------------------------------------------------------
+
+    def on_prompt_editor_submitted(self, event: Any) -> None:
+        self.spawn(self.run_input(event.text, event.follow_up))
+
+    async def run_input(self, text: str, follow_up: bool = False) -> None:
+        stripped = text.strip()
+        if stripped.startswith("!"):
+            await self.commands.shell(stripped)
+            return
+        if stripped.startswith("/") and await self.commands.dispatch(stripped):
+            return
+        host = self.runtime.host
+        is_command = stripped.startswith("/") and stripped[1:].split(" ")[0] in host.commands
+        if host.is_idle or is_command:
+            await host.prompt(text)
+            return
+        assert self.live is not None
+        if follow_up:
+            host.follow_up(text)
+        else:
+            await host.prompt(text)  # steers the running agent
+        self.live.queued.append(text)
+        self.live.show_queue()
+
+    # ----- actions ------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        on_main = self.screen is self.main
+        if action == "quit_if_empty":
+            return on_main and not self.main.editor.text
+        if action in ("toggle_thinking", "toggle_tools", "scroll_transcript", "cycle_thinking", "pick_model"):
+            return on_main
+        return True
+
+    async def action_clear_or_quit(self) -> None:
+        now = self.clock()
+        if now - self._last_ctrl_c < DOUBLE_PRESS_SECONDS:
+            await self.action_quit()
+            return
+        self._last_ctrl_c = now
+        editor = self.main.editor
+        if editor.text:
+            editor.load_text("")
+        else:
+            self.notify("press Ctrl+C again to quit", timeout=1.5)
+        self.main.menu.hide()
+
+    async def action_quit_if_empty(self) -> None:
+        await self.action_quit()
+
+    async def action_quit(self) -> None:
+        host = self.runtime.host
+        if not host.is_idle or self.runtime.engine.flushing:
+            host.abort()
+        with contextlib.suppress(Exception):
+            await host.shutdown()
+        self._stop_watching.set()
+        self.exit(0)
+
+    def action_abort(self) -> None:
+        if self.main.menu.is_open:
+            self.main.menu.hide()
+            return
+        host = self.runtime.host
+        if not host.is_idle or self.runtime.engine.flushing:
+            host.abort()
+            return
+        if self.commands.abort_shell():
+            return
+        now = self.clock()
+        double = now - self._last_escape < DOUBLE_PRESS_SECONDS
+        self._last_escape = now
+        if double and not self.main.editor.text and self.settings.double_escape_action == "tree":
+            self.spawn(self.commands.tree(""))
+
+    async def action_toggle_tools(self) -> None:
+        transcript = self.main.transcript
+        await transcript.set_tools_expanded(not transcript.tools_expanded)
+
+    def action_toggle_thinking(self) -> None:
+        transcript = self.main.transcript
+        transcript.set_thinking_shown(not transcript.show_thinking)
+
+    def action_pick_model(self) -> None:
+        self.spawn(self.commands.model(""))
+
+    def action_cycle_thinking(self) -> None:
+        host = self.runtime.host
+        if not host.config.model.reasoning:
+            self.show_notice(f"{host.config.model.ref} has no thinking levels", "warning")
+            return
+        current = host.config.thinking_level
+        level = THINKING_LEVELS[(THINKING_LEVELS.index(current) + 1) % len(THINKING_LEVELS)] \
+            if current in THINKING_LEVELS else "off"
+        host.config.thinking_level = level
+        host.session.append_thinking_level_change(level)
+        self.show_notice(f"thinking: {level}")
+        self.status_changed()
+
+    async def action_scroll_transcript(self, direction: int) -> None:
+        transcript = self.main.transcript
+        if direction < 0 and transcript.scroll_y <= 0 and await transcript.load_earlier():
+            return
+        if direction < 0:
+            transcript.scroll_page_up(animate=False)
+        else:
+            transcript.scroll_page_down(animate=False)
+
+
+def run_tui(options: LaunchOptions, settings: Settings, startup_errors: list[str]) -> int:
+    """The CLI's entry point for the interactive mode."""
+    from pi_tui.runtime import build_runtime
+
+    bridge = TuiBridge()
+    runtime = build_runtime(options, settings, ui=bridge)
+    app = PiApp(runtime, settings, bridge, options, startup_errors=startup_errors)
+    app.run()
+    return app.return_code or 0

@@ -1,0 +1,76 @@
+"""Every key binding of the TUI, in one table, each with an id the user can remap.
+
+`settings.toml` may hold `[keymap]` entries such as `"editor.submit" = "ctrl+j"`; the app hands them
+to Textual's `set_keymap`, which swaps the keys of the binding with that id wherever it is used.
+Widgets take their `BINDINGS` from here, so `/hotkeys` lists exactly what the keys do.
+"""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+
+APP = [
+    Binding("ctrl+c", "clear_or_quit", "clear editor (twice: quit)", id="app.clear-or-quit", priority=True),
+    Binding("ctrl+d", "quit_if_empty", "quit (empty editor)", id="app.quit", priority=True),
+    Binding("escape", "abort", "abort the agent", id="app.abort"),
+    Binding("ctrl+t", "toggle_thinking", "show/hide thinking", id="app.toggle-thinking", priority=True),
+    Binding("ctrl+o", "toggle_tools", "expand/collapse tool output", id="app.expand-tools", priority=True),
+    Binding("ctrl+l", "pick_model", "choose a model", id="app.model", priority=True),
+    Binding("shift+tab", "cycle_thinking", "cycle thinking level", id="app.thinking-level", priority=True),
+    Binding("pageup", "scroll_transcript(-1)", "scroll up (at the top: load earlier)", id="app.page-up",
+            priority=True),
+    Binding("pagedown", "scroll_transcript(1)", "scroll down", id="app.page-down", priority=True),
+]
+
+# The editor runs these itself, in order with the typed text (see PromptEditor._on_key): a priority
+# binding would fire before the characters typed just ahead of it reach the editor.
+EDITOR = [
+    Binding("enter", "submit", "send (steers while the agent works)", id="editor.submit"),
+    Binding("alt+enter", "follow_up", "queue a follow-up", id="editor.follow-up"),
+    Binding("shift+enter,ctrl+j", "newline", "new line", id="editor.newline"),
+    Binding("up", "history(-1)", "previous prompt (on the first line)", id="editor.history-up"),
+    Binding("down", "history(1)", "next prompt (on the last line)", id="editor.history-down"),
+    Binding("tab", "complete", "complete command or path", id="editor.complete"),
+]
+
+OVERLAY = [
+    Binding("escape", "close", "close", id="overlay.close"),
+    Binding("q", "close", "close", id="overlay.quit", show=False),
+]
+
+PICKER = [
+    Binding("escape", "close", "close", id="picker.close"),
+    Binding("down", "move(1)", "next", id="picker.down", show=False, priority=True),
+    Binding("up", "move(-1)", "previous", id="picker.up", show=False, priority=True),
+    Binding("enter", "choose", "choose", id="picker.choose", priority=True),
+]
+
+TREE = [
+    Binding("escape", "close", "close", id="tree.close"),
+    Binding("slash", "filter", "filter", id="tree.filter"),
+    Binding("ctrl+o", "open_summary", "whole summary", id="tree.summary", priority=True),
+]
+
+FORM = [
+    Binding("escape", "close", "close", id="form.close"),
+]
+
+GROUPS: dict[str, list[Binding]] = {
+    "anywhere": APP, "editor": EDITOR, "pickers": PICKER, "/pruner tree": TREE, "overlays": OVERLAY,
+    "settings": FORM,
+}
+
+
+def hotkeys_text(keymap: dict[str, str]) -> str:
+    """The `/hotkeys` listing as Markdown, with the user's remapped keys where they set any."""
+    lines = ["# Keys", ""]
+    for group, bindings in GROUPS.items():
+        lines += [f"## {group}", "", "| keys | what it does | id |", "|---|---|---|"]
+        for binding in bindings:
+            keys = keymap.get(binding.id or "", binding.key)
+            lines.append(f"| `{keys}` | {binding.description} | `{binding.id}` |")
+        lines.append("")
+    lines += ["Editor text: `/` commands, `@` file paths (Tab completes), `!cmd` runs a shell command into "
+              "the context, `!!cmd` runs one without adding it to the context.", "",
+              "Remap a key in `settings.toml`: `[keymap]` then `\"editor.submit\" = \"ctrl+j\"`."]
+    return "\n".join(lines)

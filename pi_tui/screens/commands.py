@@ -1,0 +1,424 @@
+"""The TUI's own slash commands, and the `/pruner` subcommands that need a screen.
+
+The host's commands (`/pruner status`, `/pruner on`, ...) answer through notifications and work the
+same in print mode; these are the ones that need the terminal: pickers, overlays, the live flush
+progress, switching model or session. Each handler runs in a worker (pickers wait for the user).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from condense.commands import HELP as PRUNER_HELP
+from condense.config import CondenseConfig
+from condense.messages import content_text
+from pi_tui.agent.abort import AbortSignal
+from pi_tui.ai.models import DEMO_REF, PROVIDERS, available_providers, parse_model_ref
+from pi_tui.errors import UserError
+from pi_tui.keymap import hotkeys_text
+from pi_tui.paths import sessions_dir_for
+from pi_tui.runtime import LaunchOptions, Runtime, build_runtime
+from pi_tui.screens.form import SettingsFormScreen, field_specs
+from pi_tui.screens.picker import Choice, PickerScreen
+from pi_tui.screens.pruner_tree import PrunerTreeScreen
+from pi_tui.screens.text_view import TextViewScreen
+from pi_tui.session.listing import describe, session_files
+from pi_tui.session.timefmt import now_ms
+from pi_tui.settings import Settings, SettingsError, set_value
+from pi_tui.tools.base import ToolContext, ToolError
+from pi_tui.tools.bash import BashParams, BashTool
+from pi_tui.widgets.footer import UsageTotals
+
+if TYPE_CHECKING:
+    from pi_tui.app import PiApp
+
+Handler = Callable[[str], Awaitable[None]]
+
+PRUNER_SCREENS = {"settings": "every pruning setting, saved as you change it",
+                  "tree": "browse summaries, chains and the original outputs"}
+PRUNER_NEEDS_ARGUMENT = {"model", "thinking", "prune-on", "batching", "protected-tools", "protected-paths",
+                         "min-batch-chars", "recovery-grace"}
+_EXIT_STATUS = re.compile(r"\n*\s*Command exited with code (\d+)\s*$")
+_ABORTED = re.compile(r"\n*\s*Command aborted\s*$")
+
+
+def _validation_line(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    return f"{where}: {first['msg']} (got {first.get('input')!r})"
+
+
+def _set_path(data: dict[str, Any], path: tuple[str, ...], value: Any) -> dict[str, Any]:
+    target = data
+    for part in path[:-1]:
+        target = target.setdefault(part, {})
+    target[path[-1]] = value
+    return data
+
+
+def shell_message(command: str, output: str, failed: bool, details: dict[str, Any] | None,
+                  exclude: bool) -> dict[str, Any]:
+    """A `bashExecution` message from the bash tool's outcome (its status line becomes `exitCode`)."""
+    code: int | None = 0
+    cancelled = False
+    if failed:
+        match = _EXIT_STATUS.search(output)
+        aborted = _ABORTED.search(output)
+        code = int(match[1]) if match else None
+        cancelled = aborted is not None
+        output = output[: (match or aborted).start()] if (match or aborted) else output
+    message: dict[str, Any] = {"role": "bashExecution", "command": command, "output": output,
+                               "exitCode": code, "cancelled": cancelled,
+                               "truncated": bool(details and details.get("truncation")),
+                               "timestamp": now_ms()}
+    if details and details.get("fullOutputPath"):
+        message["fullOutputPath"] = details["fullOutputPath"]
+    if exclude:
+        message["excludeFromContext"] = True
+    return message
+
+
+class AppCommands:
+    def __init__(self, app: PiApp) -> None:
+        self.app = app
+        self.shell_signal: AbortSignal | None = None
+        self.table: dict[str, tuple[str, Handler]] = {
+            "model": ("choose the model (searchable)", self.model),
+            "settings": ("settings overlay (saved to settings.toml)", self.settings),
+            "session": ("this session: file, id, message counts, cost", self.session),
+            "new": ("start a new session", self.new),
+            "resume": ("open an earlier session of this folder", self.resume),
+            "name": ("name this session: /name <name>", self.name),
+            "theme": ("choose the colour theme", self.theme),
+            "hotkeys": ("list the keys", self.hotkeys),
+            "tree": ("go back to an earlier message and continue from there", self.tree),
+            "quit": ("quit pi-tui", self.quit),
+            "exit": ("quit pi-tui", self.quit),
+        }
+
+    # ----- registry -----------------------------------------------------------------------------
+
+    @property
+    def runtime(self) -> Runtime:
+        return self.app.runtime
+
+    def names(self) -> dict[str, str]:
+        """Every command the editor completes: the app's and the host's (extensions')."""
+        names = {name: description for name, (description, _) in self.table.items()}
+        names.update({name: command.description for name, command in self.runtime.host.commands.items()})
+        return names
+
+    def arguments(self, name: str) -> dict[str, str]:
+        if name == "pruner":
+            return {**PRUNER_SCREENS, **PRUNER_HELP}
+        if name == "theme":
+            return {theme: "" for theme in sorted(self.app.available_themes)}
+        if name == "model":
+            return {choice.label: choice.description for choice in self._model_choices()}
+        return {}
+
+    async def dispatch(self, text: str) -> bool:
+        """Run `/name args` if it is the app's own; False hands it to the host."""
+        name, _, args = text[1:].partition(" ")
+        args = args.strip()
+        if name == "pruner":
+            return await self.pruner(args)
+        entry = self.table.get(name)
+        if entry is None:
+            return False
+        await entry[1](args)
+        return True
+
+    def user_texts(self) -> list[str]:
+        """The session's user messages in file order (the editor's history)."""
+        texts = []
+        for entry in self.runtime.host.session.entries:
+            message = entry.get("message")
+            if entry.get("type") == "message" and isinstance(message, dict) and message.get("role") == "user":
+                texts.append(content_text(message.get("content") or ""))
+        return texts
+
+    # ----- helpers ------------------------------------------------------------------------------
+
+    def _idle_or_warn(self, what: str) -> bool:
+        if self.runtime.host.is_idle and not self.runtime.engine.flushing:
+            return True
+        self.app.show_notice(f"{what}: the agent is working; wait for it or press Esc first", "warning")
+        return False
+
+    async def _rebuild(self, reason: str, options: LaunchOptions) -> Runtime | None:
+        try:
+            runtime = build_runtime(options, self.app.settings, self.app.bridge, self.app.client)
+        except UserError as exc:
+            self.app.show_notice(str(exc), "error")
+            return None
+        await self.app.attach(runtime, reason)
+        for notice in runtime.notices:
+            self.app.show_notice(notice)
+        return runtime
+
+    def _options(self, **changes: Any) -> LaunchOptions:
+        return LaunchOptions(launch_dir=self.app.launch.launch_dir, **changes)
+
+    async def _note(self, text: str) -> None:
+        await self.app.main.transcript.add_note(text)
+
+    # ----- /model -------------------------------------------------------------------------------
+
+    def _model_choices(self) -> list[Choice]:
+        current = self.runtime.host.config.model
+        refs = [DEMO_REF, *(f"{p}/{PROVIDERS[p][1]}" for p in available_providers())]
+        current_ref = DEMO_REF if current.provider == "demo" else current.ref
+        if current_ref not in refs:
+            refs.append(current_ref)
+        return [Choice(ref, ref, "offline scripted demo" if ref == DEMO_REF else "") for ref in refs]
+
+    async def model(self, args: str) -> None:
+        current = self.runtime.host.config.model
+        current_ref = DEMO_REF if current.provider == "demo" else current.ref
+        ref = args if "/" in args or args == DEMO_REF else await self.app.push_screen_wait(PickerScreen(
+            "Model · Enter on a typed provider/id uses it", self._model_choices(), query=args,
+            current=current_ref, custom=lambda text: text))
+        if ref and ref != current_ref:
+            await self.switch_model(ref)
+
+    async def switch_model(self, ref: str) -> None:
+        if not self._idle_or_warn("/model"):
+            return
+        try:
+            spec = parse_model_ref(ref)
+        except UserError as exc:
+            self.app.show_notice(str(exc), "error")
+            return
+        session = self.runtime.host.session
+        if spec.provider == "demo" and self.runtime.model.provider != "demo":
+            # the demo edits files: it gets its own copy of the sample project, never this folder
+            await self._rebuild("new", self._options(model=DEMO_REF))
+            self.app.show_notice("demo: started a new session on a copy of the sample project")
+            return
+        session.flush()
+        runtime = await self._rebuild("reload", self._options(model=ref, session=str(session.path)))
+        if runtime is None:
+            return
+        if runtime.host.session.build_context().model != (spec.provider, spec.id):
+            runtime.host.session.append_model_change(spec.provider, spec.id)
+        self.app.show_notice(f"model: {ref}")
+        self.app.status_changed()
+
+    # ----- sessions -----------------------------------------------------------------------------
+
+    async def new(self, _: str) -> None:
+        if self._idle_or_warn("/new"):
+            model = self.runtime.host.config.model
+            ref = DEMO_REF if model.provider == "demo" else model.ref
+            await self._rebuild("new", self._options(model=ref, base_url=model.base_url))
+
+    async def resume(self, args: str) -> None:
+        if not self._idle_or_warn("/resume"):
+            return
+        current = self.runtime.host.session.path
+        choices = []
+        for path in session_files(sessions_dir_for(self.app.launch.launch_dir)):
+            info = describe(path)
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.modified))
+            title = info.name or " ".join(info.first_message.split())[:80] or "(no message)"
+            choices.append(Choice(path, title, f"{when} · {info.entries} entries"))
+        if not choices:
+            self.app.show_notice("no saved sessions for this folder yet", "warning")
+            return
+        path = await self.app.push_screen_wait(PickerScreen("Resume a session", choices, query=args,
+                                                            current=current))
+        if path is not None and path != current:
+            await self._rebuild("resume", self._options(session=str(path)))
+
+    async def session(self, _: str) -> None:
+        session = self.runtime.host.session
+        roles: dict[str, int] = {}
+        for message in session.messages():
+            role = str(message.get("role"))
+            kind = message.get("customType") if role == "custom" else role
+            roles[str(kind)] = roles.get(str(kind), 0) + 1
+        totals = UsageTotals.of_entries(session.entries)
+        counts = ", ".join(f"{count} {role}" for role, count in sorted(roles.items())) or "none yet"
+        lines = [f"session: {session.name or '(unnamed)'}",
+                 f"file:    {session.path if session.path and session.is_persisted else '(not saved yet)'}",
+                 f"id:      {session.session_id}",
+                 f"entries: {len(session.entries)} in the file, "
+                 f"{len(session.branch_entries())} on this branch",
+                 f"messages on this branch: {counts}",
+                 f"tokens:  {totals.text() or '0'}",
+                 f"model:   {self.runtime.host.config.model.ref}"]
+        await self._note("\n".join(lines))
+
+    async def name(self, args: str) -> None:
+        session = self.runtime.host.session
+        if not args:
+            self.app.show_notice(f"session name: {session.name or '(none)'} · set it with /name <name>")
+            return
+        session.append_session_info(args)
+        self.app.show_notice(f"session named {args!r}")
+        self.app.status_changed()
+
+    async def tree(self, _: str) -> None:
+        """Pi's /tree: pick an earlier user message; the session continues before it, on a new branch."""
+        if not self._idle_or_warn("/tree"):
+            return
+        session = self.runtime.host.session
+        on_branch = {entry.get("id") for entry in session.branch_entries()}
+        choices = []
+        for entry in session.entries:
+            message = entry.get("message")
+            if entry.get("type") == "message" and isinstance(message, dict) and message.get("role") == "user":
+                text = " ".join(content_text(message.get("content") or "").split())
+                where = "" if entry.get("id") in on_branch else "other branch"
+                choices.append(Choice(entry, text[:100] or "(empty)", where))
+        if not choices:
+            self.app.show_notice("no user messages yet", "warning")
+            return
+        entry = await self.app.push_screen_wait(PickerScreen(
+            "Continue from before which message? (it goes back to the editor)", list(reversed(choices))))
+        if entry is None:
+            return
+        await self.runtime.host.navigate(entry.get("parentId"))
+        self.app.main.editor.set_text(content_text(entry["message"].get("content") or ""))
+        self.app.show_notice("on a new branch: edit the message and send it")
+
+    # ----- settings, theme, keys ----------------------------------------------------------------
+
+    async def settings(self, _: str) -> None:
+        specs = field_specs(Settings, skip=frozenset({"condense", "keymap"}),
+                            choices={"theme": sorted(self.app.available_themes)})
+        self.app.push_screen(SettingsFormScreen(
+            "Settings (settings.toml) · pruning has its own: /pruner settings", specs,
+            self.app.settings.model_dump(mode="json"), self._save_setting))
+
+    def _save_setting(self, path: tuple[str, ...], value: Any) -> str | None:
+        try:
+            self.app.settings = set_value(".".join(path), value)
+        except SettingsError as exc:
+            return str(exc)
+        if path == ("theme",):
+            self.app.apply_theme(str(value))
+        return None
+
+    async def theme(self, args: str) -> None:
+        choices = [Choice(name, name) for name in sorted(self.app.available_themes)]
+        name = args or await self.app.push_screen_wait(PickerScreen("Theme", choices, current=self.app.theme))
+        if not name:
+            return
+        if self.app.apply_theme(name):
+            error = self._save_setting(("theme",), name)
+            if error:
+                self.app.show_notice(error, "error")
+
+    async def hotkeys(self, _: str) -> None:
+        self.app.push_screen(TextViewScreen("Keys", hotkeys_text(self.app.settings.keymap), markdown=True))
+
+    async def quit(self, _: str) -> None:
+        await self.app.action_quit()
+
+    # ----- /pruner ------------------------------------------------------------------------------
+
+    async def pruner(self, args: str) -> bool:
+        sub = args.split(" ")[0] if args else ""
+        if sub == "":
+            await self._pruner_picker()
+        elif sub == "tree":
+            branch = self.runtime.host.session.branch_entries()
+            self.app.push_screen(PrunerTreeScreen(self.runtime.engine, branch))
+        elif sub == "settings":
+            self._pruner_settings()
+        elif sub == "now":
+            await self.flush_now()
+        else:
+            return False
+        return True
+
+    async def _pruner_picker(self) -> None:
+        options = {**PRUNER_SCREENS, **PRUNER_HELP}
+        sub = await self.app.push_screen_wait(PickerScreen(
+            "/pruner", [Choice(name, name, description) for name, description in options.items()]))
+        if not sub:
+            return
+        if sub in PRUNER_NEEDS_ARGUMENT:
+            self.app.main.editor.set_text(f"/pruner {sub} ")
+            return
+        if not await self.pruner(sub):
+            await self.runtime.host.prompt(f"/pruner {sub}")
+
+    def _pruner_settings(self) -> None:
+        engine = self.runtime.engine
+
+        def change(path: tuple[str, ...], value: Any) -> str | None:
+            data = _set_path(engine.config.model_dump(), path, value)
+            try:
+                config = CondenseConfig.model_validate(data)
+            except ValidationError as exc:
+                return _validation_line(exc)
+            engine.set_config(config)
+            return None
+
+        self.app.push_screen(SettingsFormScreen(
+            "Pruning settings ([condense] in settings.toml)", field_specs(CondenseConfig),
+            engine.config.model_dump(mode="json"), change))
+
+    async def flush_now(self) -> None:
+        """`/pruner now` with live rows above the editor, one per batch."""
+        if not self._idle_or_warn("/pruner now"):
+            return
+        engine = self.runtime.engine
+        status = self.app.main.status
+        status.progress.clear()
+        status.working.show("Summarizing pending tool work… (esc to abort)")
+        try:
+            result = await engine.flush("manual", sequential=True, progress=status.progress.report)
+        finally:
+            status.working.show(None)
+            self.app.set_timer(self.app.progress_linger, status.progress.clear)
+        if result.outcome == "empty":
+            self.app.show_notice("pruner: nothing pending — no batches to summarize")
+        else:
+            self.app.show_notice(f"pruner: {result.outcome}: {result.summarized} of {result.captured} batches"
+                                 " summarized")
+        self.app.status_changed()
+
+    # ----- !shell -------------------------------------------------------------------------------
+
+    async def shell(self, text: str) -> None:
+        """`!cmd` runs a command and puts its output in the context; `!!cmd` keeps it out."""
+        exclude = text.startswith("!!")
+        command = text[2 if exclude else 1:].strip()
+        if not command:
+            self.app.show_notice("type a command after ! (or !! to keep its output out of the context)",
+                                 "warning")
+            return
+        host = self.runtime.host
+        if not self._idle_or_warn("!"):
+            return
+        settings = self.app.settings
+        tool = BashTool(shell=settings.shell_path, prefix=settings.shell_command_prefix)
+        self.shell_signal = AbortSignal()
+        working = self.app.main.status.working
+        working.show(f"$ {command} (esc to stop)")
+        try:
+            context = ToolContext(cwd=host.cwd, signal=self.shell_signal)
+            output = await tool.run(BashParams(command=command), context)
+            text, failed, details = content_text(output.content), False, output.details
+        except ToolError as exc:
+            text, failed, details = str(exc), True, None
+        finally:
+            self.shell_signal = None
+            working.show(None)
+        # through the host, as a message: the session stores it and the agent's context holds it
+        await host.insert_message(shell_message(command, text, failed, details, exclude))  # type: ignore[arg-type]
+
+    def abort_shell(self) -> bool:
+        if self.shell_signal is None:
+            return False
+        self.shell_signal.abort()
+        return True

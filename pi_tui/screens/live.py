@@ -1,0 +1,182 @@
+"""The running session on screen: the host's events turned into transcript, status and footer updates.
+
+One `LiveView` per runtime. The app makes a new one when it switches model, session or branch, and
+detaches the old one, so events of a host that is gone never reach the screen. The handlers run
+inside the agent loop (the bus awaits them), in the app's event loop, so they may touch widgets
+directly; they await mounts so a streamed delta never arrives before its widget exists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from condense.messages import content_text
+from pi_tui.ai.models import available_providers
+from pi_tui.runtime import Runtime
+from pi_tui.widgets.assistant import AssistantBlock
+from pi_tui.widgets.conversation import Conversation, Item
+from pi_tui.widgets.footer import FooterState, UsageTotals, display_path, git_branch
+from pi_tui.widgets.marks import call_mark, chain_entries, chain_mark
+
+if TYPE_CHECKING:
+    from pi_tui.app import PiApp
+    from pi_tui.screens.main import MainScreen
+
+WORKING = "Working… (esc to abort)"
+
+
+class LiveView:
+    def __init__(self, app: PiApp, screen: MainScreen, runtime: Runtime) -> None:
+        self.app = app
+        self.screen = screen
+        self.runtime = runtime
+        self.host = runtime.host
+        self.engine = runtime.engine
+        self.totals = UsageTotals.of_entries(self.host.session.entries)
+        self.branch = git_branch(self.host.cwd)
+        self.queued: list[str] = []
+        self._chains: dict[int, dict[str, Any]] = {}
+        self._streaming: tuple[Item, AssistantBlock] | None = None
+        self._unsubscribe: list[Callable[[], None]] = []
+
+    @property
+    def transcript(self) -> Any:
+        return self.screen.transcript
+
+    # ----- wiring -------------------------------------------------------------------------------
+
+    def attach(self) -> None:
+        handlers: dict[str, Callable[[dict[str, Any]], Any]] = {
+            "message_start": self._on_message_start, "message_update": self._on_message_update,
+            "message_end": self._on_message_end, "tool_execution_start": self._on_tool_start,
+            "tool_execution_update": self._on_tool_update, "tool_execution_end": self._on_tool_end,
+            "agent_start": self._on_agent_start, "agent_end": self._on_agent_end,
+            "auto_retry_start": self._on_retry_start, "auto_retry_end": self._on_retry_end,
+            "session_tree": self._on_session_tree,
+        }
+        self._unsubscribe = [self.host.bus.on(name, handler) for name, handler in handlers.items()]
+        self.transcript.mark_for = lambda call: call_mark(self.engine, call)
+        self.transcript.chain_for = lambda message: chain_mark(self._chains.get(message.get("timestamp", -1)))
+
+    def detach(self) -> None:
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self._unsubscribe = []
+
+    async def show_session(self) -> None:
+        """(Re)build the transcript from the session's current branch."""
+        self._chains = chain_entries(self.host.session.branch_entries())
+        await self.transcript.show(Conversation.from_messages(self.host.session.messages()))
+        self.refresh_footer()
+
+    def refresh_marks(self) -> None:
+        self._chains = chain_entries(self.host.session.branch_entries())
+        self.transcript.refresh_marks()
+
+    # ----- footer -------------------------------------------------------------------------------
+
+    def footer_state(self) -> FooterState:
+        host = self.host
+        model = host.config.model
+        usage = host.context_usage()
+        providers = available_providers()
+        label = f"({model.provider}) {model.id}" if len(providers) > 1 else model.id
+        thinking = None
+        if model.reasoning:
+            level = host.config.thinking_level
+            thinking = "thinking off" if level == "off" else level
+        return FooterState(
+            cwd=self.app.cwd_display or display_path(host.cwd), branch=self.branch,
+            session_name=host.session.name, totals=self.totals, context_percent=usage.percent,
+            context_window=usage.context_window, model=label, thinking=thinking,
+            statuses=dict(self.app.bridge.statuses))
+
+    def refresh_footer(self) -> None:
+        self.screen.footer.show(self.footer_state())
+
+    def show_queue(self) -> None:
+        lines = [f"↳ queued: {' '.join(text.split())[:100]}" for text in self.queued]
+        self.screen.status.lines.set("~queued", lines)
+
+    # ----- events -------------------------------------------------------------------------------
+
+    async def _on_message_start(self, event: dict[str, Any]) -> None:
+        message = event["message"]
+        role = message.get("role")
+        conversation: Conversation = self.transcript.conversation
+        if role == "toolResult":
+            conversation.add(message)
+            card = self.transcript.card(str(message.get("toolCallId", "")))
+            if card is not None:
+                card.finish(message)
+            return
+        item = conversation.add(message)
+        if item is None:
+            return
+        widget = await self.transcript.append(item)
+        if isinstance(widget, AssistantBlock):
+            self._streaming = (item, widget)
+        if role == "user":
+            self._unqueue(content_text(message.get("content") or ""))
+
+    def _unqueue(self, text: str) -> None:
+        if text in self.queued:
+            self.queued.remove(text)
+            self.show_queue()
+
+    async def _on_message_update(self, event: dict[str, Any]) -> None:
+        if self._streaming is None:
+            return
+        _, block = self._streaming
+        await block.stream(event["assistantMessageEvent"], event["message"], self.transcript.conversation)
+
+    async def _on_message_end(self, event: dict[str, Any]) -> None:
+        message = event["message"]
+        if message.get("role") != "assistant":
+            return
+        if self._streaming is not None:
+            item, block = self._streaming
+            self._streaming = None
+            item.message = message
+            await block.finish(message, self.transcript.conversation)
+        self.totals.add(message.get("usage"))
+        self.refresh_footer()
+
+    def _on_tool_start(self, event: dict[str, Any]) -> None:
+        card = self.transcript.card(str(event.get("toolCallId", "")))
+        if card is not None:
+            card.start()
+
+    def _on_tool_update(self, event: dict[str, Any]) -> None:
+        card = self.transcript.card(str(event.get("toolCallId", "")))
+        partial = event.get("partialResult") or {}
+        if card is not None:
+            card.progress(content_text(partial.get("content") or []))
+
+    def _on_tool_end(self, event: dict[str, Any]) -> None:
+        card = self.transcript.card(str(event.get("toolCallId", "")))
+        if card is not None:
+            card.finish(is_error=bool(event.get("isError")))
+
+    def _on_agent_start(self, _: dict[str, Any]) -> None:
+        self.screen.status.working.show(WORKING)
+
+    def _on_agent_end(self, _: dict[str, Any]) -> None:
+        self.screen.status.working.show(None)
+        self.branch = git_branch(self.host.cwd)
+        self.refresh_marks()
+        self.refresh_footer()
+
+    def _on_retry_start(self, event: dict[str, Any]) -> None:
+        seconds = int(event.get("delayMs", 0)) / 1000
+        error = " ".join(str(event.get("errorMessage", "")).split())[:80]
+        attempt = f"{event.get('attempt')}/{event.get('maxAttempts')}"
+        text = f"Retrying in {seconds:.0f}s (attempt {attempt}): {error}"
+        self.screen.status.working.show(text, retry=True)
+
+    def _on_retry_end(self, _: dict[str, Any]) -> None:
+        self.screen.status.working.show(WORKING)
+
+    async def _on_session_tree(self, _: dict[str, Any]) -> None:
+        await self.show_session()

@@ -1,0 +1,118 @@
+"""A searchable list in an overlay: `/model`, `/resume`, `/theme`, `/tree`, `/pruner`.
+
+Typing filters (prefix, then substring, then letters in order); Up/Down move; Enter chooses; Esc
+closes with None. `custom` lets Enter accept text that matches nothing (a model ref not listed).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widget import Widget
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from pi_tui import keymap
+
+
+@dataclass(frozen=True)
+class Choice:
+    value: Any
+    label: str
+    description: str = ""
+
+
+def filter_choices(choices: list[Choice], query: str) -> list[Choice]:
+    q = query.strip().lower()
+    if not q:
+        return list(choices)
+    pattern = re.compile(".*".join(map(re.escape, q)))
+    ranks: tuple[list[Choice], list[Choice], list[Choice]] = ([], [], [])
+    for choice in choices:
+        text = f"{choice.label} {choice.description}".lower()
+        if choice.label.lower().startswith(q):
+            ranks[0].append(choice)
+        elif q in text:
+            ranks[1].append(choice)
+        elif pattern.search(text):
+            ranks[2].append(choice)
+    return ranks[0] + ranks[1] + ranks[2]
+
+
+class PickerScreen(ModalScreen[Any]):
+    BINDINGS = keymap.PICKER
+    DEFAULT_CSS = """
+    PickerScreen { align: center middle; }
+    PickerScreen > #picker {
+        width: 80%; max-width: 110; height: auto; max-height: 80%;
+        border: round $primary; background: $surface; padding: 0 1;
+    }
+    PickerScreen .picker-title { color: $accent; text-style: bold; }
+    PickerScreen Input { border: none; height: 1; padding: 0; background: $surface; }
+    PickerScreen OptionList { height: auto; max-height: 24; border: none; background: $surface; }
+    PickerScreen .picker-hint { color: $muted; }
+    """
+
+    def __init__(self, title: str, choices: list[Choice], *, query: str = "", current: Any = None,
+                 custom: Callable[[str], Any] | None = None, hint: str = "") -> None:
+        super().__init__()
+        self.title_text = title
+        self.choices = choices
+        self.query_text = query
+        self.current = current
+        self.custom = custom
+        self.hint = hint or "type to filter · ↑↓ move · Enter choose · Esc close"
+        self.shown: list[Choice] = []
+        self.input = Input(query, placeholder="filter…", id="picker-filter")
+        self.options = OptionList(id="picker-options")
+
+    def compose(self) -> Iterator[Widget]:
+        with Vertical(id="picker"):
+            yield Static(Content(self.title_text), classes="picker-title")
+            yield self.input
+            yield self.options
+            yield Static(Content(self.hint), classes="picker-hint")
+
+    def on_mount(self) -> None:
+        self._fill(self.query_text)
+        self.input.focus()
+
+    def _fill(self, query: str) -> None:
+        self.shown = filter_choices(self.choices, query)
+        self.options.clear_options()
+        self.options.add_options([self._option(choice) for choice in self.shown])
+        if self.shown:
+            values = [choice.value for choice in self.shown]
+            keep = self.current in values and not query
+            self.options.highlighted = values.index(self.current) if keep else 0
+
+    def _option(self, choice: Choice) -> Option:
+        mark = "● " if choice.value == self.current and self.current is not None else "  "
+        return Option(Content.assemble(mark, choice.label, ("  " + choice.description if choice.description
+                                                             else "", "$muted")))
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self._fill(event.value)
+
+    def action_move(self, step: int) -> None:
+        if self.shown:
+            self.options.highlighted = ((self.options.highlighted or 0) + step) % len(self.shown)
+
+    def action_choose(self) -> None:
+        if self.shown and self.options.highlighted is not None:
+            self.dismiss(self.shown[self.options.highlighted].value)
+        elif self.custom is not None and self.input.value.strip():
+            self.dismiss(self.custom(self.input.value.strip()))
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if 0 <= event.option_index < len(self.shown):
+            self.dismiss(self.shown[event.option_index].value)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,1 @@
+"""The TUI's widgets: transcript and its blocks, editor, completion, footer, status rows."""

@@ -1,0 +1,248 @@
+"""The transcript's blocks, one per display item (the assistant's lives in `assistant.py`).
+
+Blocks that can hide a body (thinking, summaries, shell output, compactions) fold to one line; a click
+unfolds one, Ctrl+T / Ctrl+O unfold them all. Text from the session is never parsed as markup.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Markdown, Static
+
+from condense.messages import content_text
+from pi_tui.widgets.conversation import Item, user_text
+
+PREVIEW_CHARS = 100
+BASH_PREVIEW_LINES = 5
+
+
+def _one_line(text: str, limit: int = PREVIEW_CHARS) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+class UserBlock(Static):
+    DEFAULT_CSS = """
+    UserBlock { background: $user-message-bg; padding: 0 1; margin-top: 1; }
+    """
+
+    def __init__(self, item: Item) -> None:
+        super().__init__()
+        self.item = item
+        self.chain = ""
+        self.update(self._content())
+
+    def _content(self) -> Content:
+        text = Content(user_text(self.item.message).rstrip())
+        if not self.chain:
+            return text
+        return Content("\n").join([text, Content.styled(self.chain, "$custom-message-label")])
+
+    def set_chain(self, chain: str) -> None:
+        """Mark the start of a conversation chain that condense compressed (`⊟ compressed chain b2 ...`)."""
+        if chain != self.chain:
+            self.chain = chain
+            self.update(self._content())
+
+
+class NoteBlock(Static):
+    """Output of the app's own commands (`/session`, `/pruner status`): shown, never saved."""
+
+    DEFAULT_CSS = """
+    NoteBlock { padding: 0 1; margin-top: 1; color: $muted; }
+    NoteBlock.-warning { color: $warning; }
+    NoteBlock.-error { color: $error; }
+    """
+
+    def __init__(self, item: Item) -> None:
+        super().__init__(Content(str(item.message.get("text", ""))), classes=f"-{item.level}")
+        self.item = item
+
+
+class Foldable(Static):
+    """A block with a one-line header and a body shown when `expanded`."""
+
+    def __init__(self, item: Item, expanded: bool = False) -> None:
+        super().__init__()
+        self.item = item
+        self.expanded = expanded
+
+    def on_mount(self) -> None:
+        self.refresh_block()
+
+    def set_expanded(self, expanded: bool) -> None:
+        if expanded != self.expanded:
+            self.expanded = expanded
+            self.refresh_block()
+
+    def on_click(self) -> None:
+        self.set_expanded(not self.expanded)
+
+    def refresh_block(self) -> None:
+        self.update(self.render_block())
+
+    def render_block(self) -> Content:
+        raise NotImplementedError
+
+
+class ThinkingBlock(Foldable):
+    """The model's thinking: one dim line folded (Ctrl+T shows all thinking)."""
+
+    DEFAULT_CSS = """
+    ThinkingBlock { padding: 0 1; margin-top: 1; color: $thinking-text; text-style: italic; }
+    """
+
+    def __init__(self, item: Item, text: str, expanded: bool = False, redacted: bool = False) -> None:
+        super().__init__(item, expanded)
+        self.text = text
+        self.redacted = redacted
+        self._pending_refresh = False
+
+    def append(self, delta: str) -> None:
+        """Streamed thinking: coalesce repaints, a long thought arrives in thousands of pieces."""
+        self.text += delta
+        if not self._pending_refresh:
+            self._pending_refresh = True
+            self.set_timer(0.1, self._flush)
+
+    def _flush(self) -> None:
+        self._pending_refresh = False
+        self.refresh_block()
+
+    def render_block(self) -> Content:
+        if self.redacted:
+            return Content("thinking (redacted)")
+        if self.expanded:
+            return Content("thinking\n") + Content(self.text.strip())
+        preview = _one_line(self.text)
+        return Content.assemble("▸ thinking", (f" · {preview}" if preview else "", "$dim"))
+
+
+class AssistantText(Markdown):
+    """An answer's text. Streamed through one MarkdownStream: appending per token re-parses too much."""
+
+    DEFAULT_CSS = """
+    AssistantText { margin: 1 0 0 0; padding: 0 1; background: transparent; }
+    """
+
+    def __init__(self, markdown: str = "") -> None:
+        super().__init__(markdown)
+        self._stream: Any = None
+
+    async def write(self, fragment: str) -> None:
+        if self._stream is None:
+            self._stream = Markdown.get_stream(self)
+        await self._stream.write(fragment)
+
+    async def stop(self) -> None:
+        if self._stream is not None:
+            stream, self._stream = self._stream, None
+            await stream.stop()
+
+
+class SummaryBlock(Vertical):
+    """A condense summary: `[pruner] Turn N summary (K tools)`, its Markdown body on demand."""
+
+    DEFAULT_CSS = """
+    SummaryBlock { height: auto; background: $custom-message-bg; margin-top: 1; padding: 0 1; }
+    SummaryBlock > .summary-header { color: $custom-message-label; }
+    SummaryBlock > Markdown { background: transparent; margin: 0; padding: 0; }
+    """
+
+    def __init__(self, item: Item, expanded: bool = False) -> None:
+        super().__init__()
+        self.item = item
+        self.expanded = expanded
+        self.header = Static(self._header(), classes="summary-header")
+
+    def _header(self) -> Content:
+        details = self.item.message.get("details")
+        details = details if isinstance(details, dict) else {}
+        turn = details.get("turnIndex", "?")
+        refs = details.get("toolCallRefs") or details.get("toolCallIds") or []
+        count = len(refs) if isinstance(refs, list) else 0
+        arrow = "▾" if self.expanded else "▸"
+        return Content(f"{arrow} [pruner] Turn {turn} summary ({count} {'tool' if count == 1 else 'tools'})")
+
+    def compose(self) -> Any:
+        yield self.header
+        if self.expanded:
+            yield Markdown(self.body)
+
+    @property
+    def body(self) -> str:
+        return content_text(self.item.message.get("content") or "")
+
+    async def set_expanded(self, expanded: bool) -> None:
+        if expanded == self.expanded:
+            return
+        self.expanded = expanded
+        self.header.update(self._header())
+        if expanded:
+            await self.mount(Markdown(self.body))
+        else:
+            await self.query(Markdown).remove()
+
+    async def on_click(self) -> None:
+        await self.set_expanded(not self.expanded)
+
+
+class CustomBlock(Foldable):
+    """A displayed custom message of some extension: its type as a label, its text below."""
+
+    DEFAULT_CSS = """
+    CustomBlock { background: $custom-message-bg; padding: 0 1; margin-top: 1; }
+    """
+
+    def render_block(self) -> Content:
+        label = Content.styled(f"[{self.item.message.get('customType', 'custom')}]", "$custom-message-label")
+        text = content_text(self.item.message.get("content") or "").rstrip()
+        return Content("\n").join([label, Content(text)]) if text else label
+
+
+class BashBlock(Foldable):
+    """A command the user ran with `!` (or `!!`, kept out of the model's context)."""
+
+    DEFAULT_CSS = """
+    BashBlock { padding: 0 1; margin-top: 1; background: $tool-pending-bg; }
+    """
+
+    def render_block(self) -> Content:
+        message = self.item.message
+        code = message.get("exitCode")
+        status = "cancelled" if message.get("cancelled") else f"exit {code}" if code is not None else ""
+        parts: list[str | tuple[str, str]] = [("$ ", "$bash-mode"), (str(message.get("command", "")), "bold")]
+        if status:
+            parts.append((f"  {status}", "$success" if code == 0 else "$error"))
+        if message.get("excludeFromContext"):
+            parts.append((" · not in context", "$muted"))
+        lines = str(message.get("output", "")).expandtabs(4).rstrip("\n").split("\n")
+        shown = lines if self.expanded else lines[-BASH_PREVIEW_LINES:]
+        body = [Content.styled(line, "$muted") for line in shown if line or len(shown) > 1]
+        if len(shown) < len(lines):
+            body.insert(0, Content.styled(f"… {len(lines) - len(shown)} earlier lines", "$dim"))
+        return Content("\n").join([Content.assemble(*parts), *body])
+
+
+class SummaryTextBlock(Foldable):
+    """A compaction or branch summary from the session: a label, the summary when unfolded."""
+
+    DEFAULT_CSS = """
+    SummaryTextBlock { background: $custom-message-bg; padding: 0 1; margin-top: 1; }
+    """
+
+    def render_block(self) -> Content:
+        message = self.item.message
+        if self.item.kind == "compaction":
+            before = message.get("tokensBefore", "?")
+            label = f"compaction: earlier conversation summarised ({before} tokens before)"
+        else:
+            label = "branch summary: what the abandoned branch did"
+        arrow = "▾" if self.expanded else "▸"
+        head = Content.styled(f"{arrow} {label}", "$custom-message-label")
+        if not self.expanded:
+            return head
+        return Content("\n").join([head, Content(str(message.get("summary", "")).rstrip())])

@@ -1,0 +1,141 @@
+"""Completion for the editor: slash commands (with their descriptions), their arguments, `@` paths.
+
+`Completer.suggest` looks only at the text before the cursor and returns where the completed token
+starts plus the candidates; the editor decides when to show them. File paths come from the same
+gitignore-aware walk the search tools use, capped, and cached for a few seconds.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual.content import Content
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from pi_tui.tools.walk import walk
+
+MAX_SUGGESTIONS = 30
+MAX_FILES = 5000
+FILE_CACHE_SECONDS = 5.0
+
+_SLASH = re.compile(r"^/(\S*)$")
+_ARGUMENT = re.compile(r"^/(\S+) (\S*)$")
+_AT = re.compile(r"(?:^|\s)@(\S*)$")
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    insert: str  # replaces the text from the token start to the cursor
+    label: str
+    description: str = ""
+
+
+def _ranked(query: str, names: list[str]) -> list[str]:
+    """Prefix matches first, then substring, then in-order-letters (fuzzy) matches."""
+    q = query.lower()
+    pattern = re.compile(".*".join(map(re.escape, q)))
+    ranks: tuple[list[str], list[str], list[str]] = ([], [], [])
+    for name in names:
+        low = name.lower()
+        if low.startswith(q):
+            ranks[0].append(name)
+        elif q in low:
+            ranks[1].append(name)
+        elif pattern.search(low):
+            ranks[2].append(name)
+    return (ranks[0] + ranks[1] + ranks[2])[:MAX_SUGGESTIONS]
+
+
+class Completer:
+    def __init__(self, commands: Callable[[], dict[str, str]], arguments: Callable[[str], dict[str, str]],
+                 cwd: Callable[[], Path]) -> None:
+        self._commands = commands  # name -> description
+        self._arguments = arguments  # command name -> {argument: description}
+        self._cwd = cwd
+        self._files: list[str] = []
+        self._files_root: Path | None = None
+        self._files_time = 0.0
+
+    def suggest(self, before_cursor: str, first_line: bool) -> tuple[int, list[Suggestion]]:
+        if first_line and (match := _SLASH.match(before_cursor)):
+            commands = self._commands()
+            names = _ranked(match[1], sorted(commands))
+            return 0, [Suggestion(f"/{name} ", f"/{name}", commands[name]) for name in names]
+        if first_line and (match := _ARGUMENT.match(before_cursor)):
+            options = self._arguments(match[1])
+            start = len(before_cursor) - len(match[2])
+            names = _ranked(match[2], list(options))
+            return start, [Suggestion(f"{name} ", name, options[name]) for name in names]
+        if match := _AT.search(before_cursor):
+            start = len(before_cursor) - len(match[1]) - 1
+            return start, [Suggestion(f"@{path}" + ("" if path.endswith("/") else " "), f"@{path}")
+                           for path in _ranked(match[1], self.files())]
+        return 0, []
+
+    def files(self) -> list[str]:
+        root = self._cwd()
+        now = time.monotonic()
+        if root != self._files_root or now - self._files_time > FILE_CACHE_SECONDS:
+            self._files = list(self._walk(root))
+            self._files_root, self._files_time = root, now
+        return self._files
+
+    @staticmethod
+    def _walk(root: Path) -> Iterator[str]:
+        for count, entry in enumerate(walk(root)):
+            if count >= MAX_FILES:
+                return
+            yield entry.rel + ("/" if entry.is_dir else "")
+
+
+class CompletionMenu(OptionList):
+    """The suggestions, just above the editor; the editor drives it (it never takes the focus)."""
+
+    DEFAULT_CSS = """
+    CompletionMenu { height: auto; max-height: 10; border: none; padding: 0 1; background: $surface; }
+    CompletionMenu > .option-list--option-highlighted { background: $primary 30%; }
+    """
+
+    can_focus = False
+
+    def __init__(self) -> None:
+        super().__init__(id="completion")
+        self.suggestions: list[Suggestion] = []
+        self.start = 0
+        self.display = False
+
+    def show(self, start: int, suggestions: list[Suggestion]) -> None:
+        self.start = start
+        self.suggestions = suggestions
+        self.clear_options()
+        if not suggestions:
+            self.display = False
+            return
+        width = max(len(s.label) for s in suggestions) + 2
+        self.add_options([Option(Content.assemble(s.label.ljust(width), (s.description, "$muted")))
+                          for s in suggestions])
+        self.highlighted = 0
+        self.display = True
+
+    def hide(self) -> None:
+        self.suggestions = []
+        self.display = False
+
+    @property
+    def is_open(self) -> bool:
+        return bool(self.display and self.suggestions)
+
+    def move(self, step: int) -> None:
+        if self.suggestions:
+            current = self.highlighted or 0
+            self.highlighted = (current + step) % len(self.suggestions)
+
+    def chosen(self) -> Suggestion | None:
+        if not self.suggestions:
+            return None
+        return self.suggestions[self.highlighted or 0]

@@ -1,0 +1,143 @@
+"""The conversation as the transcript shows it: display items built from Pi messages.
+
+This is the transcript's source of truth. Widgets are a bounded view over `Conversation.items`, so
+older items can be dropped from the screen and rebuilt from here when the user scrolls back. A tool
+result is not an item of its own: it belongs to the call it answers, so one card shows both.
+Nothing here imports Textual.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from condense.messages import content_text
+from condense.records import SUMMARY
+
+ItemKind = Literal["user", "assistant", "summary", "custom", "bash", "compaction", "branch", "note", "result"]
+
+# The argument that says what a call is about, per tool; other tools show their first string argument.
+KEY_ARGUMENTS = {
+    "read": "path", "write": "path", "edit": "path", "ls": "path", "bash": "command", "grep": "pattern",
+    "find": "pattern", "context_tree_query": "toolCallIds",
+}
+
+
+@dataclass
+class Call:
+    """One tool call and, once it arrived, its result message."""
+
+    id: str
+    name: str
+    args: dict[str, Any]
+    result: dict[str, Any] | None = None
+
+    @property
+    def is_error(self) -> bool:
+        return bool(self.result and self.result.get("isError"))
+
+    @property
+    def output(self) -> str:
+        return content_text(self.result.get("content") or []) if self.result else ""
+
+
+@dataclass
+class Item:
+    kind: ItemKind
+    message: dict[str, Any]
+    calls: dict[str, Call] = field(default_factory=dict)  # assistant items: call id -> call, in order
+    level: str = "info"  # note items: info | warning | error
+
+
+def key_argument(name: str, args: dict[str, Any]) -> str:
+    """What a call is about, on one line: the path of a read, the command of a bash, ..."""
+    key = KEY_ARGUMENTS.get(name)
+    value: Any = args.get(key) if key else next((v for v in args.values() if isinstance(v, str)), None)
+    if isinstance(value, list):
+        value = ", ".join(str(v) for v in value)
+    if value is None:
+        value = json.dumps(args, ensure_ascii=False) if args else ""
+    return " ".join(str(value).split())
+
+
+def user_text(message: dict[str, Any]) -> str:
+    return content_text(message.get("content") or "")
+
+
+def assistant_calls(message: dict[str, Any]) -> dict[str, Call]:
+    calls: dict[str, Call] = {}
+    for block in message.get("content") or []:
+        if isinstance(block, dict) and block.get("type") == "toolCall":
+            call_id = str(block.get("id", ""))
+            args = block.get("arguments")
+            calls[call_id] = Call(call_id, str(block.get("name", "")), args if isinstance(args, dict) else {})
+    return calls
+
+
+def _custom_item(message: dict[str, Any]) -> Item | None:
+    if message.get("customType") == SUMMARY:
+        return Item("summary", message)
+    return Item("custom", message) if message.get("display") else None
+
+
+class Conversation:
+    """Display items in order, and where each tool call lives so its result can join it."""
+
+    def __init__(self) -> None:
+        self.items: list[Item] = []
+        self._calls: dict[str, Call] = {}
+
+    @classmethod
+    def from_messages(cls, messages: list[dict[str, Any]]) -> Conversation:
+        conversation = cls()
+        for message in messages:
+            conversation.add(message)
+        return conversation
+
+    def add(self, message: dict[str, Any]) -> Item | None:
+        """Add a finished (or just started) message; returns the new item, or None when the message
+        joined an existing one (a tool result) or is not shown (a hidden custom message)."""
+        role = message.get("role")
+        if role == "toolResult":
+            call = self._calls.get(str(message.get("toolCallId", "")))
+            if call is not None:
+                call.result = message
+                return None
+            return self._append(Item("result", message))
+        if role == "assistant":
+            item = Item("assistant", message, assistant_calls(message))
+            self._calls.update(item.calls)
+            return self._append(item)
+        if role == "custom":
+            item = _custom_item(message)
+            return self._append(item) if item else None
+        kinds: dict[Any, ItemKind] = {"user": "user", "bashExecution": "bash",
+                                      "compactionSummary": "compaction", "branchSummary": "branch"}
+        kind = kinds.get(role)
+        return self._append(Item(kind, message)) if kind else None
+
+    def note(self, text: str, level: str = "info") -> Item:
+        """A line from the app itself (command output): shown, never part of the session."""
+        return self._append(Item("note", {"role": "note", "text": text}, level=level))
+
+    def update_assistant(self, item: Item, message: dict[str, Any]) -> list[Call]:
+        """A newer snapshot of a streaming assistant message; returns calls seen for the first time."""
+        item.message = message
+        fresh: list[Call] = []
+        for call_id, call in assistant_calls(message).items():
+            known = item.calls.get(call_id)
+            if known is None:
+                item.calls[call_id] = call
+                self._calls[call_id] = call
+                fresh.append(call)
+            elif call.args:
+                known.args = call.args
+        return fresh
+
+    def call(self, call_id: str) -> Call | None:
+        return self._calls.get(call_id)
+
+    def _append(self, item: Item) -> Item:
+        self.items.append(item)
+        return item

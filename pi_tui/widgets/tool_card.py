@@ -1,0 +1,189 @@
+"""One card per tool call: what was called, on what, how it went, how long it took, and its output.
+
+A card is a single Static (one widget however long the output), collapsed to its header by default:
+long sessions hold hundreds of calls and their outputs are what the pruner summarises anyway. An
+`edit` shows its coloured diff even collapsed, an error its first lines, because those are what a
+reader looks for. Colours come from theme variables only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Literal
+
+from textual.content import Content
+from textual.widgets import Static
+
+from pi_tui.widgets.conversation import Call, key_argument
+
+Status = Literal["pending", "running", "done", "error", "missing"]
+Clock = Callable[[], float]
+
+COLLAPSED_DIFF_LINES = 12
+COLLAPSED_ERROR_LINES = 3
+EXPANDED_LINES = 400
+KEY_ARGUMENT_CHARS = 96
+
+
+def _lines(text: str) -> list[str]:
+    return text.expandtabs(4).rstrip("\n").split("\n") if text.strip() else []
+
+
+def _clip(lines: list[str], limit: int) -> tuple[list[str], int]:
+    return (lines, 0) if len(lines) <= limit else (lines[:limit], len(lines) - limit)
+
+
+def diff_line(line: str) -> Content:
+    """One line of a unified diff in the theme's diff colours."""
+    if line.startswith("+"):
+        return Content.styled(line, "$diff-added")
+    if line.startswith("-"):
+        return Content.styled(line, "$diff-removed")
+    if line.startswith("@@"):
+        return Content.styled(line, "$accent")
+    return Content.styled(line, "$diff-context")
+
+
+def diff_lines(diff: str) -> list[str]:
+    """The body of a unified diff, without its `---`/`+++` file header."""
+    return [line for line in diff.split("\n") if not line.startswith(("--- ", "+++ "))]
+
+
+def format_elapsed(seconds: float) -> str:
+    return f"{seconds:.1f}s" if seconds < 60 else f"{int(seconds // 60)}m{int(seconds % 60):02d}s"
+
+
+class ToolCard(Static):
+    """A tool call; `expanded` shows its whole output (Ctrl+O expands every card)."""
+
+    DEFAULT_CSS = """
+    ToolCard { padding: 0 1; margin-top: 1; background: $tool-pending-bg; }
+    ToolCard.-success { background: $tool-success-bg; }
+    ToolCard.-error { background: $tool-error-bg; }
+    """
+
+    def __init__(self, call: Call, *, expanded: bool = False, clock: Clock, mark: str = "",
+                 pending: bool = False) -> None:
+        super().__init__(classes="tool-card")
+        self.call = call
+        self.expanded = expanded
+        self.mark = mark
+        self._clock = clock
+        self._started: float | None = None
+        self.elapsed: float | None = None
+        self.partial = ""
+        self.status: Status = "pending" if pending else self._status_from_result()
+
+    def _status_from_result(self) -> Status:
+        if self.call.result is None:
+            return "missing"
+        return "error" if self.call.is_error else "done"
+
+    # ----- live updates -------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self._apply()
+
+    def start(self) -> None:
+        self.status = "running"
+        self._started = self._clock()
+        self.set_interval(0.5, self._tick, name="elapsed")
+        self._apply()
+
+    def _tick(self) -> None:
+        if self.status == "running":
+            self._apply()
+
+    def progress(self, text: str) -> None:
+        self.partial = text
+        self._apply()
+
+    def finish(self, result: dict[str, Any] | None = None, is_error: bool | None = None) -> None:
+        if result is not None:
+            self.call.result = result
+        if self._started is not None and self.elapsed is None:
+            self.elapsed = self._clock() - self._started
+        error = self.call.is_error if is_error is None else is_error
+        self.status = "error" if error else "done"
+        self._apply()
+
+    def never_ran(self) -> None:
+        """The reply that made this call was aborted or failed: the call will not run."""
+        if self.status == "pending":
+            self.status = "missing"
+            self._apply()
+
+    def set_expanded(self, expanded: bool) -> None:
+        if expanded != self.expanded:
+            self.expanded = expanded
+            self._apply()
+
+    def refresh_args(self) -> None:
+        """The call's arguments arrive whole when its streaming ends."""
+        self._apply()
+
+    def set_mark(self, mark: str) -> None:
+        if mark != self.mark:
+            self.mark = mark
+            self._apply()
+
+    def on_click(self) -> None:
+        self.set_expanded(not self.expanded)
+
+    # ----- rendering ----------------------------------------------------------------------------
+
+    def _apply(self) -> None:
+        self.set_class(self.status in ("pending", "running", "missing"), "-pending")
+        self.set_class(self.status == "done", "-success")
+        self.set_class(self.status == "error", "-error")
+        self.update(self.render_card())
+
+    def _elapsed_text(self) -> str:
+        if self.status == "running" and self._started is not None:
+            return format_elapsed(self._clock() - self._started)
+        return format_elapsed(self.elapsed) if self.elapsed is not None else ""
+
+    def header(self) -> Content:
+        status_styles = {"pending": ("…", "$warning"), "running": ("running", "$warning"),
+                         "done": ("ok", "$success"), "error": ("error", "$error"),
+                         "missing": ("no result", "$muted")}
+        word, style = status_styles[self.status]
+        argument = key_argument(self.call.name, self.call.args)
+        if len(argument) > KEY_ARGUMENT_CHARS:
+            argument = argument[: KEY_ARGUMENT_CHARS - 1] + "…"
+        lines = len(_lines(self.call.output or self.partial))
+        parts: list[str | tuple[str, str]] = [("● ", style), (self.call.name, "bold $tool-title")]
+        if argument:
+            parts += [" ", (argument, "$accent")]
+        parts += ["  ", (word, style)]
+        if elapsed := self._elapsed_text():
+            parts += [(f" {elapsed}", "$muted")]
+        if lines and not self.expanded:
+            parts += [(f" · {lines} line{'s' if lines != 1 else ''}", "$muted")]
+        if self.mark:
+            parts += [(f" · {self.mark}", "$custom-message-label")]
+        return Content.assemble(*parts)
+
+    def body_lines(self) -> list[Content]:
+        details = (self.call.result or {}).get("details")
+        diff = details.get("diff") if isinstance(details, dict) else None
+        if isinstance(diff, str) and diff and self.status == "done":
+            lines, hidden = _clip(diff_lines(diff), EXPANDED_LINES if self.expanded else COLLAPSED_DIFF_LINES)
+            body = [diff_line(line) for line in lines]
+        else:
+            text = self.call.output or self.partial
+            style = "$error" if self.status == "error" else "$foreground"
+            if self.expanded:
+                limit = EXPANDED_LINES
+            elif self.status == "error":
+                limit = COLLAPSED_ERROR_LINES
+            else:
+                return []
+            lines, hidden = _clip(_lines(text), limit)
+            body = [Content.styled(line, style) for line in lines]
+        if hidden:
+            body.append(Content.styled(f"… {hidden} more lines", "$muted"))
+        return body
+
+    def render_card(self) -> Content:
+        return Content("\n").join([self.header(), *self.body_lines()])

@@ -1,0 +1,201 @@
+"""The transcript: a bounded, scrollable view of the conversation model.
+
+Textual's cost grows with the number of live widgets (every Markdown block is one), so only a window
+of the newest items is mounted: opening a session of thousands of messages mounts the last `PAGE`
+items, and while the user follows the conversation at the bottom, items beyond `LIMIT` are dropped
+from the top down to `KEEP`. The model (`Conversation`) keeps everything; "load earlier" (a click on
+the top line, or PageUp at the top) mounts the previous page again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Static
+
+from pi_tui.widgets.assistant import AssistantBlock, MarkFor
+from pi_tui.widgets.blocks import (
+    BashBlock,
+    CustomBlock,
+    NoteBlock,
+    SummaryBlock,
+    SummaryTextBlock,
+    ThinkingBlock,
+    UserBlock,
+)
+from pi_tui.widgets.conversation import Call, Conversation, Item
+from pi_tui.widgets.tool_card import Clock, ToolCard
+
+ChainFor = Callable[[dict], str]
+
+
+class LoadEarlier(Static):
+    """The top line while older items are not mounted."""
+
+    DEFAULT_CSS = """
+    LoadEarlier { color: $accent; padding: 0 1; text-style: italic; }
+    LoadEarlier:hover { text-style: italic underline; }
+    """
+
+    class Pressed(Message):
+        pass
+
+    def on_click(self) -> None:
+        self.post_message(self.Pressed())
+
+
+class Transcript(VerticalScroll):
+    PAGE = 40
+    LIMIT = 120
+    KEEP = 80
+
+    DEFAULT_CSS = """
+    Transcript { height: 1fr; scrollbar-size-vertical: 1; padding-bottom: 1; }
+    """
+
+    def __init__(self, clock: Clock, *, mark_for: MarkFor | None = None, chain_for: ChainFor | None = None,
+                 id: str | None = "transcript") -> None:
+        super().__init__(id=id)
+        self.clock = clock
+        self.mark_for: MarkFor = mark_for or (lambda call: "")
+        self.chain_for: ChainFor = chain_for or (lambda message: "")
+        self.conversation = Conversation()
+        self.first_live = 0
+        self.live: list[Widget] = []  # the widgets of conversation.items[first_live:], in order
+        self.tools_expanded = False
+        self.show_thinking = False
+        self.load_button = LoadEarlier()
+        self.load_button.display = False
+
+    def compose(self) -> Iterator[Widget]:
+        yield self.load_button
+
+    # ----- building -----------------------------------------------------------------------------
+
+    def make(self, item: Item) -> Widget:
+        """The widget that shows one item."""
+        if item.kind == "assistant":
+            return AssistantBlock(item, clock=self.clock, tools_expanded=self.tools_expanded,
+                                  show_thinking=self.show_thinking, mark_for=self.mark_for)
+        if item.kind == "user":
+            block = UserBlock(item)
+            block.set_chain(self.chain_for(item.message))
+            return block
+        if item.kind == "summary":
+            return SummaryBlock(item, self.tools_expanded)
+        if item.kind == "result":  # a result whose call is not on the branch (an old, pruned session)
+            message = item.message
+            call = Call(str(message.get("toolCallId", "")), str(message.get("toolName", "")), {}, message)
+            return ToolCard(call, expanded=self.tools_expanded, clock=self.clock, mark=self.mark_for(call))
+        if item.kind == "bash":
+            return BashBlock(item, self.tools_expanded)
+        if item.kind in ("compaction", "branch"):
+            return SummaryTextBlock(item, self.tools_expanded)
+        if item.kind == "custom":
+            return CustomBlock(item, self.tools_expanded)
+        return NoteBlock(item)
+
+    def _update_load_button(self) -> None:
+        hidden = self.first_live
+        self.load_button.display = hidden > 0
+        if hidden:
+            self.load_button.update(Content(f"▲ {hidden} earlier items · click here, or PageUp at the top,"
+                                            f" to load {min(hidden, self.PAGE)} more"))
+
+    # ----- showing ------------------------------------------------------------------------------
+
+    async def show(self, conversation: Conversation) -> None:
+        """Replace everything with a (newly loaded) conversation, showing its newest page."""
+        self.conversation = conversation
+        if self.live:
+            await self.remove_children(self.live)
+        self.first_live = max(0, len(conversation.items) - self.PAGE)
+        self.live = [self.make(item) for item in conversation.items[self.first_live:]]
+        if self.live:
+            await self.mount_all(self.live)
+        self._update_load_button()
+        self.anchor()
+
+    def following(self) -> bool:
+        """Whether the user is at the bottom, reading along (then old items may be unmounted)."""
+        return self.scroll_y >= self.max_scroll_y - 2
+
+    async def append(self, item: Item) -> Widget:
+        """Show an item that was just added to the conversation."""
+        following = self.following()
+        widget = self.make(item)
+        self.live.append(widget)
+        await self.mount(widget)
+        if following and len(self.live) > self.LIMIT:
+            await self._drop_oldest(len(self.live) - self.KEEP)
+        return widget
+
+    async def add_note(self, text: str, level: str = "info") -> Widget:
+        return await self.append(self.conversation.note(text, level))
+
+    async def _drop_oldest(self, count: int) -> None:
+        old, self.live = self.live[:count], self.live[count:]
+        self.first_live += count
+        await self.remove_children(old)
+        self._update_load_button()
+
+    async def load_earlier(self) -> int:
+        """Mount the page of items before the first one shown; returns how many were added."""
+        if self.first_live == 0:
+            return 0
+        start = max(0, self.first_live - self.PAGE)
+        widgets = [self.make(item) for item in self.conversation.items[start:self.first_live]]
+        keep_in_view = self.live[0] if self.live else None
+        await self.mount_all(widgets, after=self.load_button)
+        self.live = widgets + self.live
+        self.first_live = start
+        self._update_load_button()
+        if keep_in_view is not None:
+            self.call_after_refresh(self.scroll_to_widget, keep_in_view, animate=False, top=True)
+        return len(widgets)
+
+    async def on_load_earlier_pressed(self, _: LoadEarlier.Pressed) -> None:
+        await self.load_earlier()
+
+    # ----- live blocks --------------------------------------------------------------------------
+
+    def assistant_blocks(self) -> Iterator[AssistantBlock]:
+        return (w for w in self.live if isinstance(w, AssistantBlock))
+
+    def card(self, call_id: str) -> ToolCard | None:
+        for block in reversed(self.live):
+            if isinstance(block, AssistantBlock) and call_id in block.cards:
+                return block.cards[call_id]
+        return None
+
+    async def set_tools_expanded(self, expanded: bool) -> None:
+        self.tools_expanded = expanded
+        for widget in self.live:
+            if isinstance(widget, AssistantBlock):
+                widget.set_tools_expanded(expanded)
+            elif isinstance(widget, SummaryBlock):
+                await widget.set_expanded(expanded)
+            elif isinstance(widget, ToolCard | BashBlock | SummaryTextBlock | CustomBlock):
+                widget.set_expanded(expanded)
+
+    def set_thinking_shown(self, shown: bool) -> None:
+        self.show_thinking = shown
+        for widget in self.live:
+            if isinstance(widget, AssistantBlock):
+                widget.set_thinking_shown(shown)
+            elif isinstance(widget, ThinkingBlock):
+                widget.set_expanded(shown)
+
+    def refresh_marks(self) -> None:
+        """Condense summarised or compressed something: re-mark the calls and chains shown."""
+        for widget in self.live:
+            if isinstance(widget, AssistantBlock):
+                widget.refresh_marks()
+            elif isinstance(widget, UserBlock):
+                widget.set_chain(self.chain_for(widget.item.message))
+            elif isinstance(widget, ToolCard):
+                widget.set_mark(self.mark_for(widget.call))

@@ -1,0 +1,84 @@
+"""pi-tui in a real terminal: tmux runs `pi-tui --model demo`, the test types like a user and reads the pane.
+
+This is the one test that goes through a real tty, the real key parser and the installed entry point:
+start, prompt, watch the reply and the pruner's footer status, open `/pruner tree`, close it, quit.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+TMUX = shutil.which("tmux")
+pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed (apt-get install -y tmux)")
+
+
+class Pane:
+    def __init__(self, socket: Path, name: str) -> None:
+        self.base = [str(TMUX), "-S", str(socket)]  # a private server, gone with the test's folder
+        self.name = name
+
+    def run(self, *args: str) -> str:
+        # pytest exports COLUMNS=80 and LINES=24; a tmux server started with them passes them on and the
+        # app would draw 80x24 in a 120x40 pane
+        env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+        return subprocess.run([*self.base, *args], check=True, capture_output=True, text=True, timeout=20,
+                              env=env).stdout
+
+    def text(self) -> str:
+        return self.run("capture-pane", "-p", "-t", self.name)
+
+    def keys(self, *keys: str) -> None:
+        self.run("send-keys", "-t", self.name, *keys)
+
+    def wait_for(self, condition: Callable[[str], bool], what: str, timeout: float = 60.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            screen = self.text()
+            if condition(screen):
+                return screen
+            time.sleep(0.2)
+        raise AssertionError(f"the pane never showed {what}; it shows:\n{self.text()}")
+
+
+@pytest.fixture
+def pane(tmp_path: Path) -> Iterator[Pane]:
+    socket, name = tmp_path / "tmux.sock", "pi"
+    home = tmp_path / "home"
+    work = tmp_path / "work"
+    work.mkdir()
+    command = (f"cd {shlex.quote(str(work))} && PI_TUI_HOME={shlex.quote(str(home))} "
+               f"{shlex.quote(sys.executable)} -m pi_tui --model demo; echo PI-TUI-EXITED $?; sleep 60")
+    pane = Pane(socket, name)
+    pane.run("-f", "/dev/null", "new-session", "-d", "-s", name, "-x", "120", "-y", "40", command)
+    try:
+        yield pane
+    finally:
+        subprocess.run([*pane.base, "kill-server"], capture_output=True, timeout=20)
+
+
+def test_prompt_reply_pruner_tree_and_quit_in_a_real_terminal(pane: Pane) -> None:
+    pane.wait_for(lambda s: "Ask anything" in s and "prune: ON" in s, "the editor and the footer")
+    pane.keys("fix the failing test", "Enter")
+    reply = pane.wait_for(lambda s: "(demo task 1/6 done)" in s and "[pruner] Turn" in s,
+                          "the finished reply and a pruner summary")
+    assert "the suite is green again" in reply
+    assert "● bash python3 -m unittest  ok" in reply
+    assert "│ prune: ON" in reply
+
+    pane.keys("/pruner tree", "Enter")
+    tree = pane.wait_for(lambda s: "/pruner tree ·" in s, "the pruner tree")
+    assert "t1 ls ." in tree and "t2 read README.md" in tree
+
+    pane.keys("Escape")
+    pane.wait_for(lambda s: "/pruner tree ·" not in s, "the tree closed")
+    pane.keys("C-c", "C-c")
+    pane.wait_for(lambda s: "PI-TUI-EXITED 0" in s, "pi-tui exiting with status 0")

@@ -1,0 +1,178 @@
+"""Pi's commands in the TUI: /session, /name, /model, /new, /resume, /tree, /theme, /settings, /hotkeys,
+/quit, and the bare /pruner picker."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+
+from textual.widgets import Select
+
+from pi_tui.ai import litellm_client
+from pi_tui.paths import settings_file
+from pi_tui.screens.form import SettingsFormScreen
+from pi_tui.screens.picker import PickerScreen
+from pi_tui.screens.text_view import TextViewScreen
+from pi_tui.widgets.blocks import NoteBlock
+
+
+def user_texts(app) -> list[str]:  # type: ignore[no-untyped-def]
+    return [item.message["content"][0]["text"] for item in app.main.transcript.conversation.items
+            if item.kind == "user"]
+
+
+async def test_session_shows_file_id_and_counts(make_app, fixed_session, send, wait) -> None:
+    path = fixed_session()
+    app = make_app(session=path, model=None)
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait(pilot)
+        await send(pilot, "/session")
+        note = list(app.main.transcript.query(NoteBlock))[-1]
+        text = str(note.content)
+        assert f"file:    {path}" in text
+        assert "id:      5e55a0d1-0000-4000-8000-000000000001" in text
+        assert "3 assistant" in text and "3 toolResult" in text and "1 context-prune-summary" in text
+
+
+async def test_name_names_the_session_and_the_footer_shows_it(make_app, send, wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait(pilot)
+        await send(pilot, "/name invoice fix")
+        assert app.runtime.host.session.name == "invoice fix"
+        assert app.main.footer.lines(108)[0].plain == "~/project • invoice fix"
+
+
+async def test_model_switch_rebuilds_on_the_same_session_and_records_it(make_app, fixed_session, send, wait,
+                                                                       wait_for, monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    warmed: list[bool] = []
+    monkeypatch.setattr(litellm_client, "warm_up", lambda: warmed.append(True))  # not the 5 s import here
+    path = fixed_session()
+    app = make_app(session=path, model=None)
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait(pilot)
+        await pilot.press("ctrl+l")
+        await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        assert [choice.label for choice in picker.shown] == ["demo", "openai/gpt-5.1"]
+        await pilot.press(*"gpt", "enter")
+        await wait(pilot)
+        assert app.runtime.host.config.model.ref == "openai/gpt-5.1"
+        assert app.runtime.host.session.path == path
+        assert user_texts(app) == ["Fix the failing test"]
+        last = json.loads(path.read_text(encoding="utf-8").splitlines()[-1])
+        assert (last["type"], last["provider"], last["modelId"]) == ("model_change", "openai", "gpt-5.1")
+        assert app.main.footer.lines(108)[1].plain.endswith("gpt-5.1")
+        assert warmed == [True]  # a real model: litellm is imported in the background right away
+        await send(pilot, "/model demo")  # back to the demo: a new session on its own sample project
+        assert app.runtime.host.config.model.provider == "demo"
+        assert app.runtime.host.session.path != path
+
+
+async def test_new_and_resume_switch_sessions(make_app, send, wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait(pilot)
+        await send(pilot, "fix the failing test")
+        first = app.runtime.host.session.path
+        await send(pilot, "/new")
+        assert app.runtime.host.session.path != first
+        assert app.main.transcript.conversation.items == []
+        await send(pilot, "/resume", opens=PickerScreen)
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        assert [choice.value for choice in picker.shown] == [first]
+        assert picker.shown[0].label == "fix the failing test"
+        await pilot.press("enter")
+        await wait(pilot)
+        assert app.runtime.host.session.path == first
+        assert user_texts(app) == ["fix the failing test"]
+
+
+async def test_tree_continues_from_before_an_earlier_message(make_app, send, wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait(pilot)
+        await send(pilot, "fix the failing test")
+        await send(pilot, "/name first")
+        await send(pilot, "/tree", opens=PickerScreen)
+        assert isinstance(app.screen, PickerScreen)
+        await pilot.press("enter")
+        await wait(pilot)
+        assert app.main.editor.text == "fix the failing test"
+        assert user_texts(app) == []
+        await send(pilot, "a different start")
+        assert user_texts(app) == ["a different start"]
+        session = app.runtime.host.session
+        users = [e for e in session.entries if e.get("type") == "message" and e["message"]["role"] == "user"]
+        assert len(users) == 2 and users[0]["parentId"] == users[1]["parentId"]  # two branches, one parent
+
+
+async def test_theme_is_applied_and_saved(make_app, send, wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait(pilot)
+        assert app.theme == "dark"
+        await send(pilot, "/theme light")
+        assert app.theme == "light"
+        assert tomllib.loads(settings_file().read_text(encoding="utf-8"))["theme"] == "light"
+        await send(pilot, "/theme", opens=PickerScreen)
+        picker = app.screen
+        assert isinstance(picker, PickerScreen) and picker.current == "light"
+        await pilot.press(*"dark", "enter")
+        await wait(pilot)
+        assert app.theme == "dark"
+
+
+async def test_settings_overlay_saves_host_settings(make_app, send, wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait(pilot)
+        await send(pilot, "/settings", opens=SettingsFormScreen)
+        form = app.screen
+        assert isinstance(form, SettingsFormScreen)
+        assert "field-condense-enabled" not in form.rows  # pruning has its own overlay
+        form.query_one("#field-default-thinking-level-control", Select).value = "high"
+        form.query_one("#field-theme-control", Select).value = "light"
+        await pilot.pause()
+        saved = tomllib.loads(settings_file().read_text(encoding="utf-8"))
+        assert saved["default_thinking_level"] == "high" and saved["theme"] == "light"
+        assert app.theme == "light" and app.settings.default_thinking_level == "high"
+
+
+async def test_hotkeys_lists_every_binding_with_its_id(make_app, send, wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait(pilot)
+        await send(pilot, "/hotkeys", opens=TextViewScreen)
+        assert isinstance(app.screen, TextViewScreen)
+        assert "`editor.follow-up`" in app.screen.text and "`alt+enter`" in app.screen.text
+
+
+async def test_bare_pruner_opens_a_picker_of_its_subcommands(make_app, send, wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait(pilot)
+        await send(pilot, "/pruner", opens=PickerScreen)
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        assert {"settings", "tree", "now", "status", "model"} <= {choice.value for choice in picker.choices}
+        await pilot.press(*"model", "enter")
+        await wait(pilot)
+        assert app.main.editor.text == "/pruner model "  # it takes an argument: the user writes it
+        app.main.editor.load_text("")
+        await send(pilot, "/pruner", opens=PickerScreen)
+        await pilot.press(*"status", "enter")
+        await wait(pilot)
+        note = list(app.main.transcript.query(NoteBlock))[-1]
+        assert str(note.content).startswith("pruner: ON")
+
+
+async def test_quit_exits(make_app, send, wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait(pilot)
+        await send(pilot, "/quit")
+        assert app.return_code == 0 and not app.is_running

@@ -1,0 +1,164 @@
+"""A whole session in the TUI on the offline demo model, as a user drives it with the keyboard.
+
+The demo plays its first task with the real tools on a copy of the sample project: the reply
+streams, tool cards appear and finish, condense flushes on the final reply (summary items appear,
+the footer's status says `prune: ON`), and the next request shows the reclaim ratio.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+
+from textual.widgets import Input, Markdown, Switch
+
+from pi_tui.paths import settings_file
+from pi_tui.screens.form import SettingsFormScreen
+from pi_tui.screens.pruner_tree import PrunerTreeScreen
+from pi_tui.screens.text_view import TextViewScreen
+from pi_tui.widgets.assistant import AssistantBlock
+from pi_tui.widgets.blocks import AssistantText, SummaryBlock
+from pi_tui.widgets.tool_card import ToolCard
+
+RECLAIM = re.compile(r"│ prune: ON · [\d.]+[kM]?->[\d.]+[kM]? \(-\d+%\)")
+
+
+def cards(app) -> list[ToolCard]:
+    return [card for block in app.main.transcript.assistant_blocks() for card in block.cards.values()]
+
+
+async def test_a_prompt_plays_a_task_with_cards_a_streamed_reply_and_a_flush(make_app, send, wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait(pilot)
+        await send(pilot, "fix the failing test")
+        items = app.main.transcript.conversation.items
+        assert items[0].kind == "user"
+        played = cards(app)
+        assert {card.call.name for card in played} >= {"ls", "read", "bash", "edit"}
+        assert all(card.status in ("done", "error") for card in played)
+        failed = [card for card in played if card.status == "error"]
+        assert failed and failed[0].call.name == "bash"  # the suite fails before the fix
+        assert all(card.elapsed is not None for card in played)
+        edit = next(card for card in played if card.call.name == "edit")
+        assert "+    tax = round_money((subtotal - discount) * invoice.tax_rate)" in edit.render_card().plain
+        replies = list(app.main.transcript.query(AssistantText))
+        assert "the suite is green again" in replies[-1].source
+        summaries = list(app.main.transcript.query(SummaryBlock))
+        assert summaries and summaries[0].header.content.plain.startswith("▸ [pruner] Turn ")
+        assert app.bridge.statuses["condense"] == "│ prune: ON"
+        assert "│ prune: ON" in app.main.footer.lines(118)[-1].plain
+        assert any(card.mark.startswith("summarized t") for card in cards(app))
+        assert not app.main.status.working.display
+
+        await send(pilot, "next task please")
+        assert RECLAIM.fullmatch(app.bridge.statuses["condense"]), app.bridge.statuses
+        assert RECLAIM.search(app.main.footer.lines(118)[-1].plain)
+
+
+async def test_pruner_tree_lists_the_calls_and_opens_outputs_and_summaries(make_app, send, wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait(pilot)
+        await send(pilot, "fix the failing test")
+        await send(pilot, "/pruner tree")
+        screen = app.screen
+        assert isinstance(screen, PrunerTreeScreen)
+        summaries = [node for node in screen.nodes if node.kind == "summary"]
+        calls = [child for node in summaries for child in node.children]
+        assert [call.key for call in calls[:2]] == ["t1", "t2"]
+        labels = [call.label.plain for call in calls]
+        assert any(label.startswith("t1 ls .") and label.endswith("OK") for label in labels), labels
+        assert any(label.startswith("t3 read invoicer/pricing.py  1.3k chars") for label in labels), labels
+
+        await pilot.press("ctrl+o")  # the cursor is on the first summary
+        await pilot.pause()
+        overlay = app.screen
+        assert isinstance(overlay, TextViewScreen) and overlay.markdown
+        assert overlay.text == summaries[0].body and "`t1`" in overlay.text
+        assert overlay.query_one(Markdown).source == summaries[0].body
+        await pilot.press("escape")
+        await pilot.pause()
+
+        await pilot.press("down", "enter")  # the first call of the first summary
+        await pilot.pause()
+        assert isinstance(app.screen, TextViewScreen)
+        assert app.screen.text.startswith("## toolRef: t1")
+        await pilot.press("escape", "escape")
+        await pilot.pause()
+        assert app.screen is app.main
+
+
+async def test_a_setting_changed_in_the_overlay_is_saved_and_shown(make_app, send, wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait(pilot)
+        await send(pilot, "/pruner settings")
+        form = app.screen
+        assert isinstance(form, SettingsFormScreen)
+        form.query_one("#field-enabled-control", Switch).value = False
+        await pilot.pause()
+        minimum = form.query_one("#field-min-batch-chars-control", Input)
+        minimum.focus()
+        minimum.value = "250"
+        await pilot.press("enter")
+        await pilot.pause()
+        cooldown = form.query_one("#field-purge-errors-cooldown-turns-control", Input)
+        cooldown.focus()
+        cooldown.value = "-1"
+        await pilot.press("enter")
+        await pilot.pause()
+        outcome = form.rows["field-purge-errors-cooldown-turns"].outcome
+        assert "greater than or equal to 0" in str(outcome.content)
+
+        saved = tomllib.loads(settings_file().read_text(encoding="utf-8"))
+        assert saved["condense"]["enabled"] is False
+        assert saved["condense"]["min_batch_chars"] == 250
+        assert "purge_errors" not in saved["condense"]  # the invalid value was not written
+        assert "spill_threshold" not in saved["condense"]  # the demo's in-memory override stays in memory
+        assert app.runtime.engine.config.min_batch_chars == 250
+        assert app.bridge.statuses["condense"] == "│ prune: OFF"
+        assert "│ prune: OFF" in app.main.footer.lines(118)[-1].plain
+
+
+async def test_pruner_now_shows_one_row_per_batch_then_clears(make_app, send, wait) -> None:
+    app = make_app(progress_linger=0.05)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait(pilot)
+        app.runtime.engine.set_config(app.runtime.engine.config.model_copy(update={"prune_on": "on-demand"}))
+        await send(pilot, "fix the failing test")
+        assert not list(app.main.transcript.query(SummaryBlock))  # on-demand: nothing flushed yet
+        reports: list[tuple[int, str, int]] = []
+        progress = app.main.status.progress
+        original = progress.report
+        progress.report = lambda *args: (reports.append(args), original(*args))[1]  # type: ignore[method-assign]
+        await send(pilot, "/pruner now")
+        assert reports and {state for _, state, _ in reports} == {"running", "done"}
+        batches = sorted({batch for batch, _, _ in reports})
+        assert batches == list(range(len(batches)))
+        assert list(app.main.transcript.query(SummaryBlock))
+        await pilot.pause(0.2)
+        assert not progress.rows and not progress.display
+
+
+async def test_streamed_text_goes_through_one_markdown_stream(make_app, wait, monkeypatch) -> None:
+    """Per-token `Markdown.update` re-parses the whole reply each time: it must never be used."""
+    updates: list[str] = []
+    original = Markdown.update
+
+    def spy(self, markdown: str):  # type: ignore[no-untyped-def]
+        updates.append(markdown)
+        return original(self, markdown)
+
+    monkeypatch.setattr(Markdown, "update", spy)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait(pilot)
+        app.main.editor.load_text("go")
+        await pilot.press("enter")
+        await wait(pilot)
+        blocks = list(app.main.transcript.query(AssistantBlock))
+        texts = [part for block in blocks for part in block.parts.values() if isinstance(part, AssistantText)]
+        assert len(texts) >= 5
+        assert all(text._stream is None for text in texts)  # every stream was stopped
+        assert len(updates) <= len(texts)  # at most the one initial update of each widget

@@ -1,0 +1,173 @@
+"""The editor as a user types in it: history, completion, sending, steering, aborting, quitting, `!`."""
+
+from __future__ import annotations
+
+from pi_tui.ai.convert import convert_to_llm
+from pi_tui.settings import Settings
+from pi_tui.widgets.blocks import BashBlock
+
+
+async def test_up_and_down_walk_the_history_only_at_the_edges(make_app, send, wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        await send(pilot, "/name one")
+        await send(pilot, "/name two")
+        editor = app.main.editor
+        editor.load_text("draft")
+        await pilot.press("up")
+        assert editor.text == "/name two"
+        await pilot.press("up", "up")
+        assert editor.text == "/name one"
+        await pilot.press("down")
+        assert editor.text == "/name two"
+        await pilot.press("down")
+        assert editor.text == "draft"
+        editor.load_text("line one\nline two")
+        editor.move_cursor((1, 3))
+        await pilot.press("up")
+        assert editor.text == "line one\nline two" and editor.cursor_location[0] == 0
+        assert app.runtime.host.session.name == "two"
+
+
+async def test_slash_completion_lists_commands_with_descriptions_then_arguments(make_app, wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        await pilot.press(*"/pru")
+        await pilot.pause()
+        menu = app.main.menu
+        assert menu.is_open
+        assert menu.suggestions[0].label == "/pruner"
+        assert "context pruning" in menu.suggestions[0].description
+        await pilot.press("tab")
+        await pilot.pause()
+        assert app.main.editor.text == "/pruner "
+        labels = [s.label for s in menu.suggestions]
+        assert {"tree", "settings", "now", "status"} <= set(labels)
+        await pilot.press(*"sett")
+        await pilot.pause()
+        assert menu.suggestions[0].label == "settings"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not menu.is_open
+        assert app.main.editor.text == "/pruner sett"
+
+
+async def test_at_completes_project_paths(make_app, wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        await pilot.press(*"look at @invo")
+        await pilot.pause()
+        assert [s.label for s in app.main.menu.suggestions][:1] == ["@invoicer/"]
+        await pilot.press("tab")
+        await pilot.pause()
+        assert app.main.editor.text == "look at @invoicer/"
+        assert "@invoicer/pricing.py" in [s.label for s in app.main.menu.suggestions]
+        await pilot.press(*"pric", "enter")  # Enter takes a path completion, it does not send
+        await pilot.pause()
+        assert app.main.editor.text == "look at @invoicer/pricing.py "
+
+
+async def test_enter_steers_and_alt_enter_queues_while_the_agent_works(make_app, wait, wait_for) -> None:
+    app = make_app(delay=0.004)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        editor = app.main.editor
+        editor.load_text("fix the failing test")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.runtime.host.is_idle)
+        editor.load_text("also check the README")
+        await pilot.press("enter")
+        editor.load_text("then tell me a joke")
+        await pilot.press("alt+enter")
+        await wait_for(pilot, lambda: "then tell me a joke" in app.live.queued)
+        assert "↳ queued: then tell me a joke" in str(app.main.status.lines.content)
+        assert app.main.status.working.display
+        app.client.delay = 0  # what remains can play at full speed
+        await wait(pilot)
+        texts = [item.message["content"][0]["text"] for item in app.main.transcript.conversation.items
+                 if item.kind == "user"]
+        assert texts == ["fix the failing test", "also check the README", "then tell me a joke"]
+        assert not app.main.status.lines.display  # the queue emptied as the messages were delivered
+
+
+async def test_escape_aborts_the_running_agent(make_app, wait, wait_for) -> None:
+    app = make_app(delay=0.01)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        app.main.editor.load_text("fix the failing test")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.runtime.host.is_idle)
+        await pilot.press("escape")
+        await wait(pilot)
+        last = app.main.transcript.conversation.items[-1]
+        assert last.kind == "assistant" and last.message["stopReason"] == "aborted"
+        assert "Aborted" in [str(w.content) for w in app.main.transcript.query(".assistant-aborted")]
+
+
+async def test_ctrl_c_clears_and_twice_quits(make_app, wait) -> None:
+    app = make_app(clock_step=1.0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        app.main.editor.load_text("some text")
+        await pilot.press("ctrl+c")
+        assert app.main.editor.text == ""
+        await pilot.press("ctrl+c")  # a second later: clears again, does not quit
+        assert app.is_running
+    quick = make_app(clock_step=0.1)
+    async with quick.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        await pilot.press("ctrl+c", "ctrl+c")
+        await pilot.pause()
+        assert quick.return_code == 0 and not quick.is_running
+
+
+async def test_ctrl_d_quits_only_with_an_empty_editor(make_app, wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        app.main.editor.load_text("abc")
+        app.main.editor.move_cursor((0, 0))
+        await pilot.press("ctrl+d")
+        await pilot.pause()
+        assert app.is_running and app.main.editor.text == "bc"  # the editor's own delete-right
+        app.main.editor.load_text("")
+        await pilot.press("ctrl+d")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_bang_runs_a_command_into_the_context_and_double_bang_keeps_it_out(make_app, send,
+                                                                                 wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        await send(pilot, "!echo visible; exit 3")
+        await send(pilot, "!!echo hidden")
+        host = app.runtime.host
+        shown = [m for m in host.agent.messages if m.get("role") == "bashExecution"]
+        assert [(m["command"], m["output"].strip(), m["exitCode"]) for m in shown] == [
+            ("echo visible; exit 3", "visible", 3), ("echo hidden", "hidden", 0)]
+        assert shown[1]["excludeFromContext"] is True
+        entries = [e["message"] for e in host.session.entries if e.get("type") == "message"]
+        assert [m["command"] for m in entries if m["role"] == "bashExecution"] == ["echo visible; exit 3",
+                                                                                   "echo hidden"]
+        sent = convert_to_llm(host.agent.messages)
+        assert "visible" in str(sent) and "hidden" not in str(sent)
+        blocks = list(app.main.transcript.query(BashBlock))
+        assert "$ echo visible; exit 3  exit 3" in blocks[0].render_block().plain
+        assert "not in context" in blocks[1].render_block().plain
+
+
+async def test_editor_keys_follow_the_keymap(make_app, wait) -> None:
+    app = make_app(settings=Settings(keymap={"editor.submit": "ctrl+s"}))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        await pilot.press(*"/name a", "enter", *"b")
+        assert app.main.editor.text == "/name a\nb"  # Enter is a plain new line now
+        app.main.editor.load_text("/name remapped")
+        await pilot.press("ctrl+s")
+        await wait(pilot)
+        assert app.runtime.host.session.name == "remapped"

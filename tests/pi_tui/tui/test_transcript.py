@@ -1,0 +1,175 @@
+"""The transcript: long sessions stay a bounded widget tree, folds, condense's marks, streaming parts."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from textual.app import App
+
+from pi_tui.themes import variable_defaults
+from pi_tui.widgets.assistant import AssistantBlock
+from pi_tui.widgets.blocks import AssistantText, SummaryBlock, ThinkingBlock, UserBlock
+from pi_tui.widgets.conversation import Conversation
+from pi_tui.widgets.tool_card import ToolCard
+from pi_tui.widgets.transcript import Transcript
+from tests.conftest import corpus_path
+
+
+async def test_a_corpus_session_opens_with_a_bounded_widget_tree(make_app, corpus_file: Path, tmp_path: Path,
+                                                                 wait) -> None:
+    copy = tmp_path / corpus_file.name
+    shutil.copy(corpus_file, copy)
+    app = make_app(session=copy, model="demo")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait(pilot)
+        transcript = app.main.transcript
+        items = transcript.conversation.items
+        assert len(items) > 200
+        assert len(transcript.live) == Transcript.PAGE
+        assert transcript.first_live == len(items) - Transcript.PAGE
+        assert transcript.load_button.display
+        widgets_before = len(list(app.main.query("*")))
+        transcript.scroll_home(animate=False)
+        await pilot.pause()
+        await pilot.press("pageup")  # at the top: the previous page comes back
+        await pilot.pause()
+        assert len(transcript.live) == 2 * Transcript.PAGE
+        assert transcript.first_live == len(items) - 2 * Transcript.PAGE
+        assert transcript.scroll_y > 0  # the view stays on what was being read
+        assert len(list(app.main.query("*"))) < 3 * widgets_before
+
+
+async def test_appending_while_following_unmounts_the_oldest_items(make_app, wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        transcript = app.main.transcript
+        for n in range(Transcript.LIMIT + 1):
+            await transcript.append(transcript.conversation.note(f"note {n}"))
+        await pilot.pause()
+        assert len(transcript.live) == Transcript.KEEP
+        assert transcript.first_live == Transcript.LIMIT + 1 - Transcript.KEEP
+        assert len(transcript.conversation.items) == Transcript.LIMIT + 1  # the model keeps everything
+        await transcript.load_earlier()
+        assert transcript.first_live == Transcript.LIMIT + 1 - Transcript.KEEP - Transcript.PAGE
+
+
+async def test_ctrl_o_and_ctrl_t_unfold_cards_summaries_and_thinking(make_app, fixed_session, wait) -> None:
+    app = make_app(session=fixed_session(), model=None)
+    async with app.run_test(size=(110, 40)) as pilot:
+        await wait(pilot)
+        transcript = app.main.transcript
+        cards = list(transcript.query(ToolCard))
+        assert [card.call.name for card in cards] == ["bash", "read", "edit"]
+        read = cards[1]
+        assert "line 40" not in read.render_card().plain and "40 lines" in read.render_card().plain
+        assert "FAIL: test_tax" in cards[0].render_card().plain  # errors show their first lines folded
+        assert "+    tax = round_money((subtotal - discount) * rate)" in cards[2].render_card().plain
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert "line 40: total" in read.render_card().plain
+        summary = transcript.query_one(SummaryBlock)
+        assert summary.expanded and "`t3` edit" in summary.query_one("Markdown").source
+        thinking = transcript.query_one(ThinkingBlock)
+        assert not thinking.expanded
+        await pilot.press("ctrl+t")
+        assert thinking.expanded and "run the suite first" in thinking.render_block().plain
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert not read.expanded and not summary.expanded
+
+
+async def test_cards_carry_condense_marks_and_chains_mark_their_first_message(make_app, fixed_session,
+                                                                             wait) -> None:
+    path = fixed_session()
+    data = {"blockId": "b1", "startUserTimestamp": 1_000, "finalAssistantTimestamp": 6_000,
+            "toolRefs": ["t1", "t2", "t3"], "droppedToolCallIds": ["call_1"], "compressedAt": 7_000}
+    chain = {"type": "custom", "id": "000000aa", "parentId": "0000000b",
+             "timestamp": "2026-01-02T03:04:05.000Z", "customType": "context-prune-chain", "data": data}
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(chain) + "\n")
+    app = make_app(session=path, model=None)
+    async with app.run_test(size=(110, 40)) as pilot:
+        await wait(pilot)
+        marks = [card.mark for card in app.main.transcript.query(ToolCard)]
+        assert marks == ["summarized t1", "summarized t2", "summarized t3"]
+        user = app.main.transcript.query_one(UserBlock)
+        assert user.chain == "⊟ compressed chain b1 · tools t1, t2, t3"
+
+
+class StreamApp(App[None]):
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return variable_defaults(self.current_theme)
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        yield Transcript(clock=lambda: 0.0)
+
+
+async def test_a_streaming_message_grows_part_by_part_in_content_order() -> None:
+    app = StreamApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        transcript = app.query_one(Transcript)
+        conversation = transcript.conversation
+        partial = {"role": "assistant", "content": [], "stopReason": "stop", "timestamp": 1}
+        item = conversation.add(partial)
+        block = await transcript.append(item)
+        assert isinstance(block, AssistantBlock)
+        thinking = {"type": "thinking", "thinking": "Hmm."}
+        text = {"type": "text", "text": "Reading it."}
+        call = {"type": "toolCall", "id": "c1", "name": "read", "arguments": {}}
+        await block.stream({"type": "thinking_delta", "delta": "Hm", "contentIndex": 0},
+                           {**partial, "content": [thinking]}, conversation)
+        await block.stream({"type": "thinking_delta", "delta": "m.", "contentIndex": 0},
+                           {**partial, "content": [thinking]}, conversation)
+        for delta in ("Read", "ing ", "it."):
+            await block.stream({"type": "text_delta", "delta": delta, "contentIndex": 1},
+                               {**partial, "content": [thinking, text]}, conversation)
+        await block.stream({"type": "toolcall_start", "contentIndex": 2},
+                           {**partial, "content": [thinking, text, call]}, conversation)
+        assert block.cards["c1"].status == "pending"  # its arguments are still streaming
+        done_call = {**call, "arguments": {"path": "a.py"}}
+        final = {**partial, "content": [thinking, text, done_call], "stopReason": "toolUse"}
+        await block.stream({"type": "toolcall_end", "contentIndex": 2}, final, conversation)
+        await block.finish(final, conversation)
+        await pilot.pause()
+        kinds = [type(child) for child in block.children]
+        assert kinds == [ThinkingBlock, AssistantText, ToolCard]
+        assert block.query_one(ThinkingBlock).text == "Hmm."
+        assert block.query_one(AssistantText).source == "Reading it."
+        card = block.cards["c1"]
+        assert card.call.args == {"path": "a.py"} and "read a.py" in card.render_card().plain
+        conversation.add({"role": "toolResult", "toolCallId": "c1", "toolName": "read",
+                          "content": [{"type": "text", "text": "x = 1"}], "isError": False, "timestamp": 2})
+        assert conversation.call("c1").output == "x = 1"
+
+
+def test_the_model_pairs_results_with_calls_and_keeps_orphans() -> None:
+    messages = json.loads(json.dumps([
+        {"role": "user", "content": "hi", "timestamp": 1},
+        {"role": "assistant", "content": [{"type": "toolCall", "id": "a", "name": "ls", "arguments": {}}],
+         "stopReason": "toolUse", "timestamp": 2},
+        {"role": "toolResult", "toolCallId": "a", "toolName": "ls", "content": [], "isError": False,
+         "timestamp": 3},
+        {"role": "toolResult", "toolCallId": "zz", "toolName": "ls", "content": [], "isError": False,
+         "timestamp": 4},
+        {"role": "custom", "customType": "other", "content": "hidden", "display": False, "timestamp": 5},
+        {"role": "custom", "customType": "context-prune-summary", "content": "s", "display": False,
+         "timestamp": 6},
+    ]))
+    conversation = Conversation.from_messages(messages)
+    assert [item.kind for item in conversation.items] == ["user", "assistant", "result", "summary"]
+    assert conversation.items[1].calls["a"].result is messages[2]
+
+
+def test_corpus_sessions_build_a_model_where_every_result_finds_its_call() -> None:
+    from pi_tui.session.store import Session
+
+    session = Session.open(corpus_path("pi-large-session.jsonl"))
+    conversation = Conversation.from_messages(session.messages())
+    assert not [item for item in conversation.items if item.kind == "result"]
+    calls = [call for item in conversation.items for call in item.calls.values()]
+    answered = [call for call in calls if call.result is not None]
+    results = [m for m in session.messages() if m.get("role") == "toolResult"]
+    assert len(answered) == len(results) > 300
