@@ -16,6 +16,8 @@ import re
 import tempfile
 from pathlib import Path
 
+from condense.occurrence import parse_occ_key
+
 MAX_NAME_BYTES = 255
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _SUFFIX = ".txt"
@@ -41,12 +43,14 @@ def blob_dir(session_dir: Path, session_id: str) -> Path:
 
 
 def blob_path(blobs_dir: Path, occ_key: str) -> Path:
-    """The sidecar of one occurrence. Over-long names keep a readable prefix plus a hash of the
-    unsanitised key, so two ids that differ only after the cut (or only in unsafe characters) stay
-    distinct files."""
+    """The sidecar of one occurrence. A name that sanitising changed (beyond the `@` before the result
+    timestamp) or that is over-long keeps a readable prefix plus a hash of the unsanitised key, so two
+    ids that differ only in unsafe characters (`a/b`, `a.b`) or only after the cut stay distinct files:
+    one sidecar overwriting another would hand back the wrong output."""
     safe = sanitize_id(occ_key)
     name = safe + _SUFFIX
-    if len(name) <= MAX_NAME_BYTES:  # sanitised names are ASCII: characters == bytes
+    bare = parse_occ_key(occ_key).tool_call_id
+    if sanitize_id(bare) == bare and len(name) <= MAX_NAME_BYTES:  # ASCII: characters == bytes
         return blobs_dir / name
     digest = hashlib.sha1(utf8_bytes(occ_key)).hexdigest()[:_HASH_CHARS]
     tail = f".{digest}{_SUFFIX}"

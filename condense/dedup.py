@@ -15,4 +15,5 @@ def normalize(text: str) -> str:
 
 
 def content_hash(tool_name: str, text: str) -> str:
-    return hashlib.sha1(f"{tool_name}\0{normalize(text)}".encode()).hexdigest()
+    # surrogatepass: output read from a session written by JavaScript may hold a lone surrogate
+    return hashlib.sha1(f"{tool_name}\0{normalize(text)}".encode("utf-8", "surrogatepass")).hexdigest()

@@ -7,6 +7,7 @@ persisted as `context-prune-frontier` entries; the last valid one on the branch 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, get_args
@@ -29,7 +30,7 @@ _WIRE_NAMES = {
 
 
 def _int(value: Any) -> int:
-    is_number = isinstance(value, int | float) and not isinstance(value, bool) and value == value
+    is_number = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
     return int(value) if is_number else 0
 
 

@@ -8,6 +8,7 @@ was made and read back identically by every later capture, render and reload, co
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 
@@ -36,7 +37,7 @@ def result_timestamp_of(value: Any) -> int | None:
     """A message's `timestamp` when it is a number (bools and strings are not), else None."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    return int(value) if value == value else None  # NaN is not a usable key part
+    return int(value) if math.isfinite(value) else None  # NaN and infinities are not usable key parts
 
 
 def message_key(message: dict[str, Any]) -> str:

@@ -7,6 +7,7 @@ by pi-tui can be read by those tools and theirs by us. In memory they are datacl
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -78,14 +79,21 @@ class ToolCallRecord:
             args=args if isinstance(args, dict) else {},
             result_text=str(data.get("resultText") or ""),
             is_error=bool(data.get("isError", False)),
-            turn_index=int(data.get("turnIndex") or 0),
-            timestamp=int(data.get("timestamp") or 0),
+            turn_index=_whole(data.get("turnIndex")),
+            timestamp=_whole(data.get("timestamp")),
             result_timestamp=result_timestamp_of(data.get("resultTimestamp")),
             spill_path=data.get("spillPath") if isinstance(data.get("spillPath"), str) else None,
             spill_bytes=data.get("spillBytes") if isinstance(data.get("spillBytes"), int) else None,
             result_preview=data.get("resultPreview") if isinstance(data.get("resultPreview"), str) else None,
             content_hash=data.get("contentHash") if isinstance(data.get("contentHash"), str) else None,
         )
+
+
+def _whole(value: Any) -> int:
+    """A persisted number as an int; 0 when a damaged entry holds anything but a finite number."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return 0
+    return int(value)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,10 @@ TOOL_OUTPUT_LINES = 12
 def _when(ms: Any) -> str:
     if not isinstance(ms, int | float) or ms <= 0:
         return ""
-    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime(" · %Y-%m-%d %H:%M:%S")
+    try:
+        return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime(" · %Y-%m-%d %H:%M:%S")
+    except (OverflowError, ValueError, OSError):  # a damaged file's time far beyond any calendar
+        return ""
 
 
 def _clip(text: str, lines: int | None) -> str:

@@ -40,7 +40,7 @@ def sweep_orphans(messages: list[Any]) -> tuple[list[Any], list[str]]:
 
 
 def sweep_dedup_key(swept_ids: list[str]) -> str:
-    return hashlib.sha1(",".join(sorted(swept_ids)).encode()).hexdigest()[:16]
+    return hashlib.sha1(",".join(sorted(swept_ids)).encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def sweep_detail(swept_ids: list[str]) -> str:

@@ -26,7 +26,7 @@ def _is_session_file(path: Path) -> bool:
         with path.open("rb") as handle:
             first = handle.readline(65536)
         header = json.loads(first)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return False
     return isinstance(header, dict) and header.get("type") == "session" and isinstance(header.get("id"), str)
 
@@ -57,7 +57,7 @@ def describe(path: Path) -> SessionInfo:
             entries += 1
             try:
                 obj = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if not isinstance(obj, dict):
                 continue

@@ -20,7 +20,7 @@ CURRENT_VERSION = 3
 def _stable_id(seed: str, index: int, taken: set[str]) -> str:
     attempt = 0
     while True:
-        digest = hashlib.sha256(f"{seed}:{index}:{attempt}".encode()).hexdigest()[:8]
+        digest = hashlib.sha256(f"{seed}:{index}:{attempt}".encode("utf-8", "surrogatepass")).hexdigest()[:8]
         if digest not in taken:
             taken.add(digest)
             return digest

@@ -10,43 +10,98 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, TypeAdapter, ValidationError
+
+from pi_tui.errors import printable
 
 
 class _Loose(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
+# Content blocks: the fields that conversion, the provider transform and condense read directly.
+class _Text(_Loose):
+    type: Literal["text"]
+    text: str
+
+
+class _Thinking(_Loose):
+    type: Literal["thinking"]
+    thinking: str
+
+
+class _ToolCall(_Loose):
+    type: Literal["toolCall"]
+    id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+class _Image(_Loose):
+    type: Literal["image"]
+    data: str
+    mimeType: str
+
+
+_UserBlock = Annotated[_Text | _Image, Field(discriminator="type")]
+_AssistantBlock = Annotated[_Text | _Thinking | _ToolCall, Field(discriminator="type")]
+# Finite numbers only: usage is summed and converted with int(), timestamps order the request.
+_Number = StrictInt | Annotated[float, Field(strict=True, allow_inf_nan=False)]
+_Timestamp = _Number
+
+
+class _Cost(_Loose):
+    total: _Number | None = None
+
+
+class _Usage(_Loose):
+    input: _Number | None = None
+    output: _Number | None = None
+    cacheRead: _Number | None = None
+    cacheWrite: _Number | None = None
+    totalTokens: _Number | None = None
+    cost: _Cost | None = None
+
+
 class _UserMsg(_Loose):
     role: Literal["user"]
-    content: str | list[dict[str, Any]]
+    content: str | list[_UserBlock]
+    timestamp: _Timestamp
 
 
 class _AssistantMsg(_Loose):
     role: Literal["assistant"]
-    content: list[dict[str, Any]]
+    content: list[_AssistantBlock]
+    timestamp: _Timestamp
+    stopReason: str | None = None
+    usage: _Usage | None = None
 
 
 class _ToolResultMsg(_Loose):
     role: Literal["toolResult"]
     toolCallId: str
-    content: list[dict[str, Any]]
+    content: list[_UserBlock]
+    timestamp: _Timestamp
 
 
 class _CustomMsg(_Loose):
     role: Literal["custom", "hookMessage"]
     customType: str = ""
+    content: str | list[_UserBlock]
+    timestamp: _Timestamp
 
 
 class _BashMsg(_Loose):
     role: Literal["bashExecution"]
     command: str
     output: str = ""
+    timestamp: _Timestamp
 
 
 class _SummaryMsg(_Loose):
     role: Literal["branchSummary", "compactionSummary"]
     summary: str
+    timestamp: _Timestamp
 
 
 _MessageModel = Annotated[
@@ -84,7 +139,7 @@ class _CustomEntry(_Loose):
 class _CustomMessageEntry(_Loose):
     type: Literal["custom_message"]
     customType: str
-    content: str | list[dict[str, Any]]
+    content: str | list[_UserBlock]
 
 
 class _ModelChange(_Loose):
@@ -115,10 +170,19 @@ _KNOWN: dict[str, TypeAdapter[Any]] = {
     "label": TypeAdapter(_Label),
 }
 
+MAX_REASON = 200
+
+
+def _one_line(text: str) -> str:
+    """A reason quotes what the file holds: no control characters, and a bounded length."""
+    safe = printable(text)
+    return safe if len(safe) <= MAX_REASON else safe[: MAX_REASON - 3] + "..."
+
+
 def _first_error(err: ValidationError) -> str:
     first = err.errors()[0]
     where = ".".join(str(p) for p in first["loc"] if not str(p).startswith("_"))
-    return f"{where}: {first['msg'].lower()}" if where else first["msg"].lower()
+    return _one_line(f"{where}: {first['msg'].lower()}" if where else first["msg"].lower())
 
 
 def check_line(obj: Any) -> str | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import uuid
 from collections.abc import Iterable
@@ -32,9 +33,15 @@ class SessionError(UserError):
     """A session file that cannot be used at all (missing, unreadable, no header)."""
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def dump_line(obj: dict[str, Any]) -> str:
-    """One JSONL line the way JavaScript's JSON.stringify writes it: compact, UTF-8, no escapes."""
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n"
+    """One JSONL line the way JavaScript's JSON.stringify writes it: compact, UTF-8, no escapes except
+    for lone surrogates (a JS string cut inside an emoji holds one), which it writes as `\\udXXX` and
+    which UTF-8 cannot encode."""
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
 
 
 @dataclass(frozen=True)
@@ -67,6 +74,9 @@ def read_lines(path: Path) -> tuple[list[dict[str, Any]], list[LoadWarning]]:
             continue
         except json.JSONDecodeError as exc:
             warnings.append(LoadWarning(str(path), number, f"not valid JSON ({exc.msg})"))
+            continue
+        except RecursionError:  # json's decoder recurses per nesting level
+            warnings.append(LoadWarning(str(path), number, "JSON nested too deeply to read"))
             continue
         reason = check_line(obj)
         if reason is not None:

@@ -50,6 +50,19 @@ def parse_toml(data: bytes, source: str) -> tuple[dict[str, Any], str | None]:
         return tomllib.loads(text), None
     except tomllib.TOMLDecodeError as exc:
         return {}, f"{source}: {_syntax_error(str(exc), text)}"
+    except RecursionError:  # tomllib recurses once per nesting level of arrays and inline tables
+        return {}, f"{source}: line {_deep_line(text)}: arrays or inline tables nested too deeply"
+
+
+def _deep_line(text: str, limit: int = 100) -> int:
+    """The line where brackets first nest deeper than `limit` (strings aside: only for the message)."""
+    depth = 0
+    for number, line in enumerate(text.split("\n"), start=1):
+        for char in line:
+            depth += (char in "[{") - (char in "]}")
+            if depth > limit:
+                return number
+    return 1
 
 
 def load_bytes(data: bytes | None, read_error: str | None, source: str) -> LoadResult:

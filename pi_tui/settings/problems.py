@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from pi_tui.errors import printable
 from pi_tui.settings.keys import KeyPath, normalise_keys
 from pi_tui.settings.model import Settings
 
@@ -141,6 +142,7 @@ def validate(
 def validate_document(
     raw: Mapping[str, Any], source: str = "settings.toml", model: type[BaseModel] = Settings
 ) -> tuple[Any, list[str]]:
-    """Validate a parsed TOML document, keeping every good key; returns the model and one line per problem."""
+    """Validate a parsed TOML document, keeping every good key; returns the model and one line per problem
+    (a quoted TOML key may hold any character: the lines are made safe for a terminal)."""
     settings, problems = validate(raw, source, model)
-    return settings, [problem.line for problem in problems]
+    return settings, [printable(problem.line) for problem in problems]
