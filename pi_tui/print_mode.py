@@ -76,7 +76,10 @@ class PrintRenderer:
         self._end_line()
 
 
-async def run_print(host: AgentHost, text: str, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+async def run_print(host: AgentHost, text: str, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    # the streams are looked up now, not at import: a test harness or a redirect may have replaced them
+    out = out or sys.stdout
+    err = err or sys.stderr
     renderer = PrintRenderer(out, err)
     renderer.attach(host)
     loop = asyncio.get_running_loop()

@@ -71,7 +71,7 @@ async def test_at_completes_project_paths(make_app, wait) -> None:
 
 
 async def test_enter_steers_and_alt_enter_queues_while_the_agent_works(make_app, wait, wait_for) -> None:
-    app = make_app(delay=0.004)
+    app = make_app(delay=0.02)  # slow enough that the agent is surely still working during the keypresses
     async with app.run_test(size=(100, 30)) as pilot:
         await wait(pilot)
         editor = app.main.editor
