@@ -31,7 +31,7 @@ from condense.frontier import trim_batch
 from condense.grace import in_grace_recovery_keys
 from condense.host import Host
 from condense.index import ToolCallIndexer
-from condense.measure import json_chars
+from condense.measure import model_chars
 from condense.messages import tool_calls
 from condense.metrics import ContextMetrics, compute_context_metrics
 from condense.protect import is_protected
@@ -294,7 +294,9 @@ class CondenseEngine:
         out = prune_messages(messages, self.index, self._render_options())
         if out is not messages and self._reclaim_version != len(self.index):
             self._reclaim_version = len(self.index)
-            self.stats.set_live_reclaim(json_chars(messages), json_chars(out))
+            # what the model reads (text, thinking, arguments, results): a walk over the blocks, where
+            # serialising the whole unpruned context would cost seconds with a 10 MB output in it
+            self.stats.set_live_reclaim(model_chars(messages), model_chars(out))
             self.update_status()
         return out
 
