@@ -129,6 +129,13 @@ class PromptEditor(TextArea):
 
     def action_submit(self) -> None:
         if self.menu.is_open:
+            # keys typed in one burst (a paste, tmux send-keys) reach us before the text-changed
+            # messages that refresh the menu: a menu made for older text is replaced (a current one keeps
+            # the entry the user picked with Up/Down)
+            start, suggestions = self._suggest()
+            if (start, suggestions) != (self.menu.start, self.menu.suggestions):
+                self.menu.show(start, suggestions)
+        if self.menu.is_open:
             self.accept(self.menu.chosen())
             if not self.text.startswith("/"):
                 return  # a path: keep writing; a command (or its argument) runs at once

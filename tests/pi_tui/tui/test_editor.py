@@ -171,3 +171,23 @@ async def test_editor_keys_follow_the_keymap(make_app, wait) -> None:
         await pilot.press("ctrl+s")
         await wait(pilot)
         assert app.runtime.host.session.name == "remapped"
+
+
+async def test_enter_after_a_burst_of_keys_runs_what_was_typed_not_a_stale_suggestion(make_app, wait) -> None:
+    """tmux send-keys and pastes deliver keys before the menu catches up with the text: Enter must run
+    `/pruner tree`, not the `/pruner` suggestion the menu still showed for `/pru`."""
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        await pilot.press(*"/pru")
+        await pilot.pause()
+        editor = app.main.editor
+        assert app.main.menu.is_open and app.main.menu.suggestions[0].label == "/pruner"
+        editor.text = "/pruner tree"  # the rest of the burst: the menu has not been refreshed yet
+        editor.move_cursor(editor.document.end)
+        editor.action_submit()
+        await pilot.pause()
+        from pi_tui.screens.pruner_tree import PrunerTreeScreen
+
+        await wait(pilot)
+        assert isinstance(app.screen, PrunerTreeScreen)
