@@ -208,6 +208,8 @@ def _first_error(err: ValidationError) -> str:
     return _one_line(f"{where}: {first['msg'].lower()}" if where else first["msg"].lower())
 
 
+_ROLES = ("user", "assistant", "toolResult", "custom", "hookMessage", "bashExecution", "branchSummary",
+          "compactionSummary")
 _LIST_CONTENT_ROLES = ("user", "assistant", "toolResult", "custom", "hookMessage")
 
 
@@ -273,6 +275,12 @@ def prepare_entry(obj: Any) -> str | None:
     adapter = _KNOWN.get(kind)
     if adapter is None:
         return None
+    if kind == "message":
+        message = obj.get("message")
+        if not isinstance(message, dict):
+            return "message entry: 'message' is not an object"
+        if message.get("role") not in _ROLES:
+            return _one_line(f"message entry: unknown message role {message.get('role')!r}")
     _fill_entry(obj)
     try:
         adapter.validate_python(obj)
