@@ -249,7 +249,7 @@ class Session:
         return path
 
     def build_context(self) -> SessionContext:
-        return build_context(self.branch_entries())
+        return build_context(self.branch_entries(), self.skipped_parents)
 
     def messages(self) -> list[AgentMessage]:
         return self.build_context().messages

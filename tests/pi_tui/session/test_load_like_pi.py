@@ -272,6 +272,24 @@ def test_entries_without_an_id_or_with_a_bad_message_are_skipped_and_named(tmp_p
     assert texts(session) == ["user:one", "user:four"]
 
 
+@pytest.mark.parametrize("first_kept", [2, 3], ids=["the-skipped-line", "after-a-skipped-line"])
+def test_compaction_keeps_from_its_first_kept_line_counting_skipped_lines_as_pi_does(tmp_path: Path,
+                                                                                     first_kept: int) -> None:
+    v1_header = {k: v for k, v in HEADER.items() if k != "version"}
+    session = Session.open(write(tmp_path / "v1.jsonl", [
+        v1_header,
+        {"type": "message", "timestamp": iso(1), "message": user("one", 1)},
+        {"type": "message", "timestamp": iso(2), "message": {**assistant("", 2), "content": "not a list"}},
+        {"type": "message", "timestamp": iso(3), "message": user("three", 3)},
+        {"type": "message", "timestamp": iso(4), "message": assistant("four", 4)},
+        {"type": "compaction", "timestamp": iso(5), "summary": "S", "firstKeptEntryIndex": first_kept,
+         "tokensBefore": 9},
+        {"type": "message", "timestamp": iso(6), "message": user("five", 6)},
+    ]))
+    assert [w.line for w in session.warnings] == [3]
+    assert texts(session) == ["compactionSummary:S", "user:three", "assistant:four", "user:five"]
+
+
 # ----- the leaf ---------------------------------------------------------------------------------
 
 def test_leaf_is_the_last_line_even_on_an_older_branch_and_a_new_turn_continues_there(tmp_path: Path) -> None:
