@@ -142,6 +142,57 @@ def test_without_compaction_every_entry_of_the_branch_counts(tmp_path: Path) -> 
                               "custom:remember", "custom:ext says", "branchSummary:tried B", "user:after"]
 
 
+BASH = {"role": "bashExecution", "command": "ls", "output": "f", "exitCode": 1, "cancelled": False,
+        "truncated": False, "timestamp": 50}
+CUSTOM = {"role": "custom", "customType": "ext", "content": "x", "display": True, "timestamp": 50}
+RESULT = {"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [IMAGE], "isError": True,
+          "timestamp": 50}
+# kind, the entry's own fields, the messages Pi's buildSessionContext makes of it (written out)
+ONE_KIND = [
+    ("user", {"message": user("mid", 50)}, [user("mid", 50)]),
+    ("assistant", {"message": assistant("mid", 50)}, [assistant("mid", 50)]),
+    ("toolResult", {"message": RESULT}, [RESULT]),
+    ("bashExecution", {"message": BASH}, [BASH]),
+    ("bashExecution-excluded", {"message": {**BASH, "excludeFromContext": True}},
+     [{**BASH, "excludeFromContext": True}]),
+    ("custom-role", {"message": CUSTOM}, [CUSTOM]),
+    ("custom_message", {"customType": "n", "content": [{"type": "text", "text": "c"}], "display": True},
+     [{"role": "custom", "customType": "n", "content": [{"type": "text", "text": "c"}], "display": True,
+       "timestamp": T0 + 5000}]),
+    ("branch_summary", {"fromId": "a1", "summary": "went elsewhere"},
+     [{"role": "branchSummary", "summary": "went elsewhere", "fromId": "a1", "timestamp": T0 + 5000}]),
+    ("branch_summary-empty", {"fromId": "a1", "summary": ""}, []),
+    ("model_change", {"provider": "p", "modelId": "m"}, []),
+    ("thinking_level_change", {"thinkingLevel": "low"}, []),
+    ("label", {"targetId": "a1", "label": "x"}, []),
+    ("session_info", {"name": "n"}, []),
+    ("custom", {"customType": "state", "data": [1]}, []),
+    ("some-future-kind", {"payload": {}}, []),
+]
+
+
+@pytest.mark.parametrize(("kind", "fields", "expected"), ONE_KIND, ids=[k for k, _, _ in ONE_KIND])
+def test_one_entry_of_each_kind_between_two_messages(tmp_path: Path, kind: str, fields: dict[str, Any],
+                                                     expected: list[dict[str, Any]]) -> None:
+    entry_type = "message" if "message" in fields else kind.removesuffix("-empty")
+    session = Session.open(write(tmp_path / "one.jsonl", [
+        HEADER, msg("a1", None, 1, user("one", 1)), entry(entry_type, "a2", "a1", 5, **fields),
+        msg("a3", "a2", 9, user("two", 9)),
+    ]))
+    assert session.warnings == []
+    assert session.messages() == [user("one", 1), *expected, user("two", 9)]
+
+
+def test_a_compaction_entry_between_messages(tmp_path: Path) -> None:
+    session = Session.open(write(tmp_path / "one.jsonl", [
+        HEADER, msg("a1", None, 1, user("one", 1)), msg("a2", "a1", 2, assistant("two", 2)),
+        entry("compaction", "a3", "a2", 5, summary="S", firstKeptEntryId="a2", tokensBefore=7),
+        msg("a4", "a3", 9, user("three", 9)),
+    ]))
+    assert session.messages() == [{"role": "compactionSummary", "summary": "S", "tokensBefore": 7,
+                                   "timestamp": T0 + 5000}, assistant("two", 2), user("three", 9)]
+
+
 # ----- leniency: every line Pi keeps, we keep ---------------------------------------------------
 
 def test_message_without_timestamp_gets_its_entry_time(tmp_path: Path) -> None:
