@@ -154,21 +154,20 @@ class Session:
         """Load any Pi session file (version 1, 2 or 3); older versions are migrated in memory only."""
         file = Path(path)
         values, warnings = read_lines(file)
-        lines = [(number, v) for number, v in values if isinstance(v, dict)]
-        warnings += [LoadWarning(str(file), number, prepare_entry(v) or "") for number, v in values
-                     if not isinstance(v, dict)]
-        header = lines[0][1] if lines else None
+        objs = [v for _, v in values if isinstance(v, dict)]
+        header = objs[0] if objs else None
         if header is None or header.get("type") != "session" or not isinstance(header.get("id"), str):
             raise SessionError(f"{file}: not a session file (the first line is not a session header)")
-        objs = [obj for _, obj in lines]
         version = migrate(objs)  # before any check: v1 compaction indexes count every line Pi parsed
         entries: list[dict[str, Any]] = []
         skipped: dict[str, str | None] = {}
-        for number, obj in lines[1:]:
+        for number, obj in values:
+            if obj is header:
+                continue
             reason = prepare_entry(obj)
             if reason is not None:
                 warnings.append(LoadWarning(str(file), number, reason))
-                if isinstance(obj.get("id"), str):
+                if isinstance(obj, dict) and isinstance(obj.get("id"), str):
                     parent = obj.get("parentId")
                     skipped[obj["id"]] = parent if isinstance(parent, str) else None
             elif obj.get("type") != "session":  # a second header is not part of the tree, as in Pi
