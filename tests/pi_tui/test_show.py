@@ -46,7 +46,8 @@ def test_show_says_cancelled_marks_unseen_output_and_sizes_images(tmp_path: Path
 
 def every_leniency(tmp_path: Path) -> Path:
     """One file holding every line Pi keeps that an older pi-tui dropped, and one line Pi cannot use."""
-    glued = (json.dumps(msg("b1", "a9", 10, assistant("glued one", 10))) +
+    bare_reply = {"role": "assistant", "content": [{"type": "text", "text": "glued one"}]}  # no usage, model...
+    glued = (json.dumps(msg("b1", "a9", 10, bare_reply)) +
              json.dumps(msg("b2", "b1", 11, user("glued two", 11))))
     utf8 = json.dumps(msg("a2", "a1", 2, user("bad XX", 2))).encode().replace(b"XX", b"\xc3\x28")
     path = write(tmp_path / "lenient.jsonl", [
