@@ -49,9 +49,10 @@ class LoadWarning:
     file: str
     line: int
     reason: str
+    skipped: str = "line"  # "rest of the line" when entries before a torn tail were kept
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}: {self.reason}; line skipped"
+        return f"{self.file}:{self.line}: {self.reason}; {self.skipped} skipped"
 
 
 _DECODER = json.JSONDecoder()
@@ -98,7 +99,7 @@ def read_lines(path: Path) -> tuple[list[tuple[int, Any]], list[LoadWarning]]:
         decoded, problem = _decode_line(line)
         values.extend((number, value) for value in decoded)
         if problem is not None:
-            warnings.append(LoadWarning(str(path), number, problem))
+            warnings.append(LoadWarning(str(path), number, problem, "rest of the line" if decoded else "line"))
     return values, warnings
 
 

@@ -290,6 +290,7 @@ def test_torn_tail_after_an_entry_keeps_the_entry(tmp_path: Path) -> None:
     assert texts(session) == ["user:one", "assistant:two"]
     assert len(session.warnings) == 1
     assert str(session.warnings[0]).startswith(f"{path}:3: not valid JSON (")
+    assert str(session.warnings[0]).endswith("); rest of the line skipped")
 
 
 # ----- what Pi cannot use is skipped, without cutting the branch --------------------------------
