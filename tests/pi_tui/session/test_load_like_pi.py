@@ -376,6 +376,16 @@ def test_a_skipped_last_line_leaves_the_leaf_on_its_branch(tmp_path: Path) -> No
     assert session.get(new)["parentId"] == "a2"
 
 
+def test_an_entry_whose_parent_is_missing_starts_its_own_path(tmp_path: Path) -> None:
+    session = Session.open(write(tmp_path / "orphan.jsonl", [
+        HEADER,
+        msg("a1", None, 1, user("one", 1)),
+        msg("a3", "gone", 3, user("three", 3)),
+    ]))
+    assert session.warnings == [] and session.leaf_id == "a3"
+    assert texts(session) == ["user:three"], "Pi's walk to the root stops at a parent it does not have"
+
+
 def test_a_repeated_id_means_the_later_entry(tmp_path: Path) -> None:
     session = Session.open(write(tmp_path / "dup.jsonl", [
         HEADER,
