@@ -62,7 +62,7 @@ def _settings(path: list[dict[str, Any]]) -> tuple[str, tuple[str, str] | None, 
     for index, entry in enumerate(path):
         kind = entry.get("type")
         if kind == "thinking_level_change":
-            thinking = entry.get("thinkingLevel") or thinking
+            thinking = entry.get("thinkingLevel") or "off"  # none recorded: as if never set, like Pi
         elif kind == "model_change":
             model = (entry["provider"], entry["modelId"])
         elif kind == "message" and entry["message"].get("role") == "assistant":

@@ -15,6 +15,7 @@ downstream (renderer, condense, provider conversion) ever meets a hole:
 - `custom_message` / custom messages without `customType` get `""` and without `display` `false`
   (Pi reads the missing value as falsy); `custom` entries without `customType` get `""`;
 - `model_change` without `provider` or `modelId` gets `""` (no usable model: the default is used);
+  a `thinking_level_change` without a level counts as no level recorded ("off");
 - `compaction`, `branch_summary` and summary messages without `summary` get `""` (an empty branch
   summary is not part of the context, as in Pi).
 
@@ -173,7 +174,7 @@ class _ModelChange(_Loose):
 
 class _ThinkingChange(_Loose):
     type: Literal["thinking_level_change"]
-    thinkingLevel: str | None = None  # absent: Pi falls back to the default level
+    thinkingLevel: str | None = None  # absent: Pi uses the level it would use with no entry at all
 
 
 class _Label(_Loose):

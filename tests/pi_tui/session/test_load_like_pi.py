@@ -232,6 +232,19 @@ def test_model_change_without_provider_is_kept_and_names_no_provider(tmp_path: P
     assert session.build_context().model == ("", "claude-x")
 
 
+def test_thinking_level_change_without_a_level_is_kept_and_means_no_level(tmp_path: Path) -> None:
+    session = Session.open(write(tmp_path / "th.jsonl", [
+        HEADER,
+        entry("thinking_level_change", "a1", None, 1, thinkingLevel="high"),
+        msg("a2", "a1", 2, user("one", 2)),
+        entry("thinking_level_change", "a3", "a2", 3),
+        msg("a4", "a3", 4, user("two", 4)),
+    ]))
+    assert session.warnings == []
+    assert texts(session) == ["user:one", "user:two"]
+    assert session.build_context().thinking_level == "off"
+
+
 def test_null_content_is_an_empty_message_for_every_role(tmp_path: Path) -> None:
     session = Session.open(write(tmp_path / "n.jsonl", [
         HEADER,
