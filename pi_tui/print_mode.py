@@ -80,6 +80,8 @@ async def run_print(host: AgentHost, text: str, out: TextIO | None = None, err: 
     # the streams are looked up now, not at import: a test harness or a redirect may have replaced them
     out = out or sys.stdout
     err = err or sys.stderr
+    for warning in host.session.warnings:  # lines of the continued session that could not be loaded
+        print(f"pi-tui: warning: {warning}", file=err, flush=True)
     renderer = PrintRenderer(out, err)
     renderer.attach(host)
     loop = asyncio.get_running_loop()

@@ -6,7 +6,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from condense.messages import AgentMessage, content_text
+from condense.messages import AgentMessage
 
 TOOL_OUTPUT_LINES = 12
 
@@ -27,6 +27,41 @@ def _clip(text: str, lines: int | None) -> str:
     if len(rows) <= lines:
         return text
     return "\n".join(rows[:lines]) + f"\n… ({len(rows) - lines} more lines)"
+
+
+def _image(block: dict[str, Any]) -> str:
+    """An image as a reader needs it: what kind and how big, not kilobytes of base64."""
+    data = block.get("data") or ""
+    padding = len(data) - len(data.rstrip("="))
+    size = len(data) * 3 // 4 - padding  # base64: 4 characters per 3 bytes
+    return f"[image: {block.get('mimeType', '?')}, {max(1, round(size / 1024))} KB]"
+
+
+def _content(content: Any) -> str:
+    """Text blocks and image placeholders, in the order the message holds them."""
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content or []:
+        if block.get("type") == "text":
+            parts.append(block.get("text", ""))
+        elif block.get("type") == "image":
+            parts.append(_image(block))
+    return "\n".join(parts)
+
+
+def _bash(message: dict[str, Any], lines: int | None) -> list[str]:
+    """A user's `!` run: how it ended, and whether the model sees it (`!!` keeps it out)."""
+    bang = "!!" if message.get("excludeFromContext") else "!"
+    if message.get("cancelled"):
+        ending = "cancelled"
+    elif message.get("exitCode") is None:
+        ending = "no exit code"
+    else:
+        ending = f"exit {message['exitCode']}"
+    unseen = " · not in context" if message.get("excludeFromContext") else ""
+    head = f"── user ran {bang} {message.get('command')} ({ending}){unseen}{_when(message.get('timestamp'))}"
+    return [head, _clip(str(message.get("output") or ""), lines)]
 
 
 def _assistant(message: dict[str, Any]) -> list[str]:
@@ -53,16 +88,15 @@ def format_message(message: AgentMessage, lines: int | None = TOOL_OUTPUT_LINES)
         return _assistant(message)  # type: ignore[arg-type]
     if role == "toolResult":
         mark = "✗ error" if message.get("isError") else "✓"
-        body = _clip(content_text(message.get("content") or []), lines)
+        body = _clip(_content(message.get("content")), lines)
         return [f"── {message.get('toolName')} result {mark}{when}", body]
     if role == "bashExecution":
-        body = _clip(str(message.get("output", "")), lines)
-        return [f"── user ran ! {message.get('command')} (exit {message.get('exitCode')}){when}", body]
+        return _bash(message, lines)  # type: ignore[arg-type]
     if role == "custom":
-        return [f"── {message.get('customType')}{when}", _clip(content_text(message.get("content") or ""), lines)]
+        return [f"── {message.get('customType') or 'custom'}{when}", _clip(_content(message.get("content")), lines)]
     if role in ("compactionSummary", "branchSummary"):
         return [f"── {role}{when}", _clip(str(message.get("summary", "")), lines)]
-    return [f"── {role}{when}", content_text(message.get("content") or "")]
+    return [f"── {role}{when}", _content(message.get("content"))]
 
 
 def format_conversation(messages: list[AgentMessage], lines: int | None = TOOL_OUTPUT_LINES) -> str:

@@ -7,6 +7,7 @@ messages of their own; settings, labels and `custom` records are not part of the
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,7 +62,7 @@ def _settings(path: list[dict[str, Any]]) -> tuple[str, tuple[str, str] | None, 
     for index, entry in enumerate(path):
         kind = entry.get("type")
         if kind == "thinking_level_change":
-            thinking = entry["thinkingLevel"]
+            thinking = entry.get("thinkingLevel") or "off"  # none recorded: as if never set, like Pi
         elif kind == "model_change":
             model = (entry["provider"], entry["modelId"])
         elif kind == "message" and entry["message"].get("role") == "assistant":
@@ -72,8 +73,24 @@ def _settings(path: list[dict[str, Any]]) -> tuple[str, tuple[str, str] | None, 
     return thinking, model, compaction_at
 
 
-def build_context(path: list[dict[str, Any]]) -> SessionContext:
-    """The context of a branch given root-to-leaf, following a compaction on it if there is one."""
+def _is_first_kept(entry: dict[str, Any], kept_id: Any, skipped: Mapping[str, str | None]) -> bool:
+    """Whether the kept part starts at `entry`: it is the first kept entry, or that entry is a line
+    skipped on load (Pi keeps it in the tree) and `entry` is the first usable one below it."""
+    if entry.get("id") == kept_id:
+        return True
+    parent, seen = entry.get("parentId"), set()
+    while parent in skipped and parent not in seen:
+        if parent == kept_id:
+            return True
+        seen.add(parent)
+        parent = skipped[parent]
+    return False
+
+
+def build_context(path: list[dict[str, Any]], skipped: Mapping[str, str | None] | None = None) -> SessionContext:
+    """The context of a branch given root-to-leaf, following a compaction on it if there is one.
+
+    `skipped` maps the ids of lines skipped on load to their parents."""
     thinking, model, compaction_at = _settings(path)
     if compaction_at is None:
         selected = path
@@ -83,7 +100,7 @@ def build_context(path: list[dict[str, Any]]) -> SessionContext:
         messages = [compaction_message(compaction)]
         kept_id = compaction.get("firstKeptEntryId")
         before = path[:compaction_at]
-        start = next((i for i, e in enumerate(before) if e.get("id") == kept_id), len(before))
+        start = next((i for i, e in enumerate(before) if _is_first_kept(e, kept_id, skipped or {})), len(before))
         selected = before[start:] + path[compaction_at + 1 :]
     for entry in selected:
         msg = entry_message(entry)

@@ -23,7 +23,7 @@ from pi_tui.errors import UserError
 from pi_tui.paths import ensure_private_dir, sessions_dir_for
 from pi_tui.session.context import SessionContext, build_context
 from pi_tui.session.migrate import CURRENT_VERSION, migrate
-from pi_tui.session.schema import check_line
+from pi_tui.session.schema import prepare_entry
 from pi_tui.session.timefmt import now_iso
 
 _PERSIST_ROLES = {"user", "assistant", "toolResult", "custom", "bashExecution"}
@@ -49,41 +49,77 @@ class LoadWarning:
     file: str
     line: int
     reason: str
+    skipped: str = "line"  # "rest of the line" when entries before a torn tail were kept
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}: {self.reason}; line skipped"
+        return f"{self.file}:{self.line}: {self.reason}; {self.skipped} skipped"
 
 
-def read_lines(path: Path) -> tuple[list[dict[str, Any]], list[LoadWarning]]:
-    """Every usable line of a session file, with a warning for each line that is not."""
+_DECODER = json.JSONDecoder()
+_JSON_SPACE = " \t\r"  # what JSON.parse tolerates around a value on one line
+
+
+def _decode_line(text: str) -> tuple[list[Any], str | None]:
+    """The JSON values on one line, and why the rest of it could not be read (None if it could).
+
+    Pi parses a line as one value; a writer that lost a newline leaves `}{` between two entries,
+    which Pi then skips whole. We read both (see ARCHITECTURE.md), and keep whatever decoded before
+    a torn tail."""
+    values: list[Any] = []
+    pos = len(text) - len(text.lstrip(_JSON_SPACE))
+    while pos < len(text):
+        try:
+            value, pos = _DECODER.raw_decode(text, pos)
+        except json.JSONDecodeError as exc:
+            return values, f"not valid JSON ({exc.msg})"
+        except RecursionError:  # json's decoder recurses per nesting level
+            return values, "JSON nested too deeply to read"
+        values.append(value)
+        pos = len(text) - len(text[pos:].lstrip(_JSON_SPACE))
+    return values, None
+
+
+def read_lines(path: Path) -> tuple[list[tuple[int, Any]], list[LoadWarning]]:
+    """Every JSON value of a session file with its line number, and a warning for each unreadable line.
+
+    Read as Pi reads it: UTF-8 with invalid bytes as U+FFFD, a leading byte-order mark ignored,
+    CRLF or LF line ends, the last line with or without its newline."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError as exc:
         raise SessionError(f"{path}: no such session file") from exc
     except OSError as exc:
         raise SessionError(f"{path}: cannot read: {exc.strerror}") from exc
-    objs: list[dict[str, Any]] = []
+    text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    values: list[tuple[int, Any]] = []
     warnings: list[LoadWarning] = []
-    for number, line in enumerate(raw.split(b"\n"), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line.decode("utf-8"))
-        except UnicodeDecodeError:
-            warnings.append(LoadWarning(str(path), number, "not valid UTF-8"))
-            continue
-        except json.JSONDecodeError as exc:
-            warnings.append(LoadWarning(str(path), number, f"not valid JSON ({exc.msg})"))
-            continue
-        except RecursionError:  # json's decoder recurses per nesting level
-            warnings.append(LoadWarning(str(path), number, "JSON nested too deeply to read"))
-            continue
-        reason = check_line(obj)
-        if reason is not None:
-            warnings.append(LoadWarning(str(path), number, reason))
-            continue
-        objs.append(obj)
-    return objs, warnings
+        decoded, problem = _decode_line(line)
+        values.extend((number, value) for value in decoded)
+        if problem is not None:
+            warnings.append(LoadWarning(str(path), number, problem, "rest of the line" if decoded else "line"))
+    return values, warnings
+
+
+def _usable_ancestor(entry_id: str | None, skipped: dict[str, str | None]) -> str | None:
+    """The nearest ancestor of `entry_id` (itself included) that was not skipped on load."""
+    seen: set[str] = set()
+    while entry_id is not None and entry_id in skipped and entry_id not in seen:
+        seen.add(entry_id)
+        entry_id = skipped[entry_id]
+    return entry_id
+
+
+def _file_leaf(objs: list[dict[str, Any]], skipped: dict[str, str | None]) -> str | None:
+    """Pi's leaf: the last entry in file order, whatever its type (a label or a session name too);
+    when that line was skipped, its nearest usable ancestor."""
+    for obj in reversed(objs):
+        entry_id = obj.get("id")
+        if obj.get("type") != "session" and isinstance(entry_id, str):
+            return _usable_ancestor(entry_id, skipped)
+    return None
 
 
 def new_session_path(directory: Path, session_id: str, iso: str) -> Path:
@@ -99,12 +135,15 @@ class Session:
         self.entries = entries
         self.path = path
         self.warnings: list[LoadWarning] = []
+        # Skipped lines that had an id: id -> their parent. In Pi such an entry stays in the tree and
+        # contributes nothing, so its children hang from its parent here instead of being cut off.
+        self.skipped_parents: dict[str, str | None] = {}
         self.source_version = CURRENT_VERSION
         self.by_id: dict[str, dict[str, Any]] = {}
         for entry in entries:
             entry_id = entry.get("id")
             if isinstance(entry_id, str):
-                self.by_id.setdefault(entry_id, entry)
+                self.by_id[entry_id] = entry  # a repeated id means the later entry, as in Pi
         self.leaf_id: str | None = entries[-1].get("id") if entries else None
         self._on_disk = path is not None and path.exists()
         self._needs_rewrite = False
@@ -115,16 +154,29 @@ class Session:
     def open(cls, path: str | os.PathLike[str]) -> Session:
         """Load any Pi session file (version 1, 2 or 3); older versions are migrated in memory only."""
         file = Path(path)
-        objs, warnings = read_lines(file)
-        if not objs or objs[0].get("type") != "session":
+        values, warnings = read_lines(file)
+        objs = [v for _, v in values if isinstance(v, dict)]
+        header = objs[0] if objs else None
+        if header is None or header.get("type") != "session" or not isinstance(header.get("id"), str):
             raise SessionError(f"{file}: not a session file (the first line is not a session header)")
-        header, rest = objs[0], objs[1:]
-        extra_headers = [i for i, o in enumerate(rest) if o.get("type") == "session"]
-        for i in reversed(extra_headers):
-            del rest[i]
-        version = migrate([header, *rest])
-        session = cls(header, rest, file)
-        session.warnings = warnings
+        version = migrate(objs)  # before any check: v1 compaction indexes count every line Pi parsed
+        entries: list[dict[str, Any]] = []
+        skipped: dict[str, str | None] = {}
+        for number, obj in values:
+            if obj is header:
+                continue
+            reason = prepare_entry(obj)
+            if reason is not None:
+                warnings.append(LoadWarning(str(file), number, reason))
+                if isinstance(obj, dict) and isinstance(obj.get("id"), str):
+                    parent = obj.get("parentId")
+                    skipped[obj["id"]] = parent if isinstance(parent, str) else None
+            elif obj.get("type") != "session":  # a second header is not part of the tree, as in Pi
+                entries.append(obj)
+        session = cls(header, entries, file)
+        session.skipped_parents = skipped
+        session.leaf_id = _file_leaf(objs[1:], skipped)
+        session.warnings = sorted(warnings, key=lambda w: w.line)
         session.source_version = version
         session._needs_rewrite = version < CURRENT_VERSION
         return session
@@ -167,8 +219,15 @@ class Session:
     def get(self, entry_id: str) -> dict[str, Any] | None:
         return self.by_id.get(entry_id)
 
+    def parent_id(self, entry: dict[str, Any]) -> str | None:
+        """The entry's parent in the tree, looking through lines skipped on load."""
+        parent = entry.get("parentId")
+        if not isinstance(parent, str) or parent in self.by_id:
+            return parent if isinstance(parent, str) else None
+        return _usable_ancestor(parent, self.skipped_parents)
+
     def children(self, entry_id: str | None) -> list[dict[str, Any]]:
-        return [e for e in self.entries if e.get("parentId") == entry_id]
+        return [e for e in self.entries if self.parent_id(e) == entry_id]
 
     def branch_entries(self, leaf_id: str | None = None) -> list[dict[str, Any]]:
         """Root-to-leaf path of `leaf_id` (default: the current leaf); a parent cycle ends the walk."""
@@ -184,13 +243,13 @@ class Session:
                 break
             seen.add(cid)
             path.append(current)
-            parent = current.get("parentId")
-            current = self.by_id.get(parent) if isinstance(parent, str) else None
+            parent = self.parent_id(current)
+            current = self.by_id.get(parent) if parent is not None else None
         path.reverse()
         return path
 
     def build_context(self) -> SessionContext:
-        return build_context(self.branch_entries())
+        return build_context(self.branch_entries(), self.skipped_parents)
 
     def messages(self) -> list[AgentMessage]:
         return self.build_context().messages
