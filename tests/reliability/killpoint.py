@@ -81,7 +81,7 @@ def install(at: int, mode: str) -> dict[str, int]:
     return counter
 
 
-def _quiet_demo() -> None:
+def quiet_demo() -> None:
     from pi_tui.demo.client import DemoModelClient
 
     defaults = DemoModelClient.__init__.__defaults__ or (0.01,)
@@ -94,7 +94,7 @@ def run(plan: dict[str, Any]) -> int:
         raise SystemExit(f"killpoint: unknown mode {mode!r}")
     counter = install(int(plan.get("at", 0)), mode)
     if plan.get("fast_demo", True):
-        _quiet_demo()
+        quiet_demo()
     from pi_tui.cli import main
 
     codes = [main(list(argv)) for argv in plan["runs"]]
