@@ -364,6 +364,7 @@ class Session:
         the file as it is now: their entries join ours (ours stay on our branch, under our leaf), and
         an entry whose parent the file no longer has is never written."""
         fresh = Session.open(target)
+        self._unsaved = [e for e in self._unsaved if fresh.by_id.get(e["id"]) != e]  # already there: saved
         pending = {e["id"] for e in self._unsaved}
         for entry in self._unsaved:
             parent = entry.get("parentId")
