@@ -408,13 +408,10 @@ class Session:
         for number in itertools.count(1):
             suffix = f".v{self.source_version}.bak" if number == 1 else f".v{self.source_version}.{number}.bak"
             bak = target.with_name(target.name + suffix)
-            try:
-                if bak.stat().st_size == len(original) and bak.read_bytes() == original:
+            if not os.path.lexists(bak):
+                if atomic.create(atomic.write_temp(target.parent, bak.name, [original]), bak):
                     return
-                continue
-            except FileNotFoundError:
-                pass
-            if atomic.create(atomic.write_temp(target.parent, bak.name, [original]), bak):
+            elif bak.stat().st_size == len(original) and bak.read_bytes() == original:
                 return
 
     def _append_lines(self, fd: int, entries: Iterable[dict[str, Any]]) -> None:
