@@ -21,7 +21,7 @@ import pytest
 from pi_tui.session.store import Session, SessionWriteError
 from tests.pi_tui.session.test_store import V3_HEADER, assistant, user, write_lines
 from tests.pi_tui.session.test_writers import V1_HEADER, assert_every_parent_resolves, no_temp_files, texts
-from tests.reliability.crash import REPO
+from tests.reliability.crash import Sandbox
 from tests.support.full_disk import fill, inject, try_mount_tmpfs, unmount
 
 
@@ -68,12 +68,9 @@ def disk(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[FullDisk]:
 
 def run_cli(tmp_path: Path, argv: list[str], inject_for: str = "") -> subprocess.CompletedProcess[str]:
     """`pi-tui ARGV` in a child process (home and temp folder off the full disk), the demo at full speed."""
-    for name in ("home", "tmp"):
-        (tmp_path / name).mkdir(exist_ok=True)
-    env = {"PATH": "/usr/bin:/bin", "PI_TUI_HOME": str(tmp_path / "home"), "TMPDIR": str(tmp_path / "tmp"),
-           "PYTHONPATH": str(REPO), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    box = Sandbox(tmp_path).make()
     return subprocess.run([sys.executable, "-m", "tests.support.full_disk", inject_for, json.dumps(argv)],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+                          cwd=box.cwd, env=box.env(), capture_output=True, text=True, timeout=300)
 
 
 def v3_session(path: Path) -> Path:
