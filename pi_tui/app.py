@@ -62,6 +62,8 @@ class TuiBridge:
     def notify(self, text: str, level: Level = "info") -> None:
         if self.app is None:
             self.pending.append((text, level))
+        elif level == "error":  # the host's errors (a session it cannot save) stay in the transcript, not a toast
+            self.app.call_later(self.app.main.transcript.add_note, text, "error")
         else:
             self.app.show_notice(text, level)
 

@@ -37,12 +37,12 @@ def sessions_dir_for(cwd: str | os.PathLike[str]) -> Path:
 
 def ensure_private_dir(path: Path) -> Path:
     """Create `path` (and parents) readable by the owner only: sessions hold a person's work and code,
-    and the folder names under `sessions/` spell out the paths of the user's projects. Parents that
-    already existed keep their mode; the ones created here are 0700 too (mkdir's `mode` only reaches
-    the last one)."""
+    and the folder names under `sessions/` spell out the paths of the user's projects. Only folders
+    created here are made 0700 (mkdir's `mode` only reaches the last one, and the umask narrows it);
+    a folder that already existed is the user's and keeps its mode."""
     created = [folder for folder in (path, *path.parents) if not folder.exists()]
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    for folder in [path, *created]:
+    for folder in created:
         with contextlib.suppress(OSError):
             os.chmod(folder, 0o700)
     return path

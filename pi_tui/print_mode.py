@@ -1,7 +1,8 @@
 """`pi-tui -p "task"`: one prompt, headless. The reply streams to stdout, tool activity to stderr.
 
 Scripts rely on the exit code: 0 when the model finished its reply, 1 when the provider failed, 130
-when the user interrupted. The session is written either way, so `pi-tui show` can explain a failure.
+when the user interrupted, 3 when the session could not be saved (a full disk, a read-only file). The
+session is written either way, so `pi-tui show` can explain a failure.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ import signal
 import sys
 from typing import Any, TextIO
 
+from condense.messages import AgentMessage
 from pi_tui.agent.host import AgentHost
 
-EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
+EXIT_OK, EXIT_FAILED, EXIT_NOT_SAVED, EXIT_INTERRUPTED = 0, 1, 3, 130
 
 
 class PrintRenderer:
@@ -94,11 +96,17 @@ async def run_print(host: AgentHost, text: str, out: TextIO | None = None, err: 
         renderer.finish()
         await host.shutdown()
     last = next((m for m in reversed(added) if m.get("role") == "assistant"), None)
+    saved = host.session.write_error is None  # when not, the host has said once what is missing
+    code = _outcome(last, saved, err)
+    return code if saved else EXIT_NOT_SAVED
+
+
+def _outcome(last: AgentMessage | None, saved: bool, err: TextIO) -> int:
     if last is None:
         return EXIT_OK
     reason = last.get("stopReason")
     if reason == "aborted":
-        print("pi-tui: interrupted; the session was saved", file=err)
+        print("pi-tui: interrupted" + ("; the session was saved" if saved else ""), file=err)
         return EXIT_INTERRUPTED
     if reason == "error":
         print(f"pi-tui: error: {last.get('errorMessage', 'the model request failed')}", file=err)

@@ -116,6 +116,8 @@ class Replayer:
 def output_session(source: Session, out_path: Path) -> Session:
     if out_path.exists():
         raise SessionError(f"{out_path} already exists; replay never overwrites a file, choose another -o")
+    if not out_path.parent.is_dir():  # like cp: a mistyped folder is an error, not a new folder
+        raise SessionError(f"cannot write {out_path}: no such folder {out_path.parent}; create it first")
     header = {**source.header, "version": CURRENT_VERSION, "id": str(uuid.uuid4())}
     header.pop("branchedFrom", None)
     session = Session(header, [], out_path)

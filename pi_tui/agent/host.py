@@ -19,7 +19,7 @@ from condense.messages import AgentMessage, CustomMessage, UserMessage
 from pi_tui.agent.events import EventBus
 from pi_tui.agent.loop import Agent, AgentConfig
 from pi_tui.ai.types import ModelClient
-from pi_tui.session.store import Session
+from pi_tui.session.store import Session, SessionWriteError
 from pi_tui.session.timefmt import now_ms
 from pi_tui.tools.base import Tool
 
@@ -83,6 +83,7 @@ class AgentHost:
     def __init__(self, session: Session, client: ModelClient, config: AgentConfig, tools: list[Tool],
                  ui: HostUI | None = None) -> None:
         self.session = session
+        session.on_write_error = self._report_write_error
         self.ui: HostUI = ui or StderrUI()
         self.bus = EventBus(on_error=self._report_extension_error)
         self.bus.on("message_end", self._persist)
@@ -102,6 +103,14 @@ class AgentHost:
 
     def _report_extension_error(self, event: str, exc: BaseException) -> None:
         self.ui.notify(f"extension error in {event}: {type(exc).__name__}: {exc}", "error")
+
+    def _report_write_error(self, error: SessionWriteError | None) -> None:
+        """Said once when saving starts failing (the session retries quietly at every later entry), and
+        once more if it works again."""
+        if error is not None:
+            self.ui.notify(str(error), "error")
+        else:
+            self.ui.notify(f"session saved again: everything is in {self.session.path}", "info")
 
     @property
     def config(self) -> AgentConfig:

@@ -8,12 +8,13 @@ left by an earlier crash is skipped on load with a warning instead of making the
 
 from __future__ import annotations
 
+import errno
+import itertools
 import json
 import os
 import re
-import shutil
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from typing import Any
 from condense.messages import AgentMessage
 from pi_tui.errors import UserError
 from pi_tui.paths import ensure_private_dir, sessions_dir_for
+from pi_tui.session import atomic
 from pi_tui.session.context import SessionContext, build_context
 from pi_tui.session.migrate import CURRENT_VERSION, migrate
 from pi_tui.session.schema import prepare_entry
@@ -31,6 +33,15 @@ _PERSIST_ROLES = {"user", "assistant", "toolResult", "custom", "bashExecution"}
 
 class SessionError(UserError):
     """A session file that cannot be used at all (missing, unreadable, no header)."""
+
+
+class SessionWriteError(SessionError):
+    """The session could not be written (a full disk, a read-only file): the conversation goes on in
+    memory and the next write retries."""
+
+
+WriteErrorHandler = Callable[[SessionWriteError | None], None]  # None: written again after a failure
+_WRITE_ATTEMPTS = 10
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -147,6 +158,10 @@ class Session:
         self.leaf_id: str | None = entries[-1].get("id") if entries else None
         self._on_disk = path is not None and path.exists()
         self._needs_rewrite = False
+        self._unsaved: list[dict[str, Any]] = []  # appended in memory, not in the file yet
+        self._seen = atomic.path_signature(path) if path is not None else None  # the file as we last saw it
+        self.write_error: SessionWriteError | None = None
+        self.on_write_error: WriteErrorHandler | None = None  # unset: a failed write raises
 
     # ----- construction -------------------------------------------------------------------------
 
@@ -360,58 +375,167 @@ class Session:
     def _persist(self, entry: dict[str, Any]) -> None:
         if self.path is None:
             return
-        if not self._on_disk:
-            # Like Pi: a session that never got a reply leaves no file behind.
-            if not self._has_assistant():
-                return
-            self._write_whole()
-            return
-        if self._needs_rewrite:
-            self._write_whole(backup=True)
-            return
-        self._append_lines([entry])
+        self._unsaved.append(entry)
+        # Like Pi: a session that never got a reply leaves no file behind.
+        if self._on_disk or self._has_assistant():
+            self._save()
 
     def flush(self) -> None:
-        """Write a session that is still buffered (no reply yet), e.g. before handing its path out."""
-        if self.path is not None and not self._on_disk:
-            self._write_whole()
+        """Write what is still buffered (no reply yet, or a failed write), e.g. before handing the path out."""
+        if self.path is not None and (not self._on_disk or self._unsaved):
+            self._save()
 
-    def _write_whole(self, backup: bool = False) -> None:
-        """Write header and all entries to a temp file and rename it over the session atomically."""
-        assert self.path is not None
-        ensure_private_dir(self.path.parent)
-        if backup and self.path.exists():
-            bak = self.path.with_name(f"{self.path.name}.v{self.source_version}.bak")
-            if not bak.exists():
-                shutil.copy2(self.path, bak)
-                os.chmod(bak, 0o600)
-        tmp = self.path.with_name(f".{self.path.name}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(dump_line(self.header))
-            for entry in self.entries:
-                out.write(dump_line(entry))
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, self.path)
-        self._on_disk = True
-        self._needs_rewrite = False
-
-    def _append_lines(self, entries: Iterable[dict[str, Any]]) -> None:
-        assert self.path is not None
-        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+    def _save(self) -> None:
+        """Write every entry the file lacks. A failure keeps them in memory for the next write to retry
+        and is reported once, when it starts, not at every entry that follows."""
         try:
-            size = os.fstat(fd).st_size
-            data = "".join(dump_line(e) for e in entries).encode("utf-8")
-            if size and os.pread(fd, 1, size - 1) != b"\n":
-                data = b"\n" + data  # a torn last line must not swallow ours
-            os.write(fd, data)
-        finally:
-            os.close(fd)
+            self._write_unsaved()
+        except (OSError, SessionError) as exc:
+            self._failed(exc)
+            return
+        if self.write_error is not None:
+            self.write_error = None
+            if self.on_write_error is not None:
+                self.on_write_error(None)
+
+    def _write_unsaved(self) -> None:
+        assert self.path is not None
+        target = Path(os.path.realpath(self.path))  # a symlinked session: write its target, keep the link
+        for _ in range(_WRITE_ATTEMPTS):
+            with atomic.locked(target) as fd:
+                if fd is None:
+                    ensure_private_dir(target.parent)
+                    if self._write_whole(target, None):
+                        return
+                    continue  # another process created the file meanwhile: join it, under the lock
+                if self._needs_rewrite or atomic.signature(fd) != self._seen:
+                    self._catch_up(target, fd)
+                if self._needs_rewrite:
+                    self._write_whole(target, fd)
+                else:
+                    self._append_lines(fd, self._unsaved)
+                    self._saved(atomic.signature(fd))
+                return
+        raise OSError(errno.EBUSY, "the file kept being replaced while we tried to write it")
+
+    def _catch_up(self, target: Path, fd: int) -> None:
+        """Take in what other processes wrote since we last looked, so that our unsaved entries continue
+        the file as it is now: their entries join ours (ours stay on our branch, under our leaf), and
+        an entry whose parent the file no longer has is never written."""
+        fresh = Session.open(target)
+        self._unsaved = [e for e in self._unsaved if fresh.by_id.get(e["id"]) != e]  # already there: saved
+        pending = {e["id"] for e in self._unsaved}
+        for entry in self._unsaved:
+            parent = entry.get("parentId")
+            if parent is not None and parent not in fresh.by_id and parent not in pending:
+                raise SessionError(f"the file was replaced by another program (entry {parent}, which this"
+                                   " session continues from, is gone)")
+        theirs = [e for e in fresh.entries if e["id"] not in self.by_id]
+        at = len(self.entries) - len(self._unsaved)
+        self.entries[at:at] = theirs
+        for entry in theirs:
+            self.by_id[entry["id"]] = entry
+        self.skipped_parents.update(fresh.skipped_parents)
+        self.source_version = fresh.source_version
+        self._needs_rewrite = fresh.source_version < CURRENT_VERSION
+        self._seen = atomic.signature(fd)
+
+    def _lines(self) -> Iterator[bytes]:
+        yield dump_line(self.header).encode("utf-8")
+        for entry in self.entries:
+            yield dump_line(entry).encode("utf-8")
+
+    def _write_whole(self, target: Path, fd: int | None) -> bool:
+        """Write header and every entry to a temp file, then move it into place: over the locked file
+        `fd` (a migration to version 3, after a backup of the original), or, when there is no file
+        yet, only if none appeared meanwhile (False then)."""
+        if fd is not None:
+            self._backup(target, fd)
+        temp = atomic.write_temp(target.parent, target.name, self._lines())
+        if fd is None:
+            if not atomic.create(temp, target):
+                return False
+        else:
+            atomic.replace(temp, target)
+        self._needs_rewrite = False
+        self._saved(atomic.path_signature(target))
+        return True
+
+    def _backup(self, target: Path, fd: int) -> None:
+        """Keep the original beside a file about to be migrated: an existing backup is reused only when
+        it holds the same bytes; one that differs is never overwritten (the next free name is used)."""
+        original = atomic.read_all(fd)
+        for number in itertools.count(1):
+            suffix = f".v{self.source_version}.bak" if number == 1 else f".v{self.source_version}.{number}.bak"
+            bak = target.with_name(target.name + suffix)
+            if not os.path.lexists(bak):
+                if atomic.create(atomic.write_temp(target.parent, bak.name, [original]), bak):
+                    return
+            elif bak.stat().st_size == len(original) and bak.read_bytes() == original:
+                return
+
+    def _append_lines(self, fd: int, entries: Iterable[dict[str, Any]]) -> None:
+        size = os.fstat(fd).st_size
+        data = "".join(dump_line(e) for e in entries).encode("utf-8")
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            data = b"\n" + data  # a torn last line must not swallow ours
+        atomic.append(fd, data)
+
+    def _saved(self, seen: atomic.Signature | None) -> None:
+        self._unsaved = []
+        self._on_disk = True
+        self._seen = seen
+
+    def _failed(self, exc: OSError | SessionError) -> None:
+        assert self.path is not None
+        first = self.write_error is None
+        if not self._on_disk:
+            lost = "nothing of this session is saved"
+        else:
+            lost = f"{_describe(self._unsaved[0])} and what follows are not saved"
+        reason, remedy = _explain(exc)
+        self.write_error = SessionWriteError(f"session not saved: {self.path}: {reason}; {lost} ({remedy})")
+        if not first:
+            return
+        if self.on_write_error is None:
+            raise self.write_error from exc
+        self.on_write_error(self.write_error)
 
     def save_as(self, path: str | os.PathLike[str]) -> None:
         """Write the whole session, as version 3, to a new file (used by replay and conversions)."""
         self.header["version"] = CURRENT_VERSION
         self.path = Path(path)
         self._on_disk = False
-        self._write_whole()
+        self._needs_rewrite = False
+        self._seen = None
+        self._unsaved = list(self.entries)
+        self._save()
+
+
+def _describe(entry: dict[str, Any]) -> str:
+    """An entry as a person would name it in "X and what follows are not saved"."""
+    if entry.get("type") == "message":
+        message = entry["message"]
+        role = message.get("role")
+        if role == "user":
+            return "your message"
+        if role == "assistant":
+            return "the model's reply"
+        if role == "toolResult":
+            return f"the result of {message.get('toolName', 'a tool')}"
+        return f"a {role} message"
+    if entry.get("type") in ("custom", "custom_message"):
+        return f"a {entry.get('customType')} record"
+    return f"a {entry.get('type')} entry"
+
+
+def _explain(exc: OSError | SessionError) -> tuple[str, str]:
+    """What went wrong, and what the user can do about it."""
+    if not isinstance(exc, OSError):
+        return str(exc), "continue in another file with --session FILE"
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "no space left on the disk", "free some space: the next message retries"
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return (exc.strerror or "permission denied").lower(), \
+            "make it writable, or continue in another file with --session FILE"
+    return (exc.strerror or str(exc)).lower(), "the next message retries"

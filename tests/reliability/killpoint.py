@@ -41,13 +41,13 @@ def _torn_append(session: Any, entries: list[dict[str, Any]]) -> None:
     os.close(fd)
 
 
-def _torn_whole(session: Any) -> None:
+def _torn_whole(session: Any, target: Path) -> None:
     from pi_tui.session.store import dump_line
 
     lines = [dump_line(session.header), *(dump_line(e) for e in session.entries)]
     data = "".join(lines).encode("utf-8")
-    session.path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = session.path.with_name(f".{session.path.name}.tmp")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.killed.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.write(fd, data[: max(1, len(data) // 2)])
     os.close(fd)
@@ -76,12 +76,12 @@ def install(at: int, mode: str) -> dict[str, int]:
 
         return write
 
-    Session._append_lines = wrap(append, lambda s, entries: _torn_append(s, list(entries)))  # type: ignore
-    Session._write_whole = wrap(whole, lambda s, *rest: _torn_whole(s))  # type: ignore
+    Session._append_lines = wrap(append, lambda s, fd, entries: _torn_append(s, list(entries)))  # type: ignore
+    Session._write_whole = wrap(whole, lambda s, target, fd: _torn_whole(s, target))  # type: ignore
     return counter
 
 
-def _quiet_demo() -> None:
+def quiet_demo() -> None:
     from pi_tui.demo.client import DemoModelClient
 
     defaults = DemoModelClient.__init__.__defaults__ or (0.01,)
@@ -94,7 +94,7 @@ def run(plan: dict[str, Any]) -> int:
         raise SystemExit(f"killpoint: unknown mode {mode!r}")
     counter = install(int(plan.get("at", 0)), mode)
     if plan.get("fast_demo", True):
-        _quiet_demo()
+        quiet_demo()
     from pi_tui.cli import main
 
     codes = [main(list(argv)) for argv in plan["runs"]]
