@@ -79,6 +79,7 @@ _ADVICE: dict[ErrorKind, str] = {
     "other": "Try again, or pick another model",
 }
 MAX_LINE = 400
+MISSING_KEY = "no API key for "  # how `models.missing_key` starts its line; read back as "auth"
 
 
 class ModelError(Exception):
@@ -143,6 +144,8 @@ def classify_error_text(text: str) -> ErrorKind:
     for kind, headline in _HEADLINES.items():
         if text.startswith(headline):
             return kind
+    if text.startswith(MISSING_KEY):
+        return "auth"
     if is_context_overflow(text):
         return "context_overflow"
     return "transient" if is_retryable(text) else "other"
