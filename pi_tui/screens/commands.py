@@ -18,7 +18,7 @@ from condense.commands import HELP as PRUNER_HELP
 from condense.config import CondenseConfig
 from condense.messages import content_text
 from pi_tui.agent.abort import AbortSignal
-from pi_tui.ai.models import DEMO_REF, PROVIDERS, available_providers, parse_model_ref
+from pi_tui.ai.models import DEMO_REF, PROVIDERS, available_providers, missing_key, parse_model_ref
 from pi_tui.errors import UserError
 from pi_tui.keymap import hotkeys_text
 from pi_tui.paths import sessions_dir_for
@@ -194,6 +194,9 @@ class AppCommands:
             spec = parse_model_ref(ref)
         except UserError as exc:
             self.app.show_notice(str(exc), "error")
+            return
+        if problem := missing_key(spec):  # said now, not after the next prompt fails
+            self.app.show_notice(problem, "error")
             return
         session = self.runtime.host.session
         if spec.provider == "demo" and self.runtime.model.provider != "demo":
