@@ -385,7 +385,7 @@ class AppCommands:
             self.app.set_timer(self.app.progress_linger, status.progress.clear)
         if result.outcome == "empty":
             self.app.show_notice("pruner: nothing pending — no batches to summarize")
-        else:
+        elif not result.halted:  # a halted flush has said why, once
             self.app.show_notice(f"pruner: {result.outcome}: {result.summarized} of {result.captured} batches"
                                  " summarized")
         self.app.status_changed()
