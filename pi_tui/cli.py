@@ -12,6 +12,7 @@ import json
 import os
 import sys
 import time
+import urllib.parse
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -92,6 +93,15 @@ def _parser() -> argparse.ArgumentParser:
     whatif.add_argument("--plot", metavar="FILE",
                         help="also write an SVG chart of context tokens per request")
     return parser
+
+
+def _check_base_url(url: str | None) -> None:
+    """Say a bad `--base-url` now, not as a provider error after the first prompt."""
+    if url is None:
+        return
+    parts = urllib.parse.urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UserError(f"--base-url {url!r}: give an http(s) URL, e.g. http://127.0.0.1:8000/v1")
 
 
 def _load_settings():  # type: ignore[no-untyped-def]
@@ -280,6 +290,7 @@ def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return cmd_replay(args)
     if args.command == "whatif":
         return cmd_whatif(args)
+    _check_base_url(args.base_url)
     if args.print_prompt is not None:
         return cmd_print(args)
     return cmd_tui(args)

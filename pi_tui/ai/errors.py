@@ -62,6 +62,8 @@ _TRANSIENT_CLASSES = {
 }
 _AUTH_CLASSES = {"AuthenticationError", "PermissionDeniedError", "NotFoundError"}
 _BAD_REQUEST_CLASSES = {"BadRequestError", "UnprocessableEntityError"}
+# What a refused (or unresolvable) connection raises under litellm's wrapper, which calls it a 500.
+_CONNECT_CLASSES = {"ConnectError", "ClientConnectorError", "ConnectionRefusedError"}
 _TRANSIENT_STATUS = {408, 409, 429, 500, 502, 503, 504, 529}
 
 _HEADLINES: dict[ErrorKind, str] = {
@@ -195,9 +197,25 @@ def error_detail(exc: BaseException) -> str:
     return text or type(exc).__name__
 
 
-def error_line(exc: BaseException, kind: ErrorKind | None = None) -> str:
-    """One scrubbed line: headline, HTTP status when known, the provider's message, what to do."""
+def cannot_connect(exc: BaseException) -> bool:
+    """Whether the request never reached a server: litellm reports that as an HTTP 500, so look at
+    the exceptions it wraps."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if _class_names(current) & _CONNECT_CLASSES:
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def error_line(exc: BaseException, kind: ErrorKind | None = None, endpoint: str | None = None) -> str:
+    """One scrubbed line: headline, HTTP status when known, the provider's message, what to do.
+    A connection that never reached a server names `endpoint` (the URL) instead of a made-up 500."""
     kind = kind or classify_exception(exc)
+    if endpoint and cannot_connect(exc):
+        return format_error(kind, f"cannot connect to {endpoint}")
     return format_error(kind, error_detail(exc), _status(exc))
 
 

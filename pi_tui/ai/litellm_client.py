@@ -273,7 +273,8 @@ class _ReplyBuilder:
         return self.event("error")
 
     def fail_with(self, exc: BaseException) -> StreamEvent:
-        return self.fail(error_line(exc, classify_exception(exc)))
+        endpoint = self.spec.base_url or f"{self.spec.provider}'s API"
+        return self.fail(error_line(exc, classify_exception(exc), endpoint))
 
     def aborted(self) -> StreamEvent:
         return self.fail(ABORTED_TEXT, "aborted")

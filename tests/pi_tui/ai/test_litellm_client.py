@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import subprocess
 import sys
 import urllib.error
@@ -190,6 +191,18 @@ async def test_429_is_a_transient_error_and_the_next_request_succeeds(server: Fa
     assert classify_error_text(message["errorMessage"]) == "transient"
     assert len(server.requests) == 1  # litellm itself did not retry
     assert final(await collect(request_for(server)))["content"] == [{"type": "text", "text": "fine now"}]
+
+
+async def test_a_refused_connection_names_the_url_and_is_not_an_http_500(litellm: Any) -> None:
+    with socket.socket() as probe:  # a port nothing listens on: bound, then closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    request = ModelRequest(model=ModelSpec(provider="openai", id="m", base_url=url), system_prompt="s",
+                           messages=[{"role": "user", "content": "hi", "timestamp": 1}])
+    message = final(await collect(request))
+    assert message["errorMessage"] == f"Temporary provider error: cannot connect to {url}. Try again in a moment."
+    assert classify_error_text(message["errorMessage"]) == "transient"  # a server still starting: retried
 
 
 @pytest.mark.parametrize("status", [500, 503])
