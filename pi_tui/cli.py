@@ -171,6 +171,10 @@ def cmd_query(args: argparse.Namespace) -> int:
     engine, _ = offline_engine(session, _load_settings().condense)
     text, _ = engine.query(args.refs)
     print(text)
+    missing = [ref for ref in args.refs if not engine.index.get_records_for_id(ref)]
+    if missing:  # scripts must not take a "not found" block for an answer
+        print(f"pi-tui: not found in {args.session}: {', '.join(missing)}", file=sys.stderr)
+        return 1
     return 0
 
 
