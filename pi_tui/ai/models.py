@@ -33,6 +33,9 @@ PROVIDERS: dict[str, tuple[str, str]] = {
     "xai": ("XAI_API_KEY", "grok-4"),
 }
 
+# other variables litellm also takes the key from: a user who set one of these has a key
+_OTHER_KEY_VARIABLES = {"anthropic": ("ANTHROPIC_AUTH_TOKEN",), "gemini": ("GOOGLE_API_KEY",)}
+
 _API_BY_PROVIDER = {"anthropic": "anthropic-messages"}
 
 
@@ -96,7 +99,8 @@ def key_variable(provider: str) -> str:
 
 
 def has_key(provider: str) -> bool:
-    return bool(os.environ.get(key_variable(provider)))
+    names = (key_variable(provider), *_OTHER_KEY_VARIABLES.get(provider, ()))
+    return any(os.environ.get(name) for name in names)
 
 
 def missing_key(spec: ModelSpec) -> str | None:

@@ -78,3 +78,10 @@ def test_a_missing_key_is_one_line_naming_the_variable(monkeypatch: pytest.Monke
     assert missing_key(parse_model_ref("demo")) is None
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
     assert missing_key(spec) is None
+
+
+def test_a_key_in_litellms_other_variable_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = parse_model_ref("gemini/gemini-2.5-pro")
+    assert missing_key(spec) == "no API key for gemini: set GEMINI_API_KEY"
+    monkeypatch.setenv("GOOGLE_API_KEY", "test-key")
+    assert missing_key(spec) is None
