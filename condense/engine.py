@@ -213,8 +213,9 @@ class CondenseEngine:
             if result.processed and chains.enabled:
                 await self.compress(chains.rolling_window, closing)
             if result.halted:
+                batches = f"{len(restore)} batch{'' if len(restore) == 1 else 'es'}"
                 self.host.notify(f"pruner: summarization stopped: {result.halted.rstrip('.')}. The tool work"
-                                 f" stays pending ({len(restore)} batches) for the next flush", "error")
+                                 f" stays pending ({batches}) for the next flush", "error")
             elif result.outcome == "summarizer-failed":
                 self.host.notify("pruner: no usable summary came back; the tool work stays pending for the"
                                  " next flush", "warning")
