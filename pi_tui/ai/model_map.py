@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 MAP_FILE = "model_prices_and_context_window_backup.json"
+ROUTERS = frozenset({"openrouter"})  # providers whose ids are `vendor/model`
 PER_MILLION = 1_000_000  # settings and providers list prices per million tokens; the map per token
 
 
@@ -73,12 +74,17 @@ def _provider_matches(entry: dict[str, Any], provider: str) -> bool:
 def map_entry(provider: str, model_id: str) -> dict[str, Any] | None:
     """The map's entry for `provider/model_id`, looked up in litellm's order: the provider-prefixed
     key (`gemini/gemini-2.5-pro`), then the bare id (`claude-sonnet-4-5`) when that entry belongs to
-    the same provider; keys match case-insensitively, as in litellm."""
+    the same provider; keys match case-insensitively, as in litellm. A router's model the map does
+    not list (`openrouter/anthropic/claude-sonnet-4.5`) is the vendor's model (`claude-sonnet-4-5`):
+    same window and output limit, which litellm itself only finds through rules kept in its code."""
     keys = _keys_by_lowercase()
     for candidate in (f"{provider}/{model_id}", model_id):
         key = keys.get(candidate.lower())
         if key is not None and _provider_matches(bundled_map()[key], provider):
             return bundled_map()[key]
+    vendor, sep, vendor_id = model_id.partition("/")
+    if provider in ROUTERS and sep:
+        return map_entry(vendor, vendor_id) or map_entry(vendor, vendor_id.replace(".", "-"))
     return None
 
 

@@ -333,6 +333,12 @@ def test_limits_and_prices_read_without_litellm_match_litellms_own_lookup(litell
     assert spec.prices.cache_read == (info.get("cache_read_input_token_cost") or 0.0)
 
 
+def test_a_router_model_gets_the_window_litellm_finds_for_it(litellm: Any) -> None:
+    ref = "openrouter/anthropic/claude-sonnet-4.5"
+    spec, info = parse_model_ref(ref), litellm.get_model_info(ref)
+    assert (spec.context_window, spec.max_tokens) == (info["max_input_tokens"], info["max_output_tokens"])
+
+
 def test_a_model_litellm_does_not_know_is_unknown_to_both(litellm: Any) -> None:
     with pytest.raises(Exception, match="isn't mapped"):
         litellm.get_model_info("openai/no-such-model")

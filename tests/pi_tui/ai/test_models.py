@@ -19,6 +19,7 @@ from pi_tui.settings import ModelSettings, load_settings
     ("anthropic/claude-sonnet-4-5", 200_000, 64_000),  # the bare key `claude-sonnet-4-5`
     ("openai/gpt-5.1", 272_000, 128_000),
     ("gemini/gemini-2.5-pro", 1_048_576, 65_536),  # the provider-prefixed key wins over the bare one
+    ("openrouter/anthropic/claude-sonnet-4.5", 200_000, 64_000),  # the vendor's model behind the router
 ])
 def test_known_models_get_the_window_and_output_limit_of_litellms_map(ref: str, window: int, output: int) -> None:
     spec = parse_model_ref(ref)
