@@ -86,3 +86,16 @@ def test_a_key_in_litellms_other_variable_counts(monkeypatch: pytest.MonkeyPatch
     assert missing_key(spec) == "no API key for gemini: set GEMINI_API_KEY"
     monkeypatch.setenv("GOOGLE_API_KEY", "test-key")
     assert missing_key(spec) is None
+
+
+def test_a_bad_models_table_is_reported_key_by_key_and_the_rest_kept(isolated_home: Path) -> None:
+    (isolated_home / "settings.toml").write_text(
+        '[models."openai/x"]\ncontext_window = "big"\nmax_tokens = 4096\n[models.gpt]\ncontext_window = 5\n',
+        encoding="utf-8")
+    loaded = load_settings()
+    assert loaded.errors == [
+        'settings.toml: models.openai/x.context_window: expected an integer > 0, got "big"',
+        'settings.toml: models.gpt: expected a name such as "provider/model-id", ignored',
+    ]
+    assert loaded.settings.models["openai/x"].max_tokens == 4096
+    assert "gpt" not in loaded.settings.models
