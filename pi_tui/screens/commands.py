@@ -32,7 +32,7 @@ from pi_tui.session.timefmt import now_ms
 from pi_tui.settings import Settings, SettingsError, set_value
 from pi_tui.tools.base import ToolContext, ToolError
 from pi_tui.tools.bash import BashParams, BashTool
-from pi_tui.widgets.footer import UsageTotals
+from pi_tui.widgets.footer import UsageTotals, format_tokens
 
 if TYPE_CHECKING:
     from pi_tui.app import PiApp
@@ -176,7 +176,9 @@ class AppCommands:
         current_ref = DEMO_REF if current.provider == "demo" else current.ref
         if current_ref not in refs:
             refs.append(current_ref)
-        return [Choice(ref, ref, "offline scripted demo" if ref == DEMO_REF else "") for ref in refs]
+        models = self.app.settings.models
+        return [Choice(ref, ref, "offline scripted demo" if ref == DEMO_REF else
+                       f"{format_tokens(parse_model_ref(ref, models=models).context_window)} context") for ref in refs]
 
     async def model(self, args: str) -> None:
         current = self.runtime.host.config.model

@@ -57,6 +57,7 @@ async def test_model_switch_rebuilds_on_the_same_session_and_records_it(make_app
         picker = app.screen
         assert isinstance(picker, PickerScreen)
         assert [choice.label for choice in picker.shown] == ["demo", "openai/gpt-5.1"]
+        assert picker.shown[1].description == "272k context"  # gpt-5.1's window in litellm's map
         await pilot.press(*"gpt", "enter")
         await wait(pilot)
         assert app.runtime.host.config.model.ref == "openai/gpt-5.1"
