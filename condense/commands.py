@@ -91,7 +91,7 @@ async def _now(engine: CondenseEngine, _: str) -> None:
     result = await engine.flush("manual", sequential=True)
     if result.outcome == "empty":
         _notify(engine, "pruner: nothing pending — no batches to summarize")
-    else:
+    elif not result.halted:  # a halted flush has said why, once
         _notify(engine, f"pruner: {result.outcome}: {result.summarized} of {result.captured} batches summarized")
 
 

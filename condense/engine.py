@@ -212,7 +212,11 @@ class CondenseEngine:
             chains = self.config.chain_compression
             if result.processed and chains.enabled:
                 await self.compress(chains.rolling_window, closing)
-            if result.outcome == "summarizer-failed":
+            if result.halted:
+                batches = f"{len(restore)} batch{'' if len(restore) == 1 else 'es'}"
+                self.host.notify(f"pruner: summarization stopped: {result.halted.rstrip('.')}. The tool work"
+                                 f" stays pending ({batches}) for the next flush", "error")
+            elif result.outcome == "summarizer-failed":
                 self.host.notify("pruner: no usable summary came back; the tool work stays pending for the"
                                  " next flush", "warning")
             for notice in result.notices:

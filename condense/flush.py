@@ -4,6 +4,8 @@ Order matters for safety. A summary is persisted (and so is in the model's conte
 records that make its outputs render as stubs, so a crash or a failed write can leave a summary
 without stubs (harmless: the raw outputs are still there) but never stubs without a summary. A batch
 whose summary failed goes back to the pending queue, with every batch after it, for the next flush.
+A flush the summariser halted (a missing or rejected key) keeps all its unsummarised batches pending
+and carries the reason, so the engine says it once instead of once per batch.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ class FlushResult:
     processed: int = 0
     summarized: int = 0
     notices: list[str] = field(default_factory=list)
+    halted: str | None = None  # the summariser stopped the flush early, and why
 
 
 @dataclass
@@ -117,8 +120,10 @@ class Flusher:
             return result, []
         work = [self._dedup(batch) for batch in batches]
         to_summarize = [w.batch for w in work if w.kind == "summarize"]
-        summaries = iter(await self.summarizer.summarize_batches(to_summarize, signal, sequential=sequential,
-                                                                  on_progress=progress))
+        batch_summaries = await self.summarizer.summarize_batches(to_summarize, signal, sequential=sequential,
+                                                                  on_progress=progress)
+        result.halted = batch_summaries.halted
+        summaries = iter(batch_summaries.outcomes)
         outcomes: list[str] = []
         raw = summary_chars = calls = 0
         last: tuple[_Work, ToolCallRecord] | None = None

@@ -12,6 +12,7 @@ import json
 import os
 import sys
 import time
+import urllib.parse
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -65,11 +66,10 @@ def _parser() -> argparse.ArgumentParser:
                                         " condense persisted to OUT.")
     replay.add_argument("session", metavar="SESSION", help="a session file, or part of a name from `pi-tui sessions`")
     replay.add_argument("-o", "--output", required=True, metavar="OUT", help="the new session file to write")
-    replay.add_argument("--summarizer", default="extractive", metavar="NAME",
+    replay.add_argument("--summarizer", metavar="NAME",
                         help="extractive (default: offline, deterministic), default (the session's model),"
                              " or provider/id")
-    replay.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a condense setting, e.g. --set min_batch_chars=0 (repeatable)")
+    _condense_arguments(replay)
     replay.add_argument("--context-window", type=int, default=200_000, metavar="TOKENS",
                         help="context window the budget triggers assume (default 200000)")
 
@@ -88,10 +88,29 @@ def _parser() -> argparse.ArgumentParser:
                              " or gpt-5.1-codex (default: the model that answered each request)")
     whatif.add_argument("--cache-ttl", type=float, default=5.0, metavar="MINUTES",
                         help="prompt-cache lifetime (default 5)")
+    _condense_arguments(whatif)
     whatif.add_argument("--json", action="store_true", help="print JSON instead of tables")
     whatif.add_argument("--plot", metavar="FILE",
                         help="also write an SVG chart of context tokens per request")
     return parser
+
+
+def _check_base_url(url: str | None) -> None:
+    """Say a bad `--base-url` now, not as a provider error after the first prompt."""
+    if url is None:
+        return
+    parts = urllib.parse.urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UserError(f"--base-url {url!r}: give an http(s) URL, e.g. http://127.0.0.1:8000/v1")
+
+
+def _condense_arguments(command: argparse.ArgumentParser) -> None:
+    """replay and whatif: the design's defaults unless these say otherwise (never ~/.pi-tui implicitly)."""
+    command.add_argument("--settings", metavar="FILE",
+                         help="take condense settings from this settings.toml's [condense] table")
+    command.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                         help="override a condense setting, e.g. --set min_batch_chars=0 (repeatable, after"
+                              " --settings)")
 
 
 def _load_settings():  # type: ignore[no-untyped-def]
@@ -161,40 +180,22 @@ def cmd_query(args: argparse.Namespace) -> int:
     engine, _ = offline_engine(session, _load_settings().condense)
     text, _ = engine.query(args.refs)
     print(text)
+    missing = [ref for ref in args.refs if not engine.index.get_records_for_id(ref)]
+    if missing:  # scripts must not take a "not found" block for an answer
+        print(f"pi-tui: not found in {args.session}: {', '.join(missing)}", file=sys.stderr)
+        return 1
     return 0
 
 
-def _overrides(config, pairs: list[str]):  # type: ignore[no-untyped-def]
-    """`key=value` pairs (dotted keys for tables, JSON values where they parse) applied to the config."""
-    from pydantic import ValidationError
-
-    data = config.model_dump()
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep:
-            raise UserError(f"--set {pair}: expected KEY=VALUE, e.g. --set min_batch_chars=0")
-        try:
-            parsed = json.loads(value)
-        except ValueError:
-            parsed = value
-        *tables, leaf = key.strip().replace("-", "_").split(".")
-        target = data
-        for table in tables:
-            target = target.setdefault(table, {})
-        target[leaf] = parsed
-    try:
-        return type(config).model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise UserError(f"--set: {where}: {first['msg'].lower()}") from None
-
-
 def cmd_replay(args: argparse.Namespace) -> int:
+    from condense.config import CondenseConfig
+    from pi_tui.offline_config import offline_condense_config
     from pi_tui.replay import Replayer, output_session
 
+    summarizer = [f"summarizer_model={args.summarizer}"] if args.summarizer else []
+    config = offline_condense_config(args.settings, [*summarizer, *args.overrides],
+                                     CondenseConfig(summarizer_model="extractive"))
     source = _open(args.session)
-    config = _overrides(_load_settings().condense, [f"summarizer_model={args.summarizer}", *args.overrides])
     out = output_session(source, Path(args.output))
     replayer = Replayer(source, out, config, args.context_window)
     interactive = sys.stderr.isatty()
@@ -216,9 +217,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_whatif(args: argparse.Namespace) -> int:
     from condense.simulate import format_report, plot_svg
+    from pi_tui.offline_config import offline_condense_config
     from pi_tui.whatif import run_whatif, whatif_options
 
-    options = whatif_options(args.strategies, args.pricing, args.cache_ttl)
+    condense = offline_condense_config(args.settings, args.overrides)
+    options = whatif_options(args.strategies, args.pricing, args.cache_ttl, condense)
     interactive = sys.stderr.isatty()
 
     def progress(name: str) -> None:
@@ -280,6 +283,7 @@ def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return cmd_replay(args)
     if args.command == "whatif":
         return cmd_whatif(args)
+    _check_base_url(args.base_url)
     if args.print_prompt is not None:
         return cmd_print(args)
     return cmd_tui(args)

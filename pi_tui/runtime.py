@@ -96,12 +96,9 @@ def _work_dir(model: ModelSpec, session: Session | None, options: LaunchOptions,
 
 def build_runtime(options: LaunchOptions, settings: Settings, ui: HostUI | None = None,
                   client: ModelClient | None = None) -> Runtime:
-    notices: list[str] = []
     session = _open_session(options)
     requested = options.model or _session_model(session)
-    model, notice = choose_model(requested, settings.default_model, options.base_url)
-    if notice:
-        notices.append(notice)
+    model, notices = choose_model(requested, settings.default_model, options.base_url, settings.models)
     cwd = _work_dir(model, session, options, notices)
     if session is None:
         session = Session.create(cwd, sessions_dir_for(options.launch_dir))

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
 from condense.simulate import (
     DEFAULT_TTL_MS,
@@ -272,12 +273,12 @@ def _flush_read_turns_only(engine: CondenseEngine, run: _Run) -> None:
     engine.flusher.batch_filter = lambda batch: batch.turn_index < run.sent - 1
 
 
-def _run_condense(run: _Run, name: str, window: int) -> Recovery:
+def _run_condense(run: _Run, name: str, window: int, base: CondenseConfig) -> Recovery:
     source = without_compactions(run.recording.session)
     with tempfile.TemporaryDirectory(prefix="pi-tui-whatif-") as folder:
         out = output_session(source, Path(folder) / "replay.jsonl")
         counter = iter(range(len(run.recording.requests)))
-        replayer = Replayer(source, out, condense_config(name), window,
+        replayer = Replayer(source, out, condense_config(name, base), window,
                             on_render=lambda _before, rendered: run.request(next(counter), rendered))
         _record_summaries(replayer.engine.summarizer,
                           lambda asked, text: run.summariser_call(asked, text, _latest_time(out)))
@@ -297,11 +298,13 @@ class WhatifOptions:
     strategies: list[str]
     pricing: str | None = None
     ttl_ms: int = DEFAULT_TTL_MS
+    condense: CondenseConfig = field(default_factory=CondenseConfig)  # what each condense variant starts from
 
 
-def whatif_options(strategies: list[str] | None, pricing: str | None, ttl_minutes: float) -> WhatifOptions:
+def whatif_options(strategies: list[str] | None, pricing: str | None, ttl_minutes: float,
+                   condense: CondenseConfig | None = None) -> WhatifOptions:
     """The command line's choices, checked: strategy names (comma-separated, default all),
-    a pricing model, a positive cache lifetime."""
+    a pricing model, a positive cache lifetime; `condense` is `offline_condense_config`'s."""
     names = [name for arg in strategies or [] for name in arg.split(",") if name] or list(STRATEGIES)
     unknown = unknown_strategies(names)
     if unknown:
@@ -310,7 +313,8 @@ def whatif_options(strategies: list[str] | None, pricing: str | None, ttl_minute
         raise UserError(f"--pricing {pricing}: choose one of {', '.join(PRICING_MODELS)}")
     if not ttl_minutes > 0:
         raise UserError("--cache-ttl: give a positive number of minutes, e.g. --cache-ttl 5")
-    return WhatifOptions(list(dict.fromkeys(names)), pricing, round(ttl_minutes * 60_000))
+    return WhatifOptions(list(dict.fromkeys(names)), pricing, round(ttl_minutes * 60_000),
+                         condense or CondenseConfig())
 
 
 def _window_notes(results: list[StrategyResult], window: int) -> list[str]:
@@ -334,7 +338,7 @@ def run_whatif(session: Session, options: WhatifOptions, encoder: Encoder | None
             progress(name)
         run = _Run(recording, meter, pricing, StrategySimulation(name, meter.units_per_token, miss.rate,
                                                                  options.ttl_ms))
-        recovery = _dispatch(name, run, window)
+        recovery = _dispatch(name, run, window, options.condense)
         results.append(run.sim.result(recovery))
         if name == "recorded":
             calibration = calibrate(run.sim.outcomes, recording.requests, miss)
@@ -347,7 +351,7 @@ def run_whatif(session: Session, options: WhatifOptions, encoder: Encoder | None
         notes=sorted(set(pricing.notes)) + _window_notes(results, window))
 
 
-def _dispatch(name: str, run: _Run, window: int) -> Recovery:
+def _dispatch(name: str, run: _Run, window: int, condense: CondenseConfig) -> Recovery:
     if name == "recorded":
         return _run_recorded(run)
     if name == "none":
@@ -356,5 +360,5 @@ def _dispatch(name: str, run: _Run, window: int) -> Recovery:
         return _run_masking(run)
     if name == "pi-compaction":
         return _run_pi_compaction(run, window)
-    return _run_condense(run, name, window)
+    return _run_condense(run, name, window, condense)
 

@@ -40,9 +40,10 @@ def unknown_strategies(names: list[str]) -> list[str]:
     return [name for name in names if name not in STRATEGIES]
 
 
-def condense_config(name: str) -> CondenseConfig:
-    """The settings of a condense strategy: defaults, extractive summaries, the variant's changes."""
-    data = CondenseConfig(summarizer_model="extractive").model_dump()
+def condense_config(name: str, base: CondenseConfig | None = None) -> CondenseConfig:
+    """The settings of a condense strategy: `base` (default: the defaults), extractive summaries, the
+    variant's changes."""
+    data = {**(base or CondenseConfig()).model_dump(), "summarizer_model": "extractive"}
     for key, value in _CONDENSE_VARIANTS[name].items():
         data[key] = {**data[key], **value} if isinstance(value, dict) else value
     return CondenseConfig.model_validate(data)

@@ -5,9 +5,11 @@ every event, thinking included, because a reasoning model can think for a long t
 word) and a ceiling on the whole call abandon a stalled stream. Failures are sorted by what they
 imply: a transient one (provider error, stall) may be an outage of the configured model and can fall
 back to the session model (see `fallback`); an auth failure or an unusable answer (blank, cut off by
-the length limit) would fail the same way on a retry, so they never trip the fallback. An abort by
-the caller is not a failure at all: it raises `SummarizerAborted` so the flush can put its batches
-back without a notice.
+the length limit) would fail the same way on a retry, so they never trip the fallback. An auth failure
+(a missing or rejected key, an unknown model: the host's error kind "auth") would also fail every
+other batch of the same flush, so it halts the flush: the remaining calls are not made (or are
+abandoned), and the caller reports it once. An abort by the caller is not a failure at all: it raises
+`SummarizerAborted` so the flush can put its batches back without a notice.
 """
 
 from __future__ import annotations
@@ -63,6 +65,16 @@ def is_usable_summary(text: str, stop_reason: str) -> bool:
 
 Failure = Literal["transient", "idle", "ceiling", "auth", "unusable", "other"]
 TRANSIENT: frozenset[Failure] = frozenset({"transient", "idle", "ceiling"})
+HALTING: frozenset[Failure] = frozenset({"auth"})  # every later call of the flush would fail the same way
+
+
+@dataclass(frozen=True)
+class BatchSummaries:
+    """The summaries of one flush's batches, in batch order (None: no summary), and why the flush
+    stopped early, if a failure halted it (the one line to tell the user)."""
+
+    outcomes: list[SummaryOutcome | None]
+    halted: str | None = None
 
 
 @dataclass
@@ -75,6 +87,39 @@ class _Attempt:
     @property
     def transient(self) -> bool:
         return self.failure in TRANSIENT
+
+
+class _FlushSignal:
+    """The signal a flush's calls share: aborted when the caller aborts, or when one call halts the
+    flush. Siblings still streaming hear a halt at once through `on_abort`, like a caller's abort."""
+
+    def __init__(self, parent: CancelSignal) -> None:
+        self.parent = parent
+        self.halted: str | None = None
+        self._listeners: list[Callable[[], Any]] = []
+
+    @property
+    def aborted(self) -> bool:
+        return self.halted is not None or self.parent.aborted
+
+    def halt(self, reason: str) -> None:
+        if self.halted is None:
+            self.halted = reason
+            for listener in list(self._listeners):
+                listener()
+
+    def on_abort(self, listener: Callable[[], Any]) -> Callable[[], None]:
+        self._listeners.append(listener)
+        subscribe = getattr(self.parent, "on_abort", None)
+        parent_off = subscribe(listener) if callable(subscribe) else None
+
+        def off() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+            if callable(parent_off):
+                parent_off()
+
+        return off
 
 
 class _CallSignal:
@@ -156,31 +201,37 @@ class Summarizer:
 
     async def summarize_batches(self, batches: Sequence[Batch], signal: CancelSignal,
                                 sequential: bool = False,
-                                on_progress: BatchProgress | None = None) -> list[SummaryOutcome | None]:
+                                on_progress: BatchProgress | None = None) -> BatchSummaries:
         """One call per batch, results in batch order. Parallel by default; `/pruner now` runs them
         one after another so its progress rows fill in order. `on_progress` hears each batch stream
-        ("running") and end ("done" or "failed"); an abort raises instead of reporting an end."""
+        ("running") and end ("done" or "failed"); an abort raises instead of reporting an end. A
+        halting failure (see the module's docstring) leaves every batch not yet summarised at None."""
+        shared = _FlushSignal(signal)
 
         async def one(index: int, batch: Batch) -> SummaryOutcome | None:
-            if on_progress is None:
-                return await self.summarize_batch(batch, signal)
-            outcome = await self.summarize_batch(batch, signal,
-                                                 lambda chars: on_progress(index, "running", chars))
-            if outcome is None:
-                on_progress(index, "failed", 0)
-            else:
-                on_progress(index, "done", len(outcome.text))
+            if shared.halted is not None:
+                return None  # never started: no progress row
+            try:
+                outcome = await self.summarize_batch(
+                    batch, shared, None if on_progress is None else lambda chars: on_progress(index, "running", chars))
+            except SummarizerAborted:
+                if signal.aborted or shared.halted is None:
+                    raise
+                outcome = None  # abandoned because a sibling halted the flush
+            if on_progress is not None:
+                on_progress(index, "done" if outcome is not None else "failed", len(outcome.text) if outcome else 0)
             return outcome
 
         if sequential:
-            return [await one(i, b) for i, b in enumerate(batches)]
+            outcomes = [await one(i, b) for i, b in enumerate(batches)]
+            return BatchSummaries(outcomes, shared.halted)
         # every call runs to its end (an abort reaches each through the shared signal), then the
         # first exception in batch order wins, so no sibling is left running or unobserved
         results = await asyncio.gather(*(one(i, b) for i, b in enumerate(batches)), return_exceptions=True)
         for result in results:
             if isinstance(result, BaseException):
                 raise result
-        return list(results)  # type: ignore[arg-type]  # no exceptions left
+        return BatchSummaries(list(results), shared.halted)  # type: ignore[arg-type]  # no exceptions left
 
     async def summarize_range(self, summaries: Sequence[str], signal: CancelSignal,
                               on_usage: Callable[[SummaryOutcome], None] | None = None) -> str | None:
@@ -237,7 +288,7 @@ class Summarizer:
                              "or set summarizer_model", "error")
             return None
         if not FallbackController.has_distinct_fallback(primary, session):
-            return self._settle(await self._attempt(primary, prompt, signal, on_progress))
+            return self._settle(await self._attempt(primary, prompt, signal, on_progress), signal)
         assert session is not None  # has_distinct_fallback checked it
         decision = self.fallback.choose_target()  # before any await: claims the probe slot
         if decision.target == "fallback":
@@ -249,7 +300,7 @@ class Summarizer:
                                  "info")
             return first.outcome
         if not first.transient:
-            return self._settle(first)
+            return self._settle(first, signal)
         second = await self._attempt(session, prompt, signal, on_progress)
         if second.outcome is not None:
             if self.fallback.on_primary_fail_fallback_ok() == "enter":
@@ -257,7 +308,7 @@ class Summarizer:
             return second.outcome
         if second.transient:
             self.fallback.on_both_down()
-        return self._settle(second)
+        return self._settle(second, signal)
 
     async def _on_fallback(self, primary: str, session: str, prompt: str, signal: CancelSignal,
                            on_progress: Progress | None) -> SummaryOutcome | None:
@@ -268,16 +319,20 @@ class Summarizer:
             return attempt.outcome
         if attempt.transient:
             self.fallback.on_fallback_only_fail()
-        return self._settle(attempt)
+        return self._settle(attempt, signal)
 
     def _notify_enter(self, primary: str, session: str) -> None:
         self.host.notify(f"pruner: summarizer model {primary} failing, using session model {session} "
                          "until it recovers", "warning")
 
-    def _settle(self, attempt: _Attempt) -> SummaryOutcome | None:
-        """The final word on a call: its summary, or None after telling the user why (if they should know)."""
+    def _settle(self, attempt: _Attempt, signal: CancelSignal) -> SummaryOutcome | None:
+        """The final word on a call: its summary, or None after telling the user why (if they should know).
+        Within a flush, a halting failure stops the flush instead, which then says it once."""
         if attempt.outcome is not None:
             return attempt.outcome
+        if attempt.failure in HALTING and isinstance(signal, _FlushSignal):
+            signal.halt(attempt.message)
+            return None
         if attempt.failure == "idle":
             text = (f"pruner: summarizer {attempt.model} stalled (no output for "
                     f"{_seconds(self.config.summarizer_idle_timeout_ms)}); summarizer call abandoned")

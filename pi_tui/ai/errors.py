@@ -62,6 +62,8 @@ _TRANSIENT_CLASSES = {
 }
 _AUTH_CLASSES = {"AuthenticationError", "PermissionDeniedError", "NotFoundError"}
 _BAD_REQUEST_CLASSES = {"BadRequestError", "UnprocessableEntityError"}
+# What a refused (or unresolvable) connection raises under litellm's wrapper, which calls it a 500.
+_CONNECT_CLASSES = {"ConnectError", "ClientConnectorError", "ConnectionRefusedError"}
 _TRANSIENT_STATUS = {408, 409, 429, 500, 502, 503, 504, 529}
 
 _HEADLINES: dict[ErrorKind, str] = {
@@ -79,6 +81,7 @@ _ADVICE: dict[ErrorKind, str] = {
     "other": "Try again, or pick another model",
 }
 MAX_LINE = 400
+MISSING_KEY = "no API key for "  # how `models.missing_key` starts its line; read back as "auth"
 
 
 class ModelError(Exception):
@@ -143,6 +146,8 @@ def classify_error_text(text: str) -> ErrorKind:
     for kind, headline in _HEADLINES.items():
         if text.startswith(headline):
             return kind
+    if text.startswith(MISSING_KEY):
+        return "auth"
     if is_context_overflow(text):
         return "context_overflow"
     return "transient" if is_retryable(text) else "other"
@@ -192,9 +197,25 @@ def error_detail(exc: BaseException) -> str:
     return text or type(exc).__name__
 
 
-def error_line(exc: BaseException, kind: ErrorKind | None = None) -> str:
-    """One scrubbed line: headline, HTTP status when known, the provider's message, what to do."""
+def cannot_connect(exc: BaseException) -> bool:
+    """Whether the request never reached a server: litellm reports that as an HTTP 500, so look at
+    the exceptions it wraps."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if _class_names(current) & _CONNECT_CLASSES:
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def error_line(exc: BaseException, kind: ErrorKind | None = None, endpoint: str | None = None) -> str:
+    """One scrubbed line: headline, HTTP status when known, the provider's message, what to do.
+    A connection that never reached a server names `endpoint` (the URL) instead of a made-up 500."""
     kind = kind or classify_exception(exc)
+    if endpoint and cannot_connect(exc):
+        return format_error(kind, f"cannot connect to {endpoint}")
     return format_error(kind, error_detail(exc), _status(exc))
 
 

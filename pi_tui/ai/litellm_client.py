@@ -26,6 +26,7 @@ from typing import Any
 from condense.messages import AssistantMessage, Usage, content_text, empty_usage
 from pi_tui.agent.abort import AbortError, AbortSignal
 from pi_tui.ai.errors import ModelError, classify_error_text, classify_exception, error_line, format_error
+from pi_tui.ai.models import missing_key
 from pi_tui.ai.openai_format import to_openai_messages, to_openai_tools
 from pi_tui.ai.transform import model_api, transform_messages
 from pi_tui.ai.types import EventType, ModelClient, ModelRequest, ModelSpec, StreamEvent
@@ -74,34 +75,7 @@ def _field(obj: Any, name: str) -> Any:
     return getattr(obj, name, None)
 
 
-# --- model facts ----------------------------------------------------------------------------------
-
-
-@functools.lru_cache(maxsize=64)
-def _known_model(ref: str) -> dict[str, Any] | None:
-    try:
-        return dict(_litellm().get_model_info(ref))
-    except Exception:  # litellm raises several types for unmapped models; all mean "unknown"
-        return None
-
-
-def model_info(spec: ModelSpec) -> tuple[int, int, bool]:
-    """(context window, max output tokens, reasoning) from litellm's price map, else the spec's own."""
-    info = _known_model(spec.ref)
-    if info is None:
-        return spec.context_window, spec.max_tokens, spec.reasoning
-    context = info.get("max_input_tokens") or info.get("max_tokens") or spec.context_window
-    output = info.get("max_output_tokens") or info.get("max_tokens") or spec.max_tokens
-    reasoning = info.get("supports_reasoning")
-    return int(context), int(output), spec.reasoning if reasoning is None else bool(reasoning)
-
-
-def _prices(spec: ModelSpec) -> tuple[float, float, float, float]:
-    """$ per token for input, output, cache read, cache write; zeros for a model litellm does not know."""
-    info = _known_model(spec.ref) or {}
-    keys = ("input_cost_per_token", "output_cost_per_token", "cache_read_input_token_cost",
-            "cache_creation_input_token_cost")
-    return tuple(float(info.get(k) or 0.0) for k in keys)  # type: ignore[return-value]
+# --- usage and cost ------------------------------------------------------------------------------
 
 
 def usage_from(raw: Any, spec: ModelSpec) -> Usage:
@@ -120,12 +94,12 @@ def usage_from(raw: Any, spec: ModelSpec) -> Usage:
     usage["cacheRead"] = cache_read
     usage["cacheWrite"] = cache_write
     usage["totalTokens"] = usage["input"] + usage["output"] + cache_read + cache_write
-    price_in, price_out, price_read, price_write = _prices(spec)
+    prices = spec.prices  # litellm's map (or the settings), filled in when the model was picked
     cost = usage["cost"]
-    cost["input"] = usage["input"] * price_in
-    cost["output"] = usage["output"] * price_out
-    cost["cacheRead"] = cache_read * price_read
-    cost["cacheWrite"] = cache_write * price_write
+    cost["input"] = usage["input"] * prices.input
+    cost["output"] = usage["output"] * prices.output
+    cost["cacheRead"] = cache_read * prices.cache_read
+    cost["cacheWrite"] = cache_write * prices.cache_write
     cost["total"] = cost["input"] + cost["output"] + cost["cacheRead"] + cost["cacheWrite"]
     return usage
 
@@ -299,7 +273,8 @@ class _ReplyBuilder:
         return self.event("error")
 
     def fail_with(self, exc: BaseException) -> StreamEvent:
-        return self.fail(error_line(exc, classify_exception(exc)))
+        endpoint = self.spec.base_url or f"{self.spec.provider}'s API"
+        return self.fail(error_line(exc, classify_exception(exc), endpoint))
 
     def aborted(self) -> StreamEvent:
         return self.fail(ABORTED_TEXT, "aborted")
@@ -353,6 +328,10 @@ class LiteLLMClient:
         reply = _ReplyBuilder(request.model, _now_ms())
         if signal.aborted:
             yield reply.aborted()
+            return
+        no_key = missing_key(request.model)
+        if no_key:  # said before any request: litellm's own complaint is a paragraph
+            yield reply.fail(no_key)
             return
         abort = asyncio.ensure_future(signal.wait())
         response: Any = None

@@ -1,16 +1,23 @@
-"""Which model answers: parse `provider/id`, find keys, fall back to the offline demo.
+"""Which model answers: parse `provider/id`, its limits and prices, keys, the offline demo fallback.
 
 Only the environment is consulted for keys (litellm reads the same variables), and nothing here
-imports litellm: picking a model must not cost the seconds that import takes.
+imports litellm: picking a model must not cost the seconds that import takes. Limits and prices come
+from litellm's bundled map (`model_map`), and `[models."provider/id"]` in the settings wins over it.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import replace
 
+from pi_tui.ai.errors import MISSING_KEY
+from pi_tui.ai.model_map import PER_MILLION, Prices, model_facts
 from pi_tui.ai.types import ModelSpec
 from pi_tui.errors import UserError
+from pi_tui.settings.model import ModelSettings
+
+ModelTable = Mapping[str, ModelSettings]
 
 DEMO_REF = "demo"
 
@@ -26,6 +33,9 @@ PROVIDERS: dict[str, tuple[str, str]] = {
     "xai": ("XAI_API_KEY", "grok-4"),
 }
 
+# other variables litellm also takes the key from: a user who set one of these has a key
+_OTHER_KEY_VARIABLES = {"anthropic": ("ANTHROPIC_AUTH_TOKEN",), "gemini": ("GOOGLE_API_KEY",)}
+
 _API_BY_PROVIDER = {"anthropic": "anthropic-messages"}
 
 
@@ -33,8 +43,8 @@ class ModelRefError(UserError, ValueError):
     """A `--model` value that names no usable model."""
 
 
-def parse_model_ref(ref: str, base_url: str | None = None) -> ModelSpec:
-    """`provider/id` (the id may contain further slashes) or `demo`."""
+def parse_model_ref(ref: str, base_url: str | None = None, models: ModelTable | None = None) -> ModelSpec:
+    """`provider/id` (the id may contain further slashes) or `demo`, with its limits and prices."""
     text = ref.strip()
     if text == DEMO_REF:
         from pi_tui.demo import DEMO_MODEL
@@ -44,34 +54,88 @@ def parse_model_ref(ref: str, base_url: str | None = None) -> ModelSpec:
     if not sep or not provider or not model_id:
         raise ModelRefError(f"model {ref!r} is not of the form provider/id (e.g. anthropic/claude-sonnet-4-5)"
                             " or 'demo'")
-    return ModelSpec(provider=provider, id=model_id, api=_API_BY_PROVIDER.get(provider, "openai-completions"),
+    spec = ModelSpec(provider=provider, id=model_id, api=_API_BY_PROVIDER.get(provider, "openai-completions"),
                      base_url=base_url)
+    return _with_limits(spec, (models or {}).get(spec.ref))
+
+
+def _per_token(per_million: float | None, fallback: float) -> float:
+    return fallback if per_million is None else per_million / PER_MILLION
+
+
+def _with_limits(spec: ModelSpec, override: ModelSettings | None) -> ModelSpec:
+    """The map's figures, then the settings' where they say something."""
+    facts = model_facts(spec.provider, spec.id)
+    if facts is not None:
+        spec = replace(spec, context_window=facts.context_window or spec.context_window,
+                       max_tokens=facts.max_tokens or spec.max_tokens,
+                       reasoning=spec.reasoning if facts.reasoning is None else facts.reasoning, prices=facts.prices)
+    if override is None:
+        return spec
+    prices = spec.prices
+    return replace(
+        spec, context_window=override.context_window or spec.context_window,
+        max_tokens=override.max_tokens or spec.max_tokens,
+        reasoning=spec.reasoning if override.reasoning is None else override.reasoning,
+        prices=Prices(_per_token(override.input_cost, prices.input), _per_token(override.output_cost, prices.output),
+                      _per_token(override.cache_read_cost, prices.cache_read),
+                      _per_token(override.cache_write_cost, prices.cache_write)))
+
+
+def limits_notice(spec: ModelSpec, models: ModelTable | None = None) -> str | None:
+    """One line when neither litellm's map nor the settings give the model's context window."""
+    override = (models or {}).get(spec.ref)
+    if spec.provider == "demo" or model_facts(spec.provider, spec.id) is not None or (
+            override is not None and override.context_window):
+        return None
+    return (f"{spec.ref} is not in litellm's model map: assuming a {spec.context_window:,}-token context window"
+            f' and {spec.max_tokens:,} output tokens; set context_window and max_tokens under [models."{spec.ref}"]'
+            " in settings.toml")
+
+
+def key_variable(provider: str) -> str:
+    """The environment variable litellm reads the provider's key from."""
+    return PROVIDERS.get(provider, (f"{provider.upper()}_API_KEY", ""))[0]
 
 
 def has_key(provider: str) -> bool:
-    env = PROVIDERS.get(provider, (f"{provider.upper()}_API_KEY", ""))[0]
-    return bool(os.environ.get(env))
+    names = (key_variable(provider), *_OTHER_KEY_VARIABLES.get(provider, ()))
+    return any(os.environ.get(name) for name in names)
+
+
+def missing_key(spec: ModelSpec) -> str | None:
+    """The line to show instead of sending a request that can only fail for lack of a key, or None.
+    Only providers known to need one are checked: a local server (`--base-url`) needs none."""
+    if spec.provider not in PROVIDERS or spec.base_url or has_key(spec.provider):
+        return None
+    return f"{MISSING_KEY}{spec.provider}: set {key_variable(spec.provider)}"
 
 
 def available_providers() -> list[str]:
     return [name for name in PROVIDERS if has_key(name)]
 
 
-def choose_model(requested: str | None, default: str | None, base_url: str | None = None
-                 ) -> tuple[ModelSpec, str | None]:
-    """The model to use and, when we fell back to the demo, a one-line notice saying how to change it."""
+def choose_model(requested: str | None, default: str | None, base_url: str | None = None,
+                 models: ModelTable | None = None) -> tuple[ModelSpec, list[str]]:
+    """The model to use, and one-line notices: we fell back to the demo (and how to change that), or
+    the model's limits are guesses."""
+    spec = _pick(requested, default, base_url, models)
+    if spec is None:
+        notice = ("no API key found: using the offline demo model. For a real model set e.g. ANTHROPIC_API_KEY"
+                  " and run with --model anthropic/claude-sonnet-4-5")
+        return parse_model_ref(DEMO_REF), [notice]
+    notice = limits_notice(spec, models)
+    return spec, [notice] if notice else []
+
+
+def _pick(requested: str | None, default: str | None, base_url: str | None,
+          models: ModelTable | None) -> ModelSpec | None:
     if requested:
-        return parse_model_ref(requested, base_url), None
+        return parse_model_ref(requested, base_url, models)
     if default:
-        spec = parse_model_ref(default, base_url)
+        spec = parse_model_ref(default, base_url, models)
         if spec.provider == "demo" or has_key(spec.provider) or base_url:
-            return spec, None
+            return spec
     for provider in available_providers():
-        return parse_model_ref(f"{provider}/{PROVIDERS[provider][1]}"), None
-    notice = ("no API key found: using the offline demo model. For a real model set e.g. ANTHROPIC_API_KEY"
-              " and run with --model anthropic/claude-sonnet-4-5")
-    return parse_model_ref(DEMO_REF), notice
-
-
-def with_limits(spec: ModelSpec, context_window: int, max_tokens: int, reasoning: bool) -> ModelSpec:
-    return replace(spec, context_window=context_window, max_tokens=max_tokens, reasoning=reasoning)
+        return parse_model_ref(f"{provider}/{PROVIDERS[provider][1]}", models=models)
+    return None

@@ -14,11 +14,13 @@ from typing import Any, Literal, Protocol
 
 from condense.messages import AssistantMessage, Message
 from pi_tui.agent.abort import AbortSignal
+from pi_tui.ai.model_map import Prices
 
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """A model the user can pick: `provider/id` on the command line."""
+    """A model the user can pick: `provider/id` on the command line. The limits and prices here are
+    defaults until `models.parse_model_ref` fills them from litellm's map or the settings."""
 
     provider: str
     id: str
@@ -27,6 +29,7 @@ class ModelSpec:
     reasoning: bool = False
     api: str = "openai-completions"
     base_url: str | None = None
+    prices: Prices = field(default_factory=Prices)
 
     @property
     def ref(self) -> str:

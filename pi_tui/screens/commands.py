@@ -18,7 +18,7 @@ from condense.commands import HELP as PRUNER_HELP
 from condense.config import CondenseConfig
 from condense.messages import content_text
 from pi_tui.agent.abort import AbortSignal
-from pi_tui.ai.models import DEMO_REF, PROVIDERS, available_providers, parse_model_ref
+from pi_tui.ai.models import DEMO_REF, PROVIDERS, available_providers, missing_key, parse_model_ref
 from pi_tui.errors import UserError
 from pi_tui.keymap import hotkeys_text
 from pi_tui.paths import sessions_dir_for
@@ -32,7 +32,7 @@ from pi_tui.session.timefmt import now_ms
 from pi_tui.settings import Settings, SettingsError, set_value
 from pi_tui.tools.base import ToolContext, ToolError
 from pi_tui.tools.bash import BashParams, BashTool
-from pi_tui.widgets.footer import UsageTotals
+from pi_tui.widgets.footer import UsageTotals, format_tokens
 
 if TYPE_CHECKING:
     from pi_tui.app import PiApp
@@ -176,7 +176,9 @@ class AppCommands:
         current_ref = DEMO_REF if current.provider == "demo" else current.ref
         if current_ref not in refs:
             refs.append(current_ref)
-        return [Choice(ref, ref, "offline scripted demo" if ref == DEMO_REF else "") for ref in refs]
+        models = self.app.settings.models
+        return [Choice(ref, ref, "offline scripted demo" if ref == DEMO_REF else
+                       f"{format_tokens(parse_model_ref(ref, models=models).context_window)} context") for ref in refs]
 
     async def model(self, args: str) -> None:
         current = self.runtime.host.config.model
@@ -194,6 +196,9 @@ class AppCommands:
             spec = parse_model_ref(ref)
         except UserError as exc:
             self.app.show_notice(str(exc), "error")
+            return
+        if problem := missing_key(spec):  # said now, not after the next prompt fails
+            self.app.show_notice(problem, "error")
             return
         session = self.runtime.host.session
         if spec.provider == "demo" and self.runtime.model.provider != "demo":
@@ -382,7 +387,7 @@ class AppCommands:
             self.app.set_timer(self.app.progress_linger, status.progress.clear)
         if result.outcome == "empty":
             self.app.show_notice("pruner: nothing pending — no batches to summarize")
-        else:
+        elif not result.halted:  # a halted flush has said why, once
             self.app.show_notice(f"pruner: {result.outcome}: {result.summarized} of {result.captured} batches"
                                  " summarized")
         self.app.status_changed()

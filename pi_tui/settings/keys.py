@@ -8,8 +8,9 @@ from typing import Any
 KeyPath = tuple[str, ...]
 Duplicate = tuple[KeyPath, list[str]]
 
-# Tables whose keys are user data (binding ids), not setting names: never renamed, never "did you mean".
-OPAQUE_TABLES = frozenset({("keymap",)})
+# Tables whose keys are user data (binding ids, model refs), not setting names: never renamed, never
+# "did you mean".
+OPAQUE_TABLES = frozenset({("keymap",), ("models",)})
 
 _WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 

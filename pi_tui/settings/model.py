@@ -35,6 +35,20 @@ class RetrySettings(_Table):
     max_delay_ms: int = Field(60000, ge=0)
 
 
+class ModelSettings(_Table):
+    """Limits and prices of one model, for a model litellm's map does not know (a custom
+    OpenAI-compatible server) or to correct the map. Unset values come from the map, else defaults."""
+
+    context_window: int | None = Field(None, gt=0)
+    max_tokens: int | None = Field(None, gt=0)
+    reasoning: bool | None = None
+    # dollars per million tokens, as providers list them (and as Pi's models.json writes them)
+    input_cost: float | None = Field(None, ge=0)
+    output_cost: float | None = Field(None, ge=0)
+    cache_read_cost: float | None = Field(None, ge=0)
+    cache_write_cost: float | None = Field(None, ge=0)
+
+
 def _condense_defaults() -> CondenseSection:
     return TypeAdapter(CondenseSection).validate_python({})
 
@@ -55,3 +69,4 @@ class Settings(_Table):
     keymap: dict[str, str] = Field(default_factory=dict)  # binding id -> keys, e.g. "submit" = "ctrl+j"
     tools: list[str] = Field(default_factory=lambda: ["read", "bash", "edit", "write"])
     condense: CondenseSection = Field(default_factory=_condense_defaults)
+    models: dict[ModelRef, ModelSettings] = Field(default_factory=dict)  # "provider/id" -> its limits

@@ -47,7 +47,7 @@ def _schema_at(schema: Schema, path: KeyPath) -> Schema:
     node = schema
     for part in path:
         node = _resolve(node, schema)
-        extra = node.get("additionalProperties")
+        extra = node.get("additionalProperties") or next(iter(node.get("patternProperties", {}).values()), None)
         node = node.get("properties", {}).get(part) or (extra if isinstance(extra, dict) else {})
     return _resolve(node, schema)
 
@@ -95,6 +95,8 @@ def _problem(source: str, error: Mapping[str, Any], data: dict[str, Any], schema
         return None  # an earlier error of this pass already sent this key back to its default
     path, value = dropped
     key = ".".join(path)
+    if error["loc"][-1] == "[key]":  # a table's own name is wrong, e.g. [models.gpt] for "openai/gpt"
+        return Problem(path, f'{source}: {key}: expected a name such as "provider/model-id", ignored')
     if error["type"] == "extra_forbidden":
         known = _schema_at(schema, path[:-1]).get("properties", {})
         guess = difflib.get_close_matches(path[-1], list(known), n=1)

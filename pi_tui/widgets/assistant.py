@@ -39,6 +39,7 @@ class AssistantBlock(Vertical):
         self.mark_for = mark_for or (lambda call: "")
         self.parts: dict[int, Widget] = {}
         self.cards: dict[str, ToolCard] = {}
+        self._ended = False  # the error (or abort) line is shown: a failed request is said once
 
     # ----- building parts -----------------------------------------------------------------------
 
@@ -64,6 +65,9 @@ class AssistantBlock(Vertical):
 
     def _error_line(self) -> Static | None:
         message = self.item.message
+        if self._ended:  # a message that failed before streaming arrives composed with its error
+            return None
+        self._ended = message.get("stopReason") in ("aborted", "error")
         if message.get("stopReason") == "aborted":
             return Static(Content("Aborted"), classes="assistant-aborted")
         if message.get("stopReason") == "error":
@@ -125,9 +129,10 @@ class AssistantBlock(Vertical):
                     self.parts[index] = part
                     await self.mount(part)
         error = self._error_line()
-        if error is not None:
+        if self._ended:
             for card in self.cards.values():
                 card.never_ran()
+        if error is not None:
             await self.mount(error)
 
     # ----- folding ------------------------------------------------------------------------------

@@ -400,7 +400,7 @@ async def test_the_probe_after_the_cooldown_recovers_the_primary_with_one_info_n
     host.calls.clear()
     host.notes.clear()
     clock.now = COOLDOWN_MS
-    outcomes = await summarizer.summarize_batches([batch(), batch()], Signal())
+    outcomes = (await summarizer.summarize_batches([batch(), batch()], Signal())).outcomes
     # one call probes the primary, its sibling stays on the session model
     assert sorted(o.model for o in outcomes if o) == [PRIMARY, SESSION]
     assert summarizer.fallback.in_fallback is False
@@ -416,8 +416,10 @@ async def test_summarize_batches_keeps_batch_order_and_reports_progress_per_batc
     replies = iter([slow_then("- first", 0.05), slow_then("- second", 0), err("down")])
     host = FakeHost(lambda _m, _s: next(replies))
     progress: list[tuple[int, str, int]] = []
-    outcomes = await Summarizer(host, Config()).summarize_batches(
+    result = await Summarizer(host, Config()).summarize_batches(
         [batch(), batch(), batch()], Signal(), on_progress=lambda *event: progress.append(event))
+    outcomes = result.outcomes
+    assert result.halted is None  # a transient failure does not stop the others
     assert [o.text if o else None for o in outcomes] == ["- first", "- second", None]
     def of(index: int) -> list[tuple[str, int]]:
         return [(state, chars) for i, state, chars in progress if i == index]
@@ -441,10 +443,39 @@ async def test_sequential_batches_run_one_after_another() -> None:
             yield event
 
     host = FakeHost(lambda _m, _s: tracked("- s"))
-    outcomes = await Summarizer(host, Config()).summarize_batches([batch(), batch(), batch()], Signal(),
-                                                                  sequential=True)
-    assert len([o for o in outcomes if o]) == 3
+    result = await Summarizer(host, Config()).summarize_batches([batch(), batch(), batch()], Signal(),
+                                                                sequential=True)
+    assert len([o for o in result.outcomes if o]) == 3
     assert peak == 1
+
+
+async def test_an_auth_failure_halts_a_sequential_flush_at_its_first_batch_without_a_notice() -> None:
+    host = FakeHost(lambda _m, _s: err("no API key for provider-b: set PROVIDER_B_API_KEY", "auth"))
+    progress: list[tuple[int, str, int]] = []
+    result = await Summarizer(host, Config()).summarize_batches(
+        [batch(), batch(), batch()], Signal(), sequential=True, on_progress=lambda *event: progress.append(event))
+    assert len(host.calls) == 1  # the other batches would fail the same way: never sent
+    assert result.outcomes == [None, None, None]
+    assert result.halted == "no API key for provider-b: set PROVIDER_B_API_KEY"
+    assert host.notes == []  # the flush says it, once
+    assert [i for i, _, _ in progress] == [0, 0]  # one row, running then failed; the others never started
+
+
+async def test_an_auth_failure_abandons_the_parallel_calls_still_streaming() -> None:
+    streams = iter([err("Authentication or model error (HTTP 401): bad key", "auth"), hang(), hang()])
+    host = FakeHost(lambda _m, _s: next(streams))
+    summarizer = Summarizer(host, Config(summarizer_idle_timeout_ms=0, summarizer_max_timeout_ms=0))
+    result = await asyncio.wait_for(summarizer.summarize_batches([batch(), batch(), batch()], Signal()),
+                                    timeout=10)  # a safety net: without the halt the hanging calls never end
+    assert result.outcomes == [None, None, None]
+    assert result.halted == "Authentication or model error (HTTP 401): bad key"
+    assert host.notes == []
+
+
+async def test_a_single_call_outside_a_flush_still_reports_an_auth_failure() -> None:
+    host = FakeHost(lambda _m, _s: err("bad key", "auth"))
+    assert await Summarizer(host, Config()).summarize_batch(batch(), Signal()) is None
+    assert host.levels("error") == ["pruner: summarization failed: bad key"]
 
 
 async def test_an_abort_during_a_stream_raises_without_waiting_for_the_stream() -> None:

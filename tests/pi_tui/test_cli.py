@@ -76,6 +76,19 @@ def test_bad_model_is_one_clear_line(capsys: pytest.CaptureFixture[str]) -> None
     assert "not of the form provider/id" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("url", ["127.0.0.1:8000/v1", "ftp://example.com/v1", "http://"])
+def test_a_base_url_that_is_not_http_is_one_clear_line(capsys: pytest.CaptureFixture[str], url: str) -> None:
+    assert main(["-p", "hi", "--model", "openai/m", "--base-url", url]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--base-url" in err and "http(s) URL" in err
+
+
+def test_print_mode_without_the_models_key_says_so_once_before_any_request(tmp_path: Path) -> None:
+    result = run_cli("-p", "hi", "--model", "anthropic/claude-sonnet-4-5", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr == "pi-tui: error: no API key for anthropic: set ANTHROPIC_API_KEY\n"
+
+
 def test_print_mode_demo_then_show_context_and_continue(tmp_path: Path) -> None:
     first = run_cli("-p", "fix the failing test", "--model", "demo", cwd=tmp_path)
     assert first.returncode == 0, first.stderr

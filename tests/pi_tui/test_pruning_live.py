@@ -16,7 +16,7 @@ from pi_tui.ai.types import ModelSpec
 from pi_tui.pruning import install
 from pi_tui.session.store import Session
 from pi_tui.tools import make_tools
-from tests.support.fake_openai import FakeOpenAI, call, context_overflow, text_reply, tool_reply
+from tests.support.fake_openai import FakeOpenAI, call, context_overflow, error_reply, text_reply, tool_reply
 
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"),
               pytest.mark.filterwarnings("ignore:.*`ReadOnly` qualifier:UserWarning")]
@@ -126,3 +126,25 @@ async def test_overflow_with_nothing_to_prune_does_not_retry(fake_openai: FakeOp
     added = await host.prompt("hello")
     assert added[-1]["stopReason"] == "error"
     assert len(fake_openai.requests) == 1
+
+
+async def test_a_rejected_key_stops_pruner_now_at_the_first_batch_and_keeps_all_work_pending(
+        fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    for name in "abc":
+        (tmp_path / f"{name}.txt").write_text(f"line of {name}\n" * 300)
+    fake_openai.push(*(tool_reply(call("read", {"path": f"{n}.txt"}, f"c{n}")) for n in "abc"), text_reply("read"))
+    host, notes = await agent(fake_openai, tmp_path, summarizer_model="default", prune_on="on-demand")
+    await host.prompt("read a, b and c")
+    asked = len(fake_openai.requests)
+    fake_openai.push(error_reply(401, "Incorrect API key provided", kind="invalid_request_error",
+                                 code="invalid_api_key"))
+    await host.commands["pruner"].handler("now")
+    assert len(fake_openai.requests) == asked + 1  # one summariser call, not one per batch
+    errors = [text for level, text in notes.notices if level in ("error", "warning")]
+    assert len(errors) == 1 and "Incorrect API key provided" in errors[0] and "3 batches" in errors[0]
+    kinds = [e.get("customType") for e in host.session.entries]
+    assert "context-prune-summary" not in kinds and "context-prune-index" not in kinds
+    fake_openai.push(*(text_reply(f"- read {n}.txt") for n in "abc"))  # the key works again
+    await host.commands["pruner"].handler("now")
+    kinds = [e.get("customType") for e in host.session.entries]
+    assert kinds.count("context-prune-summary") == 3  # nothing was lost: every batch was still pending

@@ -95,10 +95,17 @@ def test_replay_never_overwrites_and_rejects_bad_settings(replayed: Path, tmp_pa
 
 
 def test_query_command_prints_the_original(replayed: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["query", str(replayed), "t1", "nope"]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith("## toolRef: t1\n")
-    assert "## toolRef: nope\n(not found in index" in out
+    assert main(["query", str(replayed), "t1", "t2"]) == 0
+    assert capsys.readouterr().out.startswith("## toolRef: t1\n")
+
+
+def test_query_exits_1_when_a_ref_is_not_found_and_still_prints_the_others(
+        replayed: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["query", str(replayed), "t1", "nope"]) == 1
+    printed = capsys.readouterr()
+    assert printed.out.startswith("## toolRef: t1\n")
+    assert "## toolRef: nope\n(not found in index" in printed.out
+    assert printed.err.count("\n") == 1 and printed.err.endswith(": nope\n")
 
 
 @pytest.mark.parametrize("name", ["pi-large-session.jsonl", "pi-before-compaction.jsonl"])

@@ -264,7 +264,8 @@ def check_corrupted(path: Path, lines: Lines, capsys: pytest.CaptureFixture[str]
     for args in (["show", str(path)], ["context", str(path)], ["context", str(path), "--raw"],
                  ["query", str(path), "t1", "t2"], ["sessions"]):
         code, _, err = run_cli(args, capsys)
-        assert code == 0, (args, err[-2000:])
+        missing_refs = args[0] == "query" and code == 1 and "pi-tui: not found in " in err  # `query`'s answer
+        assert code == 0 or missing_refs, (args, err[-2000:])
         assert_clean_stderr(err, path)
 
 

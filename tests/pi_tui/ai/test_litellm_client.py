@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import subprocess
 import sys
 import urllib.error
@@ -21,10 +22,10 @@ from pi_tui.ai.litellm_client import (
     _ReplyBuilder,
     complete_text,
     completion_kwargs,
-    model_info,
     usage_from,
     warm_up,
 )
+from pi_tui.ai.models import parse_model_ref
 from pi_tui.ai.types import ModelRequest, ModelSpec, StreamEvent, ToolSpec
 from tests.support.fake_openai import (
     FakeOpenAI,
@@ -162,7 +163,7 @@ async def test_usage_with_cached_tokens_uses_pi_semantics(server: FakeOpenAI) ->
 
 
 def test_cost_per_part_comes_from_litellms_price_map(litellm: Any) -> None:
-    spec = ModelSpec(provider="anthropic", id="claude-sonnet-4-5")
+    spec = parse_model_ref("anthropic/claude-sonnet-4-5")
     raw = {"prompt_tokens": 7512, "completion_tokens": 40, "cache_read_input_tokens": 6000,
            "cache_creation_input_tokens": 1500}
     result = usage_from(raw, spec)
@@ -190,6 +191,18 @@ async def test_429_is_a_transient_error_and_the_next_request_succeeds(server: Fa
     assert classify_error_text(message["errorMessage"]) == "transient"
     assert len(server.requests) == 1  # litellm itself did not retry
     assert final(await collect(request_for(server)))["content"] == [{"type": "text", "text": "fine now"}]
+
+
+async def test_a_refused_connection_names_the_url_and_is_not_an_http_500(litellm: Any) -> None:
+    with socket.socket() as probe:  # a port nothing listens on: bound, then closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    request = ModelRequest(model=ModelSpec(provider="openai", id="m", base_url=url), system_prompt="s",
+                           messages=[{"role": "user", "content": "hi", "timestamp": 1}])
+    message = final(await collect(request))
+    assert message["errorMessage"] == f"Temporary provider error: cannot connect to {url}. Try again in a moment."
+    assert classify_error_text(message["errorMessage"]) == "transient"  # a server still starting: retried
 
 
 @pytest.mark.parametrize("status", [500, 503])
@@ -309,10 +322,38 @@ def test_request_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not {"api_key", "api_base", "reasoning_effort"} & completion_kwargs(hosted).keys()
 
 
-def test_model_info_from_the_price_map_with_fallbacks(litellm: Any) -> None:
-    assert model_info(ModelSpec(provider="anthropic", id="claude-sonnet-4-5")) == (200_000, 64_000, True)
-    unknown = ModelSpec(provider="openai", id="no-such-model", context_window=32_000, max_tokens=2_000)
-    assert model_info(unknown) == (32_000, 2_000, False)
+@pytest.mark.parametrize("ref", ["anthropic/claude-sonnet-4-5", "openai/gpt-5.1", "gemini/gemini-2.5-pro",
+                                 "deepseek/deepseek-chat", "mistral/mistral-large-latest"])
+def test_limits_and_prices_read_without_litellm_match_litellms_own_lookup(litellm: Any, ref: str) -> None:
+    spec = parse_model_ref(ref)
+    info = litellm.get_model_info(ref)
+    assert (spec.context_window, spec.max_tokens) == (info["max_input_tokens"], info["max_output_tokens"])
+    assert spec.prices.input == info["input_cost_per_token"]
+    assert spec.prices.output == info["output_cost_per_token"]
+    assert spec.prices.cache_read == (info.get("cache_read_input_token_cost") or 0.0)
+
+
+def test_a_router_model_gets_the_window_litellm_finds_for_it(litellm: Any) -> None:
+    ref = "openrouter/anthropic/claude-sonnet-4.5"
+    spec, info = parse_model_ref(ref), litellm.get_model_info(ref)
+    assert (spec.context_window, spec.max_tokens) == (info["max_input_tokens"], info["max_output_tokens"])
+
+
+def test_a_model_litellm_does_not_know_is_unknown_to_both(litellm: Any) -> None:
+    with pytest.raises(Exception, match="isn't mapped"):
+        litellm.get_model_info("openai/no-such-model")
+    assert parse_model_ref("openai/no-such-model").context_window == ModelSpec("x", "y").context_window
+
+
+async def test_a_missing_key_fails_in_one_line_before_any_request() -> None:
+    request = ModelRequest(model=parse_model_ref("anthropic/claude-sonnet-4-5"), system_prompt="s",
+                           messages=[{"role": "user", "content": "hi", "timestamp": 1}])
+    message = final(await collect(request))
+    assert message["errorMessage"] == "no API key for anthropic: set ANTHROPIC_API_KEY"
+    assert classify_error_text(message["errorMessage"]) == "auth"
+    with pytest.raises(ModelError) as raised:
+        await complete_text(request.model, "s", "p", AbortSignal())
+    assert raised.value.kind == "auth"
 
 
 def test_anthropic_signature_and_redacted_thinking_from_real_litellm_chunks(litellm: Any) -> None:

@@ -57,6 +57,7 @@ async def test_model_switch_rebuilds_on_the_same_session_and_records_it(make_app
         picker = app.screen
         assert isinstance(picker, PickerScreen)
         assert [choice.label for choice in picker.shown] == ["demo", "openai/gpt-5.1"]
+        assert picker.shown[1].description == "272k context"  # gpt-5.1's window in litellm's map
         await pilot.press(*"gpt", "enter")
         await wait(pilot)
         assert app.runtime.host.config.model.ref == "openai/gpt-5.1"
@@ -64,11 +65,26 @@ async def test_model_switch_rebuilds_on_the_same_session_and_records_it(make_app
         assert user_texts(app) == ["Fix the failing test"]
         last = json.loads(path.read_text(encoding="utf-8").splitlines()[-1])
         assert (last["type"], last["provider"], last["modelId"]) == ("model_change", "openai", "gpt-5.1")
-        assert app.main.footer.lines(108)[1].plain.endswith("gpt-5.1")
+        footer = app.main.footer.lines(108)[1].plain
+        assert "%/272k" in footer  # gpt-5.1's window in litellm's map
+        assert footer.endswith("gpt-5.1 • thinking off")  # a reasoning model, per the map
         assert warmed == [True]  # a real model: litellm is imported in the background right away
         await send(pilot, "/model demo")  # back to the demo: a new session on its own sample project
         assert app.runtime.host.config.model.provider == "demo"
         assert app.runtime.host.session.path != path
+
+
+async def test_switching_to_a_model_without_its_key_says_so_and_keeps_the_current_one(
+        make_app, fixed_session, send, wait) -> None:
+    path = fixed_session()
+    app = make_app(session=path, model=None)
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait(pilot)
+        before = path.read_text(encoding="utf-8")
+        await send(pilot, "/model anthropic/claude-sonnet-4-5")
+        assert [n.message for n in app._notifications] == ["no API key for anthropic: set ANTHROPIC_API_KEY"]
+        assert app.runtime.host.config.model.provider == "demo"
+        assert path.read_text(encoding="utf-8") == before  # no model_change recorded
 
 
 async def test_new_and_resume_switch_sessions(make_app, send, wait) -> None:
