@@ -75,6 +75,9 @@ class PurgeErrorsConfig(_Table):
 
 
 class CondenseConfig(_Table):
+    """Every pruning setting with its default; build it with `model_validate` from snake_case or the
+    design's camelCase keys. Strict, so a wrong type is reported rather than guessed at."""
+
     enabled: bool = Field(True, description="Master switch of context pruning (`/pruner on|off`).")
     prune_on: PruneOn = Field(
         "agent-message",
