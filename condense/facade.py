@@ -18,9 +18,11 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic import ValidationError
+
 from condense.adapters import from_anthropic, from_openai, to_anthropic, to_openai
 from condense.adapters.common import tool_names, with_usage
-from condense.config import CondenseConfig
+from condense.config import CondenseConfig, one_line_error
 from condense.engine import CondenseEngine
 from condense.litellm_summary import litellm_summarizer
 from condense.local_host import LocalHost, SummaryFunction
@@ -36,7 +38,10 @@ function from the summariser prompt to the summary text (sync or async)."""
 def _config_for(summarizer: Summarizer, config: CondenseConfig | Mapping[str, Any] | None) -> CondenseConfig:
     settings = config.model_dump() if isinstance(config, CondenseConfig) else dict(config or {})
     settings["summarizer_model"] = EXTRACTIVE_MODEL if summarizer == EXTRACTIVE_MODEL else "default"
-    return CondenseConfig.model_validate(settings)
+    try:
+        return CondenseConfig.model_validate(settings)
+    except ValidationError as exc:
+        raise ValueError(f"condense: config {one_line_error(exc)}") from None
 
 
 def _summary_function(summarizer: Summarizer) -> SummaryFunction | None:
@@ -67,8 +72,9 @@ class Condenser:
                  config: CondenseConfig | Mapping[str, Any] | None = None, context_window: int = 200_000,
                  model: str = "agent") -> None:
         self.model = model
+        settings = _config_for(summarizer, config)
         self.host = LocalHost(store, summarize=_summary_function(summarizer), context_window=context_window)
-        self.engine = CondenseEngine(self.host, _config_for(summarizer, config))
+        self.engine = CondenseEngine(self.host, settings)
         self.host.render = self.engine.render
         history = self.host.messages()
         self._assistants = sum(1 for m in history if m.get("role") == "assistant")
