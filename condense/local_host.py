@@ -107,6 +107,9 @@ class LocalHost:
         if header is None or not isinstance(header.get("id"), str):
             raise ValueError(f"{self.path} is not a Pi session file (no session header); "
                              "name an empty folder or one this library wrote")
+        if header.get("version") != SESSION_VERSION:
+            raise ValueError(f"{self.path} is a version {header.get('version', 1)} Pi session; open it once with "
+                             "pi-tui (which upgrades it to version 3) or name another folder")
         self.header = header
         self.entries = _path_to_leaf([o for o in objects[1:] if o.get("type") != "session"])
 
@@ -134,9 +137,12 @@ class LocalHost:
         new = not self.path.exists()
         if new:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             data = ((dump_line(self.header) if new else "") + dump_line(entry)).encode("utf-8")
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                data = b"\n" + data  # a torn last line must not swallow this entry
             os.write(fd, data)
         finally:
             os.close(fd)
