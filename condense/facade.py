@@ -149,7 +149,13 @@ class Condenser:
     async def flush(self) -> None:
         """Summarise every pending tool batch now (`/pruner now`), whatever the triggers say."""
         await self._close_turn()
-        await self.engine.flush("manual")
+        await self.engine.flush("manual", sequential=True)
+
+    async def shrink(self) -> bool:
+        """The provider refused the request as too long: summarise everything pending and compress every
+        closed chain, as pi-tui does before its one retry. True when something shrank (retry once)."""
+        await self._close_turn()
+        return await self.engine.on_context_overflow(retried=False)
 
     # ----- the recovery tool --------------------------------------------------------------------
 

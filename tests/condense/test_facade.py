@@ -197,3 +197,21 @@ def test_summary_entries_are_pi_custom_messages(tmp_path: Path) -> None:
     asyncio.run(openai_run(condenser, turns=1))
     kinds = [(e["type"], e.get("customType")) for e in condenser.host.entries]
     assert ("custom_message", SUMMARY) in kinds
+
+
+async def test_on_demand_pruning_waits_for_flush_and_shrink_prunes_everything_for_a_retry() -> None:
+    condenser = OpenAICondenser(config={"prune_on": "on-demand"})
+    await openai_run(condenser, turns=2)
+    whole = condenser.messages()
+    assert [m["content"] for m in whole if m["role"] == "tool"] == [output(0), output(1)]
+    assert await condenser.shrink() is True
+    shrunk = texts(condenser.messages())
+    assert len(shrunk) < len(texts(whole)) // 2 and "compressed-chain" in shrunk
+    assert output(1) in condenser.query(["t2"])
+
+
+async def test_flush_summarises_pending_work_on_request() -> None:
+    condenser = OpenAICondenser(config={"prune_on": "on-demand"})
+    await condenser.add([{"role": "user", "content": "go"}, *openai_turn(0)])
+    await condenser.flush()
+    assert "context_tree_query" in condenser.messages()[2]["content"]
