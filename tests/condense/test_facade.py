@@ -215,3 +215,14 @@ async def test_flush_summarises_pending_work_on_request() -> None:
     await condenser.add([{"role": "user", "content": "go"}, *openai_turn(0)])
     await condenser.flush()
     assert "context_tree_query" in condenser.messages()[2]["content"]
+
+
+async def test_a_batch_with_a_message_pi_cannot_hold_is_refused_whole(tmp_path: Path) -> None:
+    condenser = OpenAICondenser(tmp_path / "state")
+    await condenser.add([{"role": "user", "content": "hi"}])
+    before = (next((tmp_path / "state").glob("*.jsonl"))).read_text()
+    with pytest.raises(ValueError, match="data: URL"):
+        await condenser.add([*openai_turn(0), {"role": "user", "content": [
+            {"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}}]}])
+    assert next((tmp_path / "state").glob("*.jsonl")).read_text() == before
+    assert condenser.messages() == [{"role": "user", "content": "hi"}]
