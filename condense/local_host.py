@@ -21,7 +21,7 @@ from typing import Any
 
 from condense.blobs import blob_dir
 from condense.host import CancelSignal, CompletionEvent, ContextUsage, Level
-from condense.measure import estimate_tokens
+from condense.measure import estimate_tokens, model_chars
 
 SESSION_VERSION = 3
 SUMMARIZER_MODEL = "library/summarizer"  # what the engine calls "the session model" here
@@ -184,11 +184,14 @@ class LocalHost:
         return blob_dir(self.folder, self.session_id) if self.folder is not None else None
 
     def context_usage(self) -> ContextUsage | None:
-        """Estimated from what the model reads now (after pruning, when a renderer is attached)."""
+        """As pi-tui's agent reckons it: the newest good reply's reported usage plus an estimate of what
+        came after it. Without reported usage, an estimate of what the model reads now (after pruning,
+        when a renderer is attached)."""
         messages = self.messages()
-        if self.render is not None:
-            messages = self.render(messages)
-        return ContextUsage(estimate_tokens(messages), self.context_window)
+        tokens = reported_context_tokens(messages)
+        if tokens is None:
+            tokens = estimate_tokens(self.render(messages) if self.render is not None else messages)
+        return ContextUsage(tokens, self.context_window)
 
     def session_model(self) -> str | None:
         return SUMMARIZER_MODEL if self.summarize is not None else None
@@ -224,6 +227,22 @@ class LocalHost:
 
     def set_widget(self, key: str, lines: list[str] | None) -> None:
         return None
+
+
+def reported_context_tokens(messages: list[dict[str, Any]]) -> int | None:
+    """Tokens of the newest good assistant reply's usage plus chars/4 of the messages after it; None when
+    that reply reported no usage (or there is none since the last compaction)."""
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if message.get("role") == "compactionSummary":
+            return None
+        if message.get("role") != "assistant" or message.get("stopReason") in ("error", "aborted"):
+            continue
+        usage = message.get("usage") or {}
+        tokens = int(usage.get("totalTokens") or 0) or sum(
+            int(usage.get(k) or 0) for k in ("input", "output", "cacheRead", "cacheWrite"))
+        return tokens + model_chars(messages[index + 1:]) // 4 if tokens else None
+    return None
 
 
 def custom_message_of(entry: dict[str, Any]) -> dict[str, Any]:

@@ -226,3 +226,16 @@ async def test_a_batch_with_a_message_pi_cannot_hold_is_refused_whole(tmp_path: 
             {"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}}]}])
     assert next((tmp_path / "state").glob("*.jsonl")).read_text() == before
     assert condenser.messages() == [{"role": "user", "content": "hi"}]
+
+
+async def test_reported_usage_near_the_window_flushes_after_a_tool_turn_as_pi_tui_does() -> None:
+    """The budget trigger reads the provider's usage, as pi-tui's agent does: a tool turn that brings
+    the context past the threshold is summarised before the model is asked again."""
+    condenser = OpenAICondenser(context_window=10_000)
+    await condenser.add([{"role": "user", "content": "go"}])
+    await condenser.add(openai_turn(0), usage={"prompt_tokens": 7000, "completion_tokens": 30})
+    await condenser.add(openai_turn(1), usage={"prompt_tokens": 7900, "completion_tokens": 30})
+    request = condenser.messages()
+    assert [m["content"] for m in request if m["role"] == "tool"] != [output(0), output(1)]
+    assert "Summarized tool refs" in texts(request)
+    assert any("budget reached" in text for _, text in condenser.host.notices)
