@@ -30,12 +30,12 @@ from condense.messages import tool_calls
 from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_NAME, QUERY_TOOL_PARAMETERS
 from condense.summarize.runner import EXTRACTIVE_MODEL
 
-Summarizer = str | SummaryFunction
+SummarySource = str | SummaryFunction
 """`"extractive"` (offline, no model), a litellm model name such as `"openai/gpt-4o-mini"`, or a
 function from the summariser prompt to the summary text (sync or async)."""
 
 
-def _config_for(summarizer: Summarizer, config: CondenseConfig | Mapping[str, Any] | None) -> CondenseConfig:
+def _config_for(summarizer: SummarySource, config: CondenseConfig | Mapping[str, Any] | None) -> CondenseConfig:
     settings = config.model_dump() if isinstance(config, CondenseConfig) else dict(config or {})
     settings["summarizer_model"] = EXTRACTIVE_MODEL if summarizer == EXTRACTIVE_MODEL else "default"
     try:
@@ -44,7 +44,7 @@ def _config_for(summarizer: Summarizer, config: CondenseConfig | Mapping[str, An
         raise ValueError(f"condense: config {one_line_error(exc)}") from None
 
 
-def _summary_function(summarizer: Summarizer) -> SummaryFunction | None:
+def _summary_function(summarizer: SummarySource) -> SummaryFunction | None:
     if summarizer == EXTRACTIVE_MODEL:
         return None
     return litellm_summarizer(summarizer) if isinstance(summarizer, str) else summarizer
@@ -68,7 +68,7 @@ class Condenser:
     (`CondenseConfig` or a dict of its snake_case keys). `context_window` is the model's, in tokens:
     the engine flushes early when the estimated context use nears it."""
 
-    def __init__(self, store: str | os.PathLike[str] | None = None, *, summarizer: Summarizer = EXTRACTIVE_MODEL,
+    def __init__(self, store: str | os.PathLike[str] | None = None, *, summarizer: SummarySource = EXTRACTIVE_MODEL,
                  config: CondenseConfig | Mapping[str, Any] | None = None, context_window: int = 200_000,
                  model: str = "agent") -> None:
         self.model = model
