@@ -84,6 +84,7 @@ class LocalHost:
         self.summarize = summarize
         self.context_window = context_window
         self.entries: list[dict[str, Any]] = []
+        self._ids: set[str] = set()  # every id in the file, so a new one never repeats an old one
         self.notices: list[tuple[Level, str]] = []
         self.status: dict[str, str] = {}
         self.render: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] | None = None
@@ -111,7 +112,9 @@ class LocalHost:
             raise ValueError(f"{self.path} is a version {header.get('version', 1)} Pi session; open it once with "
                              "pi-tui (which upgrades it to version 3) or name another folder")
         self.header = header
-        self.entries = _path_to_leaf([o for o in objects[1:] if o.get("type") != "session"])
+        entries = [o for o in objects[1:] if o.get("type") != "session"]
+        self._ids = {e["id"] for e in entries if isinstance(e.get("id"), str)}
+        self.entries = _path_to_leaf(entries)
 
     # ----- the log ----------------------------------------------------------------------------
 
@@ -121,14 +124,14 @@ class LocalHost:
 
     def append(self, kind: str, fields: dict[str, Any]) -> dict[str, Any]:
         """Add an entry of `kind` after the last one and write it through to the file."""
-        taken = {e.get("id") for e in self.entries}
         entry_id = uuid.uuid4().hex[:8]
-        while entry_id in taken:
+        while entry_id in self._ids:
             entry_id = uuid.uuid4().hex[:8]
         entry = {"type": kind, "id": entry_id, "parentId": self.entries[-1]["id"] if self.entries else None,
                  "timestamp": iso_now(), **fields}
         self._write(entry)
         self.entries.append(entry)
+        self._ids.add(entry_id)
         return entry
 
     def _write(self, entry: dict[str, Any]) -> None:
