@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, ValidationError
 
 
 def _floor_fraction(value: Any) -> Any:
@@ -75,6 +75,9 @@ class PurgeErrorsConfig(_Table):
 
 
 class CondenseConfig(_Table):
+    """Every pruning setting with its default; build it with `model_validate` from snake_case or the
+    design's camelCase keys. Strict, so a wrong type is reported rather than guessed at."""
+
     enabled: bool = Field(True, description="Master switch of context pruning (`/pruner on|off`).")
     prune_on: PruneOn = Field(
         "agent-message",
@@ -140,3 +143,11 @@ class CondenseConfig(_Table):
     purge_errors: PurgeErrorsConfig = Field(
         default_factory=PurgeErrorsConfig, description="Shrinking of failed tool calls' arguments."
     )
+
+
+def one_line_error(exc: ValidationError) -> str:
+    """The first problem of a rejected configuration as `key: what is wrong (got value)`: one line a
+    user can act on, where pydantic's own text spans several."""
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    return f"{where}: {first['msg'].lower()} (got {first.get('input')!r})"

@@ -56,6 +56,9 @@ class _Cancel:
 
 
 class CondenseEngine:
+    """condense itself: answers the agent's events (`on_*`), renders each request, runs the recovery
+    tool. Drive it through a Host; `condense.facade` does that for agents that only hold messages."""
+
     def __init__(self, host: Host, config: CondenseConfig, save_config: ConfigSaver | None = None) -> None:
         self.host = host
         self.config = config

@@ -33,6 +33,8 @@ Progress = Callable[[int, str, int], None]  # (batch number, state, streamed cha
 
 @dataclass
 class FlushResult:
+    """What a flush did: its outcome, batches captured and processed, summaries written, notices."""
+
     outcome: Outcome
     captured: int = 0
     processed: int = 0

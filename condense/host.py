@@ -29,16 +29,22 @@ class CompletionEvent:
 
 @dataclass(frozen=True)
 class ContextUsage:
+    """How full the context is: `tokens` used (None when unknown) out of the model's `context_window`."""
+
     tokens: int | None
     context_window: int
 
 
 class CancelSignal(Protocol):
+    """Set when the user abandons the work a summariser call belongs to (a flush aborted with Esc)."""
+
     @property
     def aborted(self) -> bool: ...
 
 
 class Host(Protocol):
+    """The agent as the engine sees it: its session branch, a way to persist, a completion call, a UI."""
+
     # ----- the session -----
     def branch(self) -> list[dict[str, Any]]:
         """Session entries of the current branch, root to leaf (Pi's `getBranch`)."""

@@ -1,0 +1,249 @@
+"""OpenAI chat-completions messages <-> Pi messages.
+
+This is the shape litellm and most Python agents keep their history in. The two directions are
+inverses for what both shapes can say (text, tool calls and their arguments, tool results, images,
+signed thinking in litellm's `thinking_blocks`), so an agent's messages that were not pruned come back
+as it sent them. A tool message cannot carry images, so images a Pi tool result holds travel in one user
+message right after the tool messages, each group introduced by a line naming its call: reading that
+message back puts every image into its own result again.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from condense.adapters.common import (
+    Clock,
+    MessageError,
+    data_url,
+    image_from_data_url,
+    llm_messages,
+    pi_assistant,
+    text_blocks,
+    tool_names,
+    zero_clock,
+)
+
+API = "openai-completions"
+IMAGE_PLACEHOLDER = "(see the attached image)"
+IMAGES_INTRO = "Images returned by tool call {id}:"
+_IMAGES_INTRO = re.compile(r"Images returned by tool call (?P<id>\S+):")
+
+OpenAIMessage = dict[str, Any]
+
+
+# ----- OpenAI -> Pi --------------------------------------------------------------------------------
+
+
+def from_openai(messages: list[OpenAIMessage], *, known_tools: Mapping[str, str] | None = None,
+                clock: Clock = zero_clock, model: str = "agent") -> list[dict[str, Any]]:
+    """Pi messages for `messages`. `known_tools` names the tools of calls made in earlier messages (a tool
+    message carries only its call's id); `clock` stamps each message. Raises MessageError for what Pi
+    cannot hold (a system message, an image by URL, audio or file parts)."""
+    names = dict(known_tools or {})
+    out: list[dict[str, Any]] = []
+    for index, message in enumerate(messages):
+        role = message.get("role")
+        if role == "assistant":
+            converted = _assistant_to_pi(message, clock(), model)
+            names.update(tool_names([converted]))
+        elif role == "tool":
+            converted = _tool_to_pi(message, names, clock())
+        elif role == "user":
+            if _fold_images(message, out):
+                continue
+            converted = {"role": "user", "content": _user_content_to_pi(message.get("content")), "timestamp": clock()}
+        elif role in ("system", "developer"):
+            raise MessageError(f"condense: message {index} is a {role} message; keep the system prompt out of "
+                               "the history and put it first in each request yourself")
+        else:
+            raise MessageError(f"condense: message {index} has role {role!r}; expected user, assistant or tool")
+        out.append(converted)
+    return out
+
+
+def _user_content_to_pi(content: Any) -> str | list[dict[str, Any]]:
+    if isinstance(content, str):
+        return content
+    blocks: list[dict[str, Any]] = []
+    for part in content or []:
+        kind = part.get("type")
+        if kind == "text":
+            blocks.append({"type": "text", "text": part["text"]})
+        elif kind == "image_url":
+            url = part["image_url"]["url"] if isinstance(part["image_url"], dict) else part["image_url"]
+            blocks.append(image_from_data_url(url))
+        else:
+            raise MessageError(f"condense: a {kind!r} content part has no Pi equivalent; send text or images")
+    return blocks
+
+
+def _texts(content: Any) -> list[str]:
+    """The text parts of assistant or tool content (a string, None, or a list of parts)."""
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [content]
+    return [part.get("text") or part.get("refusal") or "" for part in content]
+
+
+def _arguments_to_pi(raw: Any) -> dict[str, Any]:
+    """Pi holds arguments parsed; text that is not a JSON object is kept whole so it can go back as sent."""
+    if isinstance(raw, dict):
+        return raw
+    try:
+        parsed = json.loads(raw) if isinstance(raw, str) else None
+    except ValueError:
+        parsed = None
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def _call_to_pi(call: dict[str, Any]) -> dict[str, Any]:
+    function = call.get("function") or {}
+    raw = function.get("arguments", "{}")
+    block = {"type": "toolCall", "id": call["id"], "name": function.get("name", ""),
+             "arguments": _arguments_to_pi(raw)}
+    if isinstance(raw, str) and raw != _dump_arguments(block["arguments"]):
+        block["rawArguments"] = raw
+    return block
+
+
+def _thinking_to_pi(block: dict[str, Any]) -> dict[str, Any]:
+    if block.get("type") == "redacted_thinking":
+        return {"type": "thinking", "thinking": "", "thinkingSignature": block.get("data", ""), "redacted": True}
+    return {"type": "thinking", "thinking": block.get("thinking", ""), "thinkingSignature": block.get("signature", "")}
+
+
+def _assistant_to_pi(message: OpenAIMessage, timestamp: int, model: str) -> dict[str, Any]:
+    content = [_thinking_to_pi(b) for b in message.get("thinking_blocks") or []]
+    content += text_blocks(_texts(message.get("content")))
+    content += [_call_to_pi(call) for call in message.get("tool_calls") or []]
+    return pi_assistant(content, API, model, timestamp)
+
+
+def _tool_to_pi(message: OpenAIMessage, names: Mapping[str, str], timestamp: int) -> dict[str, Any]:
+    call_id = message.get("tool_call_id", "")
+    return {"role": "toolResult", "toolCallId": call_id, "toolName": names.get(call_id, message.get("name", "")),
+            "content": text_blocks(_texts(message.get("content"))), "isError": bool(message.get("is_error")),
+            "timestamp": timestamp}
+
+
+def _fold_images(message: OpenAIMessage, out: list[dict[str, Any]]) -> bool:
+    """Put the images of a tool-images message (see the module doc) back into the results it names.
+    False, and nothing changed, for any other user message."""
+    parts = message.get("content")
+    if not isinstance(parts, list) or not parts:
+        return False
+    results = {}
+    for previous in reversed(out):
+        if previous.get("role") != "toolResult":
+            break
+        results[previous["toolCallId"]] = previous
+    groups: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
+    for part in parts:
+        intro = _IMAGES_INTRO.fullmatch(part.get("text") or "") if part.get("type") == "text" else None
+        if intro is not None and intro["id"] in results:
+            groups.append((results[intro["id"]], []))
+        elif part.get("type") == "image_url" and groups:
+            groups[-1][1].append(_user_content_to_pi([part])[0])
+        else:
+            return False
+    for result, images in groups:
+        texts = result["content"]
+        if texts == text_blocks([IMAGE_PLACEHOLDER]) and images:
+            texts = []
+        result["content"] = [*texts, *images]
+    return True
+
+
+# ----- Pi -> OpenAI --------------------------------------------------------------------------------
+
+
+def to_openai(messages: list[dict[str, Any]]) -> list[OpenAIMessage]:
+    """The OpenAI messages a model reads for Pi `messages` (condense's summaries become user messages)."""
+    out: list[OpenAIMessage] = []
+    images: list[dict[str, Any]] = []
+    for message in llm_messages(messages):
+        role = message["role"]
+        if role != "toolResult" and images:
+            out.append({"role": "user", "content": images})
+            images = []
+        if role == "toolResult":
+            tool_message, result_images = _tool_from_pi(message)
+            out.append(tool_message)
+            images += result_images
+        elif role == "assistant":
+            assistant = _assistant_from_pi(message)
+            if assistant is not None:
+                out.append(assistant)
+        else:
+            out.append({"role": "user", "content": _user_content_from_pi(message["content"])})
+    if images:
+        out.append({"role": "user", "content": images})
+    return out
+
+
+def _image_part(block: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": data_url(block)}}
+
+
+def _user_content_from_pi(content: str | list[dict[str, Any]]) -> str | list[dict[str, Any]]:
+    if isinstance(content, str):
+        return content
+    return [{"type": "text", "text": b["text"]} if b["type"] == "text" else _image_part(b)
+            for b in content if b.get("type") in ("text", "image")]
+
+
+def _text_content(texts: list[str]) -> str | list[dict[str, Any]] | None:
+    """One text is a string, several stay separate parts, none is None (OpenAI's own convention)."""
+    if not texts:
+        return None
+    return texts[0] if len(texts) == 1 else [{"type": "text", "text": t} for t in texts]
+
+
+def _dump_arguments(arguments: dict[str, Any]) -> str:
+    return json.dumps(arguments, ensure_ascii=False)
+
+
+def _call_from_pi(block: dict[str, Any]) -> dict[str, Any]:
+    arguments = block.get("arguments") or {}
+    raw = block.get("rawArguments")
+    # the text as the model wrote it, unless the engine has since rewritten the arguments (error purge)
+    text = raw if isinstance(raw, str) and _arguments_to_pi(raw) == arguments else _dump_arguments(arguments)
+    return {"id": block["id"], "type": "function", "function": {"name": block["name"], "arguments": text}}
+
+
+def _thinking_from_pi(block: dict[str, Any]) -> dict[str, Any]:
+    if block.get("redacted"):
+        return {"type": "redacted_thinking", "data": block["thinkingSignature"]}
+    return {"type": "thinking", "thinking": block.get("thinking", ""), "signature": block["thinkingSignature"]}
+
+
+def _assistant_from_pi(message: dict[str, Any]) -> OpenAIMessage | None:
+    """None for a reply with nothing OpenAI can carry (only unsigned thinking): providers refuse it."""
+    blocks = message.get("content") or []
+    texts = [b["text"] for b in blocks if b.get("type") == "text"]
+    calls = [_call_from_pi(b) for b in blocks if b.get("type") == "toolCall"]
+    thinking = [_thinking_from_pi(b) for b in blocks if b.get("type") == "thinking" and b.get("thinkingSignature")]
+    if not texts and not calls:
+        return None
+    out: OpenAIMessage = {"role": "assistant", "content": _text_content(texts)}
+    if calls:
+        out["tool_calls"] = calls
+    if thinking:
+        out["thinking_blocks"] = thinking
+    return out
+
+
+def _tool_from_pi(message: dict[str, Any]) -> tuple[OpenAIMessage, list[dict[str, Any]]]:
+    """The tool message, and the parts that show its images after the tool messages."""
+    blocks = message.get("content") or []
+    texts = [b["text"] for b in blocks if b.get("type") == "text"]
+    images = [_image_part(b) for b in blocks if b.get("type") == "image"]
+    content = _text_content(texts) if texts else (IMAGE_PLACEHOLDER if images else "")
+    tool: OpenAIMessage = {"role": "tool", "tool_call_id": message["toolCallId"], "content": content}
+    intro = [{"type": "text", "text": IMAGES_INTRO.format(id=message["toolCallId"])}] if images else []
+    return tool, [*intro, *images]

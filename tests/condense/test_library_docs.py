@@ -1,0 +1,89 @@
+"""docs/LIBRARY.md's examples run as written: the offline one as is, the litellm one against the local
+fake provider. A third, slow variant installs the package into a fresh virtualenv first."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+from tests.support.fake_openai import FakeOpenAI, call, text_reply, tool_reply
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "LIBRARY.md"
+
+
+def python_blocks() -> list[str]:
+    return re.findall(r"^```python\n(.*?)^```", DOC.read_text(encoding="utf-8"), re.DOTALL | re.MULTILINE)
+
+
+def run_block(code: str, cwd: Path, python: str = sys.executable, **env: str) -> subprocess.CompletedProcess[str]:
+    """The block as a script of its own, run from an empty folder (not the source tree)."""
+    script = cwd / "example.py"
+    script.write_text(code, encoding="utf-8")
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return subprocess.run([python, str(script)], cwd=cwd, env={**clean, **env}, capture_output=True, text=True,
+                          timeout=240, check=False)
+
+
+def check_offline_output(done: subprocess.CompletedProcess[str]) -> None:
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    stubs = re.findall(r"^ +tool \| .*Summarized in pruner summary, ref `(t\d)`", out, re.MULTILINE)
+    assert stubs == ["t1", "t2", "t3"], out
+    summaries = re.findall(r"^ +user \| .*- `(t\d)` read `src/part\d\.py`: ok", out, re.MULTILINE)
+    assert summaries == ["t1", "t2", "t3"], out
+    assert "context_tree_query answered: ## toolRef: t2\nTool: read" in out
+    assert out.rstrip().endswith("part1.py adds every item to the total, 80 times.")
+
+
+def test_the_first_example_runs_offline_as_written(tmp_path: Path) -> None:
+    check_offline_output(run_block(python_blocks()[0], tmp_path))
+
+
+def test_the_litellm_example_drives_a_real_model_and_summariser(tmp_path: Path) -> None:
+    with FakeOpenAI() as server:
+        server.push(tool_reply(call("read", {"path": "alpha.txt"}, "c1")),
+                    tool_reply(call("read", {"path": "beta.txt"}, "c2")),
+                    text_reply("alpha: 5000, beta: 4000"),
+                    text_reply("[[1:read]] alpha.txt: the alpha service listens on port 5000"),
+                    text_reply("[[1:read]] beta.txt: the beta service listens on port 4000"),
+                    tool_reply(call("context_tree_query", {"toolCallIds": ["t1"]}, "q1")),
+                    text_reply("The alpha service listens on port 5000."),
+                    text_reply("[[1:context_tree_query]] recovered alpha.txt"))
+        done = run_block(python_blocks()[1], tmp_path, OPENAI_API_BASE=server.base_url, OPENAI_API_KEY="sk-test",
+                         LITELLM_LOCAL_MODEL_COST_MAP="True")
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.splitlines() == ["alpha: 5000, beta: 4000", "The alpha service listens on port 5000."]
+        assert server.pending == 0 and server.rejections == []
+    summarizer_calls = [r for r in server.requests if len(r["messages"]) == 1]
+    assert len(summarizer_calls) == 3
+    second_task = [r for r in server.requests if len(r["messages"]) > 1][3:]
+    first = second_task[0]
+    tools = [m["content"] for m in first["messages"] if m["role"] == "tool"]
+    assert len(tools) == 2 and all("context_tree_query" in t and "listens on port" not in t for t in tools)
+    assert "the alpha service listens on port 5000" in json.dumps(first["messages"])  # the model's summary
+    assert "context_tree_query" in [t["function"]["name"] for t in first["tools"]]
+    recovered = second_task[1]["messages"][-1]
+    assert recovered["role"] == "tool" and "The alpha service listens on port 5000." in recovered["content"]
+
+
+@pytest.mark.slow
+def test_the_first_example_runs_in_a_fresh_virtualenv(tmp_path: Path) -> None:
+    """The package as a user gets it: built from the source tree, installed (with py.typed) elsewhere."""
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    python = str(env_dir / "bin" / "python")
+    install = subprocess.run([python, "-m", "pip", "install", "-q", str(ROOT)], capture_output=True, text=True,
+                             timeout=900, check=False)
+    assert install.returncode == 0, install.stderr
+    where = subprocess.run([python, "-c", "import condense, pathlib; print(pathlib.Path(condense.__file__).parent)"],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=120, check=True).stdout.strip()
+    assert (Path(where) / "py.typed").is_file() and Path(where).is_relative_to(env_dir)
+    check_offline_output(run_block(python_blocks()[0], tmp_path, python))

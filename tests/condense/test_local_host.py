@@ -1,0 +1,85 @@
+"""LocalHost: the entry log a library user's conversation lives in, in memory or in a Pi session file."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+import pytest
+
+from condense.local_host import LocalHost
+
+
+def user(text: str, ts: int) -> dict:
+    return {"role": "user", "content": text, "timestamp": ts}
+
+
+def test_in_memory_nothing_touches_the_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    host = LocalHost()
+    host.append_message(user("hi", 1))
+    host.append_entry("note", {"a": 1})
+    assert [e["type"] for e in host.branch()] == ["message", "custom"]
+    assert host.blobs_dir() is None and list(tmp_path.iterdir()) == []
+
+
+def test_the_file_is_a_private_pi_session_that_reopens_where_it_ended(tmp_path: Path) -> None:
+    host = LocalHost(tmp_path / "store")
+    host.append_message(user("one", 1))
+    host.append_message({"role": "custom", "customType": "note", "content": "c", "display": False, "timestamp": 2})
+    [path] = (tmp_path / "store").glob("*.jsonl")
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert lines[0]["type"] == "session" and lines[0]["version"] == 3
+    assert [(e["type"], e["parentId"]) for e in lines[1:]] == [("message", None), ("custom_message", lines[1]["id"])]
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    again = LocalHost(tmp_path / "store")
+    assert again.session_id == host.session_id and again.messages()[0] == user("one", 1)
+    assert again.messages()[1]["role"] == "custom" and again.messages()[1]["content"] == "c"
+    assert again.blobs_dir() == tmp_path / "store" / f"{host.session_id}-blobs"
+
+
+def test_a_torn_last_line_is_skipped_and_the_next_entry_starts_on_its_own_line(tmp_path: Path) -> None:
+    host = LocalHost(tmp_path)
+    host.append_message(user("kept", 1))
+    [path] = tmp_path.glob("*.jsonl")
+    with path.open("a") as out:
+        out.write('{"type":"message","id":"torn"')
+    again = LocalHost(tmp_path)
+    assert [m["content"] for m in again.messages()] == ["kept"]
+    again.append_message(user("after", 2))
+    assert [m["content"] for m in LocalHost(tmp_path).messages()] == ["kept", "after"]
+
+
+def test_a_branched_file_continues_from_its_newest_entry(tmp_path: Path) -> None:
+    header = {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/"}
+    entries = [{"type": "message", "id": "a", "parentId": None, "timestamp": "2026-01-01T00:00:01.000Z",
+                "message": user("root", 1)},
+               {"type": "message", "id": "b", "parentId": "a", "timestamp": "2026-01-01T00:00:02.000Z",
+                "message": user("abandoned branch", 2)},
+               {"type": "message", "id": "c", "parentId": "a", "timestamp": "2026-01-01T00:00:03.000Z",
+                "message": user("current branch", 3)}]
+    (tmp_path / "s.jsonl").write_text("".join(json.dumps(o) + "\n" for o in [header, *entries]))
+    assert [m["content"] for m in LocalHost(tmp_path).messages()] == ["root", "current branch"]
+
+
+@pytest.mark.parametrize(("first_line", "problem"), [
+    ({"type": "message"}, "no session header"),
+    ({"type": "session", "id": "old", "timestamp": "2024-01-01T00:00:00.000Z", "cwd": "/"}, "version 1 Pi session"),
+])
+def test_a_file_it_cannot_continue_is_refused_in_one_line_and_left_alone(tmp_path: Path, first_line: dict,
+                                                                          problem: str) -> None:
+    path = tmp_path / "other.jsonl"
+    path.write_text(json.dumps(first_line) + "\n")
+    with pytest.raises(ValueError, match=problem) as raised:
+        LocalHost(tmp_path)
+    assert "\n" not in str(raised.value)
+    assert path.read_text() == json.dumps(first_line) + "\n"
+
+
+async def test_summaries_come_from_the_given_function_as_completion_events() -> None:
+    host = LocalHost(summarize=lambda prompt: f"summary of {len(prompt)} chars")
+    assert host.session_model() == "library/summarizer" and host.has_model("library/summarizer")
+    events = [e async for e in host.complete("library/summarizer", "abcd", None, signal=None)]  # type: ignore[arg-type]
+    assert [(e.type, e.text) for e in events][-1] == ("done", "summary of 4 chars")
+    assert LocalHost().session_model() is None

@@ -1,0 +1,67 @@
+"""A library user's store folder is an ordinary Pi session: pi-tui's commands read it as they read any.
+The agent here has no event loop of its own, so it hands turns over with `add_sync`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from condense import AnthropicCondenser, OpenAICondenser, to_openai
+from pi_tui.cli import main
+from pi_tui.session.store import Session
+
+OUTPUT = "# config loader\n" + "settings = load(path)  # a line of the file\n" * 100
+
+
+def run_agent(store: Path) -> OpenAICondenser:
+    condenser = OpenAICondenser(store, model="openai/gpt-4o-mini")
+    condenser.add_sync([{"role": "user", "content": "what does the loader do?"}])
+    for n in range(2):
+        call = {"id": f"call_{n}", "type": "function",
+                "function": {"name": "read", "arguments": json.dumps({"path": f"loader{n}.py"})}}
+        condenser.add_sync([{"role": "assistant", "content": None, "tool_calls": [call]}],
+                            usage={"prompt_tokens": 900 + 1200 * n, "completion_tokens": 20,
+                                   "prompt_tokens_details": {"cached_tokens": 800 * n}})
+        condenser.add_sync([{"role": "tool", "tool_call_id": f"call_{n}", "content": f"{n}\n{OUTPUT}"}])
+    condenser.add_sync([{"role": "assistant", "content": "It loads settings."}],
+                        usage={"prompt_tokens": 3400, "completion_tokens": 12})
+    return condenser
+
+
+def session_file(store: Path) -> Path:
+    [path] = store.glob("*.jsonl")
+    return path
+
+
+def test_show_query_and_context_read_the_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    condenser = run_agent(tmp_path / "store")
+    path = session_file(tmp_path / "store")
+    assert Session.open(path).warnings == []
+    assert main(["show", str(path)]) == 0
+    assert "what does the loader do?" in capsys.readouterr().out
+    assert main(["query", str(path), "t2"]) == 0
+    assert f"1\n{OUTPUT}" in capsys.readouterr().out
+    assert main(["context", str(path), "--json"]) == 0
+    assert to_openai(json.loads(capsys.readouterr().out)) == condenser.messages()
+
+
+def test_whatif_prices_the_store_from_the_usage_the_agent_reported(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    run_agent(tmp_path / "store")
+    usage = [m["usage"] for m in Session.open(session_file(tmp_path / "store")).messages() if m["role"] == "assistant"]
+    assert [(u["input"], u["cacheRead"], u["output"]) for u in usage] == [(900, 0, 20), (1300, 800, 20), (3400, 0, 12)]
+    assert main(["whatif", str(session_file(tmp_path / "store"))]) == 0
+    assert "condense" in capsys.readouterr().out
+
+
+def test_anthropic_usage_is_recorded_in_pis_terms(tmp_path: Path) -> None:
+    condenser = AnthropicCondenser(tmp_path / "store")
+    condenser.add_sync([{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "text",
+                                                                                                "text": "hello"}]}],
+                        usage={"input_tokens": 10, "output_tokens": 3, "cache_read_input_tokens": 50,
+                               "cache_creation_input_tokens": 7})
+    [reply] = [m for m in Session.open(session_file(tmp_path / "store")).messages() if m["role"] == "assistant"]
+    assert {k: reply["usage"][k] for k in ("input", "output", "cacheRead", "cacheWrite", "totalTokens")} == \
+        {"input": 10, "output": 3, "cacheRead": 50, "cacheWrite": 7, "totalTokens": 70}
