@@ -82,12 +82,14 @@ def _session_model(session: Session | None) -> str | None:
 
 
 def _work_dir(model: ModelSpec, session: Session | None, options: LaunchOptions, notices: list[str]) -> Path:
-    """The demo works on its own copy of the sample project, never on the user's files."""
+    """The demo works on its own copy of the sample project, never on the user's files, whatever folder
+    it starts in and whatever session it opens (a session recorded in the user's project included)."""
     if model.provider != "demo":
         return options.launch_dir
-    if session is not None and session.entries and Path(session.cwd).is_dir():
+    from pi_tui.demo.project import is_demo_copy, prepare_demo_project
+
+    if session is not None and session.entries and is_demo_copy(Path(session.cwd)):
         return Path(session.cwd)
-    from pi_tui.demo.project import prepare_demo_project
 
     folder = prepare_demo_project()
     notices.append(f"demo: working on a copy of the sample project in {folder}")
