@@ -92,7 +92,7 @@ def _work_dir(model: ModelSpec, session: Session | None, options: LaunchOptions,
         return Path(session.cwd)
 
     folder = prepare_demo_project()
-    notices.append(f"demo: working on a copy of the sample project in {folder}")
+    notices.append("demo: working on a copy of the sample project, never on your files")
     return folder
 
 
