@@ -380,11 +380,12 @@ class CondenseEngine:
 
     # ----- settings ---------------------------------------------------------------------------
 
-    def set_config(self, config: CondenseConfig) -> None:
+    def set_config(self, config: CondenseConfig, persist: bool = True) -> None:
+        """Use `config` from now on; `persist=False` for a config that came from the settings file itself."""
         self.config = config
         self._config_version += 1
         self.summarizer.config = config
-        if self._save_config is not None:
+        if persist and self._save_config is not None:
             self._save_config(config)
         self.update_status()
 

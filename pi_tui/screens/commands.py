@@ -29,7 +29,7 @@ from pi_tui.screens.pruner_tree import PrunerTreeScreen
 from pi_tui.screens.text_view import TextViewScreen
 from pi_tui.session.listing import describe, session_files
 from pi_tui.session.timefmt import now_ms
-from pi_tui.settings import Settings, SettingsError, set_value
+from pi_tui.settings import Settings, SettingsError
 from pi_tui.tools.base import ToolContext, ToolError
 from pi_tui.tools.bash import BashParams, BashTool
 from pi_tui.widgets.footer import UsageTotals
@@ -153,7 +153,8 @@ class AppCommands:
 
     async def _rebuild(self, reason: str, options: LaunchOptions) -> Runtime | None:
         try:
-            runtime = build_runtime(options, self.app.settings, self.app.bridge, self.app.client)
+            runtime = build_runtime(options, self.app.settings, self.app.bridge, self.app.client,
+                                    on_settings_saved=self.app.bridge.settings_saved)
         except UserError as exc:
             self.app.show_notice(str(exc), "error")
             return None
@@ -299,11 +300,9 @@ class AppCommands:
 
     def _save_setting(self, path: tuple[str, ...], value: Any) -> str | None:
         try:
-            self.app.settings = set_value(".".join(path), value)
+            self.app.settings_store.save(".".join(path), value)
         except SettingsError as exc:
             return str(exc)
-        if path == ("theme",):
-            self.app.apply_theme(str(value))
         return None
 
     async def theme(self, args: str) -> None:

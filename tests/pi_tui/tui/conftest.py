@@ -56,7 +56,8 @@ def make_app(tmp_path: Path) -> Iterator[AppFactory]:
         options = LaunchOptions(model=model, session=str(session) if session else None,
                                 launch_dir=launch_dir or tmp_path / "launch")
         options.launch_dir.mkdir(parents=True, exist_ok=True)
-        runtime = build_runtime(options, settings, ui=bridge, client=client)
+        runtime = build_runtime(options, settings, ui=bridge, client=client,
+                                on_settings_saved=bridge.settings_saved)
         kwargs.setdefault("watch", False)
         kwargs.setdefault("cwd_display", "~/project")
         kwargs.setdefault("clock", FakeClock(clock_step))

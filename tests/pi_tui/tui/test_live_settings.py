@@ -1,0 +1,87 @@
+"""Settings apply where they are changed: `/pruner`, its overlay, `/settings` and an edit of settings.toml
+made outside the app all reach the running engine or agent, and every later `/new` and `/resume` session."""
+
+from __future__ import annotations
+
+import tomllib
+
+from textual.widgets import Input, Select
+
+from pi_tui.paths import settings_file
+from pi_tui.screens.form import SettingsFormScreen
+from pi_tui.screens.picker import PickerScreen
+
+
+async def test_a_pruner_overlay_change_reaches_the_next_session(make_app, send, wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait(pilot)
+        await send(pilot, "/pruner settings", opens=SettingsFormScreen)
+        minimum = app.screen.query_one("#field-min-batch-chars-control", Input)
+        minimum.focus()
+        minimum.value = "250"
+        await pilot.press("enter")
+        await pilot.press("escape")
+        assert app.settings.condense.min_batch_chars == 250
+        await send(pilot, "/new")
+        assert app.runtime.engine.config.min_batch_chars == 250
+        await send(pilot, "/pruner settings", opens=SettingsFormScreen)
+        assert app.screen.query_one("#field-min-batch-chars-control", Input).value == "250"
+
+
+async def test_pruner_off_stays_off_in_new_and_resumed_sessions(make_app, send, wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait(pilot)
+        await send(pilot, "fix the failing test")  # a session worth resuming
+        first = app.runtime.host.session.path
+        await send(pilot, "/pruner off")
+        await send(pilot, "/new")
+        assert not app.runtime.engine.config.enabled
+        assert app.bridge.statuses["condense"] == "│ prune: OFF"
+        await send(pilot, "/resume", opens=PickerScreen)
+        app.screen.dismiss(first)
+        await wait(pilot)
+        assert app.runtime.host.session.path == first
+        assert not app.runtime.engine.config.enabled
+
+
+async def test_a_general_setting_applies_to_the_running_agent_and_the_next_session(make_app, send, wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait(pilot)
+        await send(pilot, "/settings", opens=SettingsFormScreen)
+        app.screen.query_one("#field-steering-mode-control", Select).value = "all"
+        await pilot.pause()
+        assert app.runtime.host.config.steering_mode == "all"
+        await pilot.press("escape")
+        await send(pilot, "/new")
+        assert app.runtime.host.config.steering_mode == "all"
+
+
+async def test_an_outside_edit_of_condense_applies_live_and_is_not_written_back(make_app, send,
+                                                                               wait_for) -> None:
+    app = make_app(watch=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.live is not None)
+        path = settings_file()
+        engine = app.runtime.engine
+        for attempt in range(50):  # until the watcher, which starts in a worker, has seen an edit
+            text = f"# mine, edit {attempt}\n[condense]\nmin_batch_chars = 300\nenabled = false\n"
+            path.write_text(text, encoding="utf-8")
+            try:
+                await wait_for(pilot, lambda: engine.config.min_batch_chars == 300, timeout=1.0)
+                break
+            except AssertionError:
+                continue
+        assert not engine.config.enabled and app.bridge.statuses["condense"] == "│ prune: OFF"
+        assert app.settings.condense.min_batch_chars == 300
+        assert path.read_text(encoding="utf-8") == text  # applied, never saved over the user's comments
+        old = app.runtime
+        app.main.editor.load_text("/new")  # the watchers never finish: wait for the new session, not for them
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.runtime is not old and app.live.runtime is app.runtime)
+        assert app.runtime.engine.config.min_batch_chars == 300
+        await send(pilot, "/pruner settings", opens=SettingsFormScreen)
+        assert app.screen.query_one("#field-min-batch-chars-control", Input).value == "300"
+        assert tomllib.loads(path.read_text(encoding="utf-8"))["condense"]["min_batch_chars"] == 300
