@@ -205,6 +205,25 @@ async def type_and_send(pilot: Any, text: str, opens: type | None = None) -> Non
         await until(pilot, lambda: isinstance(pilot.app.screen, opens))
 
 
+async def change_field(pilot: Any, dotted: str, text: str | None = None) -> None:
+    """In a settings overlay: move to a field and press Enter (a switch flips, a choice moves on); with
+    `text`, type it into the edit line that opens and press Enter to save it."""
+    form = pilot.app.screen
+    form.focus_field(dotted)
+    await pilot.pause()
+    await pilot.press("enter")
+    if text is not None:
+        await until(pilot, lambda: form.editing is not None)
+        form.edit.value = text
+        await pilot.press("enter")
+    await pilot.pause()
+
+
+@pytest.fixture
+def change() -> Callable[..., Any]:
+    return change_field
+
+
 @pytest.fixture
 def send() -> Callable[..., Any]:
     return type_and_send

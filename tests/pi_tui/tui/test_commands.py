@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import tomllib
 
-from textual.widgets import Select
-
 from pi_tui.ai import litellm_client
 from pi_tui.paths import settings_file
 from pi_tui.screens.form import SettingsFormScreen
@@ -126,17 +124,19 @@ async def test_theme_is_applied_and_saved(make_app, send, wait) -> None:
         assert app.theme == "dark"
 
 
-async def test_settings_overlay_saves_host_settings(make_app, send, wait) -> None:
+async def test_settings_overlay_saves_host_settings(make_app, send, wait, change, wait_for) -> None:
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait(pilot)
         await send(pilot, "/settings", opens=SettingsFormScreen)
         form = app.screen
         assert isinstance(form, SettingsFormScreen)
-        assert "field-condense-enabled" not in form.rows  # pruning has its own overlay
-        form.query_one("#field-default-thinking-level-control", Select).value = "high"
-        form.query_one("#field-theme-control", Select).value = "light"
-        await pilot.pause()
+        assert "condense.enabled" not in form.fields  # pruning has its own overlay
+        for field, value in (("default_thinking_level", "high"), ("theme", "light")):
+            await change(pilot, field)  # more than a few options: a picker
+            await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
+            await pilot.press(*value, "enter")
+            await wait_for(pilot, lambda: app.screen is form)
         saved = tomllib.loads(settings_file().read_text(encoding="utf-8"))
         assert saved["default_thinking_level"] == "high" and saved["theme"] == "light"
         assert app.theme == "light" and app.settings.default_thinking_level == "high"

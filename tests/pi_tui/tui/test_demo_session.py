@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import tomllib
 
-from textual.widgets import Input, Markdown, Switch
+from textual.widgets import Markdown
 
 from pi_tui.paths import settings_file
 from pi_tui.screens.form import SettingsFormScreen
@@ -89,27 +89,22 @@ async def test_pruner_tree_lists_the_calls_and_opens_outputs_and_summaries(make_
         assert app.screen is app.main
 
 
-async def test_a_setting_changed_in_the_overlay_is_saved_and_shown(make_app, send, wait) -> None:
+async def test_a_setting_changed_in_the_overlay_is_saved_and_shown(make_app, send, wait, change) -> None:
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait(pilot)
         await send(pilot, "/pruner settings")
         form = app.screen
         assert isinstance(form, SettingsFormScreen)
-        form.query_one("#field-enabled-control", Switch).value = False
-        await pilot.pause()
-        minimum = form.query_one("#field-min-batch-chars-control", Input)
-        minimum.focus()
-        minimum.value = "250"
-        await pilot.press("enter")
-        await pilot.pause()
-        cooldown = form.query_one("#field-purge-errors-cooldown-turns-control", Input)
-        cooldown.focus()
-        cooldown.value = "-1"
-        await pilot.press("enter")
-        await pilot.pause()
-        outcome = form.rows["field-purge-errors-cooldown-turns"].outcome
-        assert "greater than or equal to 0" in str(outcome.content)
+        assert "enabled                   On" in str(form.list.get_option("enabled").prompt)
+        await change(pilot, "enabled")
+        assert "enabled                   Off" in str(form.list.get_option("enabled").prompt)
+        await change(pilot, "min_batch_chars", "250")
+        await change(pilot, "purge_errors.cooldown_turns", "-1")
+        assert "greater than or equal to 0" in form.outcomes["purge_errors.cooldown_turns"]
+        assert "greater than or equal to 0" in str(form.list.get_option("purge_errors.cooldown_turns").prompt)
+        await pilot.press("escape")  # leaves the edit line, not the overlay
+        assert app.screen is form and form.editing is None
 
         saved = tomllib.loads(settings_file().read_text(encoding="utf-8"))
         assert saved["condense"]["enabled"] is False

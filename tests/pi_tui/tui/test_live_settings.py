@@ -5,28 +5,23 @@ from __future__ import annotations
 
 import tomllib
 
-from textual.widgets import Input, Select
-
 from pi_tui.paths import settings_file
 from pi_tui.screens.form import SettingsFormScreen
 from pi_tui.screens.picker import PickerScreen
 
 
-async def test_a_pruner_overlay_change_reaches_the_next_session(make_app, send, wait) -> None:
+async def test_a_pruner_overlay_change_reaches_the_next_session(make_app, send, wait, change) -> None:
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait(pilot)
         await send(pilot, "/pruner settings", opens=SettingsFormScreen)
-        minimum = app.screen.query_one("#field-min-batch-chars-control", Input)
-        minimum.focus()
-        minimum.value = "250"
-        await pilot.press("enter")
+        await change(pilot, "min_batch_chars", "250")
         await pilot.press("escape")
         assert app.settings.condense.min_batch_chars == 250
         await send(pilot, "/new")
         assert app.runtime.engine.config.min_batch_chars == 250
         await send(pilot, "/pruner settings", opens=SettingsFormScreen)
-        assert app.screen.query_one("#field-min-batch-chars-control", Input).value == "250"
+        assert app.screen.values["min_batch_chars"] == 250
 
 
 async def test_pruner_off_stays_off_in_new_and_resumed_sessions(make_app, send, wait) -> None:
@@ -46,13 +41,13 @@ async def test_pruner_off_stays_off_in_new_and_resumed_sessions(make_app, send, 
         assert not app.runtime.engine.config.enabled
 
 
-async def test_a_general_setting_applies_to_the_running_agent_and_the_next_session(make_app, send, wait) -> None:
+async def test_a_general_setting_applies_to_the_running_agent_and_the_next_session(make_app, send, wait,
+                                                                                   change) -> None:
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait(pilot)
         await send(pilot, "/settings", opens=SettingsFormScreen)
-        app.screen.query_one("#field-steering-mode-control", Select).value = "all"
-        await pilot.pause()
+        await change(pilot, "steering_mode")  # one-at-a-time -> all
         assert app.runtime.host.config.steering_mode == "all"
         await pilot.press("escape")
         await send(pilot, "/new")
@@ -83,5 +78,22 @@ async def test_an_outside_edit_of_condense_applies_live_and_is_not_written_back(
         await wait_for(pilot, lambda: app.runtime is not old and app.live.runtime is app.runtime)
         assert app.runtime.engine.config.min_batch_chars == 300
         await send(pilot, "/pruner settings", opens=SettingsFormScreen)
-        assert app.screen.query_one("#field-min-batch-chars-control", Input).value == "300"
+        assert app.screen.values["min_batch_chars"] == 300
         assert tomllib.loads(path.read_text(encoding="utf-8"))["condense"]["min_batch_chars"] == 300
+
+
+async def test_the_pruning_overlay_fits_80_columns_and_reads_like_text(make_app, send, wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait(pilot)
+        await send(pilot, "/pruner settings", opens=SettingsFormScreen)
+        form = app.screen
+        width = form.list.scrollable_content_region.width
+        assert form.query_one("#form").region.right <= 80
+        for dotted, spec in form.fields.items():
+            prompt = form.list.get_option(dotted).prompt
+            first = prompt.plain.split("\n")[0]
+            assert len(first) <= width, first  # name and value on one line
+            assert "`" not in prompt.plain  # descriptions render their Markdown
+            if spec.kind == "bool":
+                assert first.split()[-1] in ("On", "Off")

@@ -59,3 +59,17 @@ def test_flush_progress_rows(make_app, fixed_session, wait, snap_compare) -> Non
             status.progress.report(batch, state, chars)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_pruner_settings_overlay_at_80_columns(make_app, fixed_session, wait, send, snap_compare) -> None:
+    app = make_app(session=fixed_session(), model=None)
+
+    async def run_before(pilot: Any) -> None:
+        await pilot.pause()
+        await wait(pilot)
+        app.clear_notifications()  # the demo's notice would cover the overlay's title
+        await send(pilot, "/pruner settings", opens=SettingsFormScreen)
+        await pilot.press("down", "down", "enter")  # batching_mode: turn -> agent-message
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
