@@ -55,9 +55,22 @@ FORM = [
     Binding("escape", "close", "close", id="form.close"),
 ]
 
+SESSION_TREE = [
+    Binding("escape", "close", "close", id="session-tree.close"),
+    Binding("ctrl+left,alt+left", "fold", "fold, or go to the previous branch", id="session-tree.fold",
+            priority=True),
+    Binding("ctrl+right,alt+right", "unfold", "unfold, or go to the next branch", id="session-tree.unfold",
+            priority=True),
+    Binding("left", "page(-1)", "page up", id="session-tree.page-up", show=False),
+    Binding("right", "page(1)", "page down", id="session-tree.page-down", show=False),
+    Binding("ctrl+u", "mode('user')", "user messages only (again: back)", id="session-tree.user-only",
+            priority=True),
+    Binding("ctrl+o", "mode('all')", "every entry (again: back)", id="session-tree.all", priority=True),
+]
+
 GROUPS: dict[str, list[Binding]] = {
     "anywhere": APP, "editor": EDITOR, "pickers": PICKER, "/pruner tree": TREE, "overlays": OVERLAY,
-    "settings": FORM,
+    "settings": FORM, "/tree": SESSION_TREE,
 }
 
 

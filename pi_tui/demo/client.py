@@ -21,6 +21,7 @@ from typing import Any
 
 from condense.messages import AssistantMessage, StopReason, TextContent, ToolCall, Usage, content_text
 from pi_tui.agent.abort import AbortSignal
+from pi_tui.agent.branch_summary import OPENING as BRANCH_SUMMARY_OPENING
 from pi_tui.ai.types import EventType, ModelRequest, StreamEvent
 from pi_tui.demo.script import DEMO_OVER, TASKS, Step, Task
 
@@ -131,6 +132,20 @@ def plan_reply(messages: list[Any], tasks: tuple[Task, ...] = TASKS) -> Reply:
     return Reply(text, _calls(script_step, position))
 
 
+def branch_summary_reply(request: ModelRequest) -> Reply | None:
+    """`/tree` asks for a summary of the branch it leaves: the demo writes a short one from the request's
+    own text (the user's messages and the tools called), as a model would, with no script to follow."""
+    text = content_text(request.messages[-1].get("content") or "") if request.messages else ""
+    if request.tools or not text.startswith(BRANCH_SUMMARY_OPENING):
+        return None
+    asked = re.findall(r"^── user[^\n]*\n(.+)$", text, flags=re.MULTILINE)
+    tools = sorted(set(re.findall(r"^  → (\w+) ", text, flags=re.MULTILINE)))
+    goal = asked[0].strip() if asked else "(no message on this branch)"
+    done = f"- Ran {', '.join(tools)} on the sample project." if tools else "- No tools ran."
+    return Reply(f"## Goal\n{goal}\n\n## Done\n{done}\n\n## Open\n- Left for another branch.\n\n"
+                 "## Worth keeping\n- (The offline demo writes this summary from the branch's text.)")
+
+
 def _closing_text(task: Task, number: int, total: int) -> str:
     marker = f"(demo task {number}/{total} done)"
     follow = "That was the last task of the demo." if number == total else NEXT_TASK_HINT
@@ -225,7 +240,7 @@ class DemoModelClient:
         self.tasks = tasks
 
     async def stream(self, request: ModelRequest, signal: AbortSignal) -> AsyncIterator[StreamEvent]:
-        stream = _Stream(request, plan_reply(request.messages, self.tasks))
+        stream = _Stream(request, branch_summary_reply(request) or plan_reply(request.messages, self.tasks))
         yield StreamEvent("start", stream.message())
         events = stream.events()
         while True:

@@ -10,6 +10,7 @@ from pi_tui.ai import litellm_client
 from pi_tui.paths import settings_file
 from pi_tui.screens.form import SettingsFormScreen
 from pi_tui.screens.picker import PickerScreen
+from pi_tui.screens.session_tree import SessionTreeScreen
 from pi_tui.screens.text_view import TextViewScreen
 from pi_tui.widgets.blocks import NoteBlock
 
@@ -89,15 +90,18 @@ async def test_new_and_resume_switch_sessions(make_app, send, wait) -> None:
         assert user_texts(app) == ["fix the failing test"]
 
 
-async def test_tree_continues_from_before_an_earlier_message(make_app, send, wait) -> None:
+async def test_tree_continues_from_before_an_earlier_message(make_app, send, wait, wait_for) -> None:
     app = make_app()
     async with app.run_test(size=(110, 30)) as pilot:
         await wait(pilot)
         await send(pilot, "fix the failing test")
         await send(pilot, "/name first")
-        await send(pilot, "/tree", opens=PickerScreen)
-        assert isinstance(app.screen, PickerScreen)
+        await send(pilot, "/tree", opens=SessionTreeScreen)
+        tree = app.screen
+        tree.list.highlighted = next(i for i, row in enumerate(tree.rows) if row.text.startswith("user: "))
         await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))  # summarise the branch left?
+        await pilot.press("enter")  # no summary
         await wait(pilot)
         assert app.main.editor.text == "fix the failing test"
         assert user_texts(app) == []
