@@ -27,7 +27,7 @@ from pi_tui.session.store import Session
 
 Mode = Literal["default", "user", "all"]
 HIDDEN_BY_DEFAULT = frozenset({"custom", "label", "session_info", "model_change", "thinking_level_change"})
-TEXT_WIDTH = 100
+TEXT_WIDTH = 72
 
 
 @dataclass(frozen=True)
@@ -173,7 +173,7 @@ class SessionTreeScreen(ModalScreen[str | None]):
     }
     SessionTreeScreen .tree-title { color: $accent; text-style: bold; }
     SessionTreeScreen .tree-hint { color: $muted; }
-    SessionTreeScreen OptionList { height: 1fr; border: none; background: $surface; }
+    SessionTreeScreen #tree-rows { height: 1fr; border: none; background: $surface; }
     """
 
     def __init__(self, session: Session) -> None:
