@@ -348,7 +348,7 @@ class AppCommands:
                 self.app.show_notice(error, "error")
 
     async def hotkeys(self, _: str) -> None:
-        self.app.push_screen(TextViewScreen("Keys", hotkeys_text(self.app.settings.keymap), markdown=True))
+        self.app.push_screen(TextViewScreen("Keys", hotkeys_text(self.app.settings.keymap)))
 
     async def quit(self, _: str) -> None:
         await self.app.action_quit()

@@ -152,7 +152,11 @@ async def test_hotkeys_lists_every_binding_with_its_id(make_app, send, wait) -> 
         await wait(pilot)
         await send(pilot, "/hotkeys", opens=TextViewScreen)
         assert isinstance(app.screen, TextViewScreen)
-        assert "`editor.follow-up`" in app.screen.text and "`alt+enter`" in app.screen.text
+        rows = app.screen.text.splitlines()
+        follow_up = next(row for row in rows if row.endswith("editor.follow-up"))
+        assert follow_up.split()[0] == "alt+enter" and "`" not in app.screen.text and "|" not in app.screen.text
+        bindings = [row for row in rows if row.startswith("  ")]
+        assert len({len(row) - len(row.split()[-1]) for row in bindings}) == 1  # one aligned id column
 
 
 async def test_bare_pruner_opens_a_picker_of_its_subcommands(make_app, send, wait) -> None:
