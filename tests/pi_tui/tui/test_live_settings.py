@@ -97,3 +97,13 @@ async def test_the_pruning_overlay_fits_80_columns_and_reads_like_text(make_app,
             assert "`" not in prompt.plain  # descriptions render their Markdown
             if spec.kind == "bool":
                 assert first.split()[-1] in ("On", "Off")
+
+
+async def test_every_general_setting_says_what_it_does(make_app, send, wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait(pilot)
+        await send(pilot, "/settings", opens=SettingsFormScreen)
+        form = app.screen
+        assert all(spec.description for spec in form.fields.values())
+        assert not any("`" in form.list.get_option(dotted).prompt.plain for dotted in form.fields)
