@@ -113,15 +113,15 @@ def _note_call(attempts: dict[tuple[int, int], _Attempt], call_id: str, result: 
         attempt.ran = attempt.ran or not skipped
 
 
-def plan_reply(messages: list[Any], tasks: tuple[Task, ...] = TASKS) -> Reply:
-    """The text and tool calls of the next reply."""
+def plan_reply(messages: list[Any], tasks: tuple[Task, ...] = TASKS, next_hint: str = NEXT_TASK_HINT) -> Reply:
+    """The text and tool calls of the next reply; a finished task ends with `next_hint`."""
     position = locate(messages, tasks)
     total = len(tasks)
     if position.task > total:
         return Reply(DEMO_OVER.format(total=total))
     task = tasks[position.task - 1]
     if position.step > len(task.steps):
-        return Reply(_closing_text(task, position.task, total))
+        return Reply(_closing_text(task, position.task, total, next_hint))
     script_step = task.steps[position.step - 1]
     text = script_step.say
     if position.step == 1 and position.attempt == 1:
@@ -146,9 +146,9 @@ def branch_summary_reply(request: ModelRequest) -> Reply | None:
                  "## Worth keeping\n- (The offline demo writes this summary from the branch's text.)")
 
 
-def _closing_text(task: Task, number: int, total: int) -> str:
+def _closing_text(task: Task, number: int, total: int, next_hint: str) -> str:
     marker = f"(demo task {number}/{total} done)"
-    follow = "That was the last task of the demo." if number == total else NEXT_TASK_HINT
+    follow = "That was the last task of the demo." if number == total else next_hint
     return f"{task.summary}\n\n---\n{marker} {follow}"
 
 
@@ -238,9 +238,11 @@ class DemoModelClient:
     def __init__(self, delay: float = 0.01, tasks: tuple[Task, ...] = TASKS) -> None:
         self.delay = delay
         self.tasks = tasks
+        self.next_hint = NEXT_TASK_HINT  # print mode has no next message to send: it says what to run
 
     async def stream(self, request: ModelRequest, signal: AbortSignal) -> AsyncIterator[StreamEvent]:
-        stream = _Stream(request, branch_summary_reply(request) or plan_reply(request.messages, self.tasks))
+        reply = branch_summary_reply(request) or plan_reply(request.messages, self.tasks, self.next_hint)
+        stream = _Stream(request, reply)
         yield StreamEvent("start", stream.message())
         events = stream.events()
         while True:
