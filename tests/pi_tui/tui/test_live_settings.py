@@ -107,3 +107,16 @@ async def test_every_general_setting_says_what_it_does(make_app, send, wait) -> 
         form = app.screen
         assert all(spec.description for spec in form.fields.values())
         assert not any("`" in form.list.get_option(dotted).prompt.plain for dotted in form.fields)
+
+
+async def test_the_light_theme_colours_the_editor_and_the_footer(make_app, send, wait, wait_for) -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait(pilot)
+        await send(pilot, "/theme light")
+        light = app.available_themes["light"]
+        await wait_for(pilot, lambda: app.main.editor.rich_style.bgcolor.name.lower() == light.background)
+        footer = app.main.footer.rich_style
+        assert footer.bgcolor.name.lower() == light.background
+        assert footer.color.name.lower() == light.variables["muted"]
+        assert app.main.editor.rich_style.color.name.lower() == light.foreground
