@@ -60,12 +60,14 @@ def _message(entry: dict[str, Any]) -> AgentMessage | None:
     return None if message is None or message.get("role") == "toolResult" else message
 
 
-def summary_prompt(entries: list[dict[str, Any]]) -> str | None:
-    """The request for a summary of `entries`, or None when they hold no conversation at all."""
+def summary_prompt(entries: list[dict[str, Any]], focus: str = "") -> str | None:
+    """The request for a summary of `entries` (with what the user wants it to dwell on, if anything), or
+    None when they hold no conversation at all."""
     messages = [message for entry in entries if (message := _message(entry)) is not None]
     if not messages:
         return None
-    return f"{INSTRUCTIONS}\n\n<conversation>\n{format_conversation(messages)}</conversation>"
+    extra = f"\n\nFocus especially on: {focus.strip()}" if focus.strip() else ""
+    return f"{INSTRUCTIONS}{extra}\n\n<conversation>\n{format_conversation(messages)}</conversation>"
 
 
 async def summarize_branch(client: ModelClient, model: ModelSpec, prompt: str, signal: CancelSignal) -> str:

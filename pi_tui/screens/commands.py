@@ -301,14 +301,20 @@ class AppCommands:
     async def _branch_summary(self, target: str | None) -> tuple[bool, str | None]:
         """Ask whether to summarise the branch being left, and write the summary: (go on, summary)."""
         host = self.runtime.host
-        prompt = summary_prompt(abandoned_entries(host.session, target))
-        if prompt is None:
+        entries = abandoned_entries(host.session, target)
+        if summary_prompt(entries) is None:
             return True, None
         answer = await self.app.push_screen_wait(PickerScreen("Summarise the branch you are leaving?", [
             Choice("none", "No summary", "switch at once"),
-            Choice("summarize", "Summarize", f"{host.config.model.ref} writes what the branch did")]))
-        if answer != "summarize":
+            Choice("summarize", "Summarize", f"{host.config.model.ref} writes what the branch did"),
+            Choice("focus", "Summarize with a focus", "say what the summary should dwell on")]))
+        if answer not in ("summarize", "focus"):
             return answer == "none", None
+        focus = "" if answer == "summarize" else await self.app.push_screen_wait(PickerScreen(
+            "What should the summary dwell on? (type it, Enter)", [], custom=lambda text: text))
+        if focus is None:
+            return False, None
+        prompt = summary_prompt(entries, focus) or ""
         working = self.app.main.status.working
         working.show("Summarizing the branch you are leaving… (esc to abort)")
         self.shell_signal = AbortSignal()  # Esc stops it, as it stops a shell command

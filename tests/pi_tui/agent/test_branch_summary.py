@@ -47,6 +47,8 @@ def test_the_branch_left_behind_is_what_follows_the_shared_point(tmp_path: Path)
     assert prompt is not None and "try approach B in pricing.py" in prompt and "→ edit" in prompt
     assert "a long output" not in prompt  # tool outputs stay out, the calls say what was done
     assert abandoned_entries(session, session.leaf_id) == []
+    focused = summary_prompt(left, "  why approach B failed ")
+    assert focused is not None and "Focus especially on: why approach B failed\n" in focused
 
 
 async def test_the_sessions_model_writes_the_summary(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
