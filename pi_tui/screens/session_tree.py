@@ -5,7 +5,8 @@ entries stays at one indentation; a branch point opens one `├─`/`└─` arm
 entries of arms fold (`⊟` open, `⊞` folded); `•` marks the current branch and `← active` its leaf;
 labels show inline as `[label]`. By default settings changes, labels and extension records are left
 out (Ctrl+O shows everything, Ctrl+U only user messages); a hidden entry's children hang on its nearest
-shown ancestor. Choosing an entry dismisses with its id; what that means is the caller's (`/tree`).
+shown ancestor. Typing searches (the rows whose text or label holds what was typed; Backspace
+erases). Choosing an entry dismisses with its id; what that means is the caller's (`/tree`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from textual import events
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -173,6 +175,7 @@ class SessionTreeScreen(ModalScreen[str | None]):
     }
     SessionTreeScreen .tree-title { color: $accent; text-style: bold; }
     SessionTreeScreen .tree-hint { color: $muted; }
+    SessionTreeScreen #tree-search { color: $accent; }
     SessionTreeScreen #tree-rows { height: 1fr; border: none; background: $surface; }
     """
 
@@ -182,12 +185,15 @@ class SessionTreeScreen(ModalScreen[str | None]):
         self.mode: Mode = "default"
         self.folded: set[str] = set()
         self.rows: list[Row] = []
+        self.search = ""
         self.list = OptionList(id="tree-rows")
         self.title_line = Static("", classes="tree-title")
+        self.search_line = Static("", id="tree-search")
 
     def compose(self) -> Iterator[Widget]:
         with Vertical(id="session-tree"):
             yield self.title_line
+            yield self.search_line
             yield self.list
             yield Static(Content("↑↓ move · ←→ page · Ctrl+←→ fold/unfold · Ctrl+U user only · Ctrl+O all"
                                  " · Enter continue from there · Esc close"), classes="tree-hint")
@@ -199,6 +205,10 @@ class SessionTreeScreen(ModalScreen[str | None]):
     def fill(self, keep: str | None) -> None:
         """Lay the tree out again, keeping the highlight on `keep` (or the active row)."""
         self.rows = tree_rows(self.session, self.folded, self.mode)
+        if self.search:
+            needle = self.search.lower()
+            self.rows = [row for row in self.rows if needle in f"{row.text} {row.label or ''}".lower()]
+        self.search_line.update(Content(f"search: {self.search}▏" if self.search else "type to search"))
         self.list.clear_options()
         self.list.add_options([Option(row_content(row), id=row.entry_id) for row in self.rows])
         shown = {"default": "", "user": " · user messages only", "all": " · every entry"}[self.mode]
@@ -246,6 +256,18 @@ class SessionTreeScreen(ModalScreen[str | None]):
         row = self.current
         self.mode = "default" if self.mode == mode else mode
         self.folded.clear()  # a new filter lays out a new tree, as in Pi
+        self.fill(row.entry_id if row else None)
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key == "backspace" and self.search:
+            self.search = self.search[:-1]
+        elif event.is_printable and event.character:
+            self.search += event.character
+        else:
+            return
+        event.stop()
+        row = self.current
+        self.folded.clear()  # a search lays out a new tree, as in Pi
         self.fill(row.entry_id if row else None)
 
     def action_page(self, direction: int) -> None:

@@ -129,5 +129,10 @@ async def test_fold_and_unfold_with_the_keys(make_app, send, wait) -> None:
         assert len(screen.rows) == whole
         await pilot.press("ctrl+u")
         assert all(row.text.startswith("user: ") for row in screen.rows)
+        await pilot.press("ctrl+u", *"bash")  # back to every message, then a search
+        assert screen.rows and all("bash" in row.text for row in screen.rows)
+        assert "search: bash" in str(screen.search_line.render())
+        await pilot.press("backspace", "backspace", "backspace", "backspace")
+        assert len(screen.rows) == whole
         await pilot.press("escape")
         assert app.screen is app.main
