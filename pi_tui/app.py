@@ -33,6 +33,7 @@ from pi_tui.errors import UserError
 from pi_tui.paths import home_dir
 from pi_tui.runtime import LaunchOptions, Runtime, apply_settings
 from pi_tui.screens.commands import AppCommands
+from pi_tui.screens.form import SettingsFormScreen
 from pi_tui.screens.live import LiveView
 from pi_tui.screens.main import MainScreen
 from pi_tui.settings import LiveSettings, Settings
@@ -238,6 +239,8 @@ class PiApp(App[int]):
         if new.keymap != old.keymap:
             self.set_keymap(new.keymap)
         apply_settings(self.runtime, new)
+        if isinstance(self.screen, SettingsFormScreen):
+            self.screen.reload()
 
     @work(exclusive=True, group="theme-watch", exit_on_error=False)
     async def _watch_themes(self) -> None:

@@ -334,7 +334,7 @@ class AppCommands:
                             choices={"theme": sorted(self.app.available_themes)})
         self.app.push_screen(SettingsFormScreen(
             "Settings (settings.toml) · pruning has its own: /pruner settings", specs,
-            self.app.settings.model_dump(mode="json"), self._save_setting))
+            lambda: self.app.settings.model_dump(mode="json"), self._save_setting))
 
     def _save_setting(self, path: tuple[str, ...], value: Any) -> str | None:
         try:
@@ -402,7 +402,7 @@ class AppCommands:
 
         self.app.push_screen(SettingsFormScreen(
             "Pruning settings ([condense] in settings.toml)", field_specs(CondenseConfig),
-            engine.config.model_dump(mode="json"), change))
+            lambda: engine.config.model_dump(mode="json"), change))
 
     async def flush_now(self) -> None:
         """`/pruner now` with live rows above the editor, one per batch."""

@@ -191,12 +191,14 @@ class SettingsFormScreen(ModalScreen[None]):
     SettingsFormScreen #form-edit { border: none; height: 1; padding: 0; background: $panel; }
     """
 
-    def __init__(self, title: str, specs: list[FieldSpec], values: dict[str, Any], on_change: OnChange,
-                 hint: str = "") -> None:
+    def __init__(self, title: str, specs: list[FieldSpec], read_values: Callable[[], dict[str, Any]],
+                 on_change: OnChange, hint: str = "") -> None:
+        """`read_values()` gives the values in force now: at opening, and again on `reload`."""
         super().__init__()
         self.title_text = title
         self.specs = specs
-        self.values = values
+        self.read_values = read_values
+        self.values = read_values()
         self.on_change = on_change
         self.hint = hint or "↑↓ move · Enter changes (switches flip, choices move on, values open the edit line)" \
             " · saved at once · Esc closes"
@@ -241,6 +243,12 @@ class SettingsFormScreen(ModalScreen[None]):
 
     def _redraw(self, spec: FieldSpec) -> None:
         self.list.replace_option_prompt(spec.dotted, self._prompt(spec))
+
+    def reload(self) -> None:
+        """The settings changed elsewhere (an edit of settings.toml): show what is in force now."""
+        self.values = self.read_values()
+        for spec in self.fields.values():
+            self._redraw(spec)
 
     def focus_field(self, dotted: str) -> None:
         """Move the highlight to a field (as the arrow keys would)."""

@@ -78,8 +78,11 @@ async def test_an_outside_edit_of_condense_applies_live_and_is_not_written_back(
         await wait_for(pilot, lambda: app.runtime is not old and app.live.runtime is app.runtime)
         assert app.runtime.engine.config.min_batch_chars == 300
         await send(pilot, "/pruner settings", opens=SettingsFormScreen)
-        assert app.screen.values["min_batch_chars"] == 300
+        form = app.screen
+        assert form.values["min_batch_chars"] == 300
         assert tomllib.loads(path.read_text(encoding="utf-8"))["condense"]["min_batch_chars"] == 300
+        path.write_text(text + "recovery_grace_turns = 7\n", encoding="utf-8")  # edited while the overlay is open
+        await wait_for(pilot, lambda: " 7" in form.list.get_option("recovery_grace_turns").prompt.plain.split("\n")[0])
 
 
 async def test_the_pruning_overlay_fits_80_columns_and_reads_like_text(make_app, send, wait) -> None:
