@@ -160,7 +160,7 @@ def _arms(ids: list[str], prefix: str) -> list[tuple[str, str, str, bool]]:
 
 
 def row_content(row: Row) -> Content:
-    fold = ("⊞ " if row.folded else "⊟ ") if row.foldable else ""
+    fold = ("⊞ " if row.folded else "⊟ ") if row.foldable else "  "  # a slot on every row keeps them aligned
     return Content.assemble(
         (row.prefix + fold, "$muted"), ("• " if row.on_path else "", "$success"), (row.text, row.style),
         (f" [{row.label}]" if row.label else "", "$warning"), ("  ← active" if row.active else "", "bold $success"))
@@ -176,7 +176,9 @@ class SessionTreeScreen(ModalScreen[str | None]):
     SessionTreeScreen .tree-title { color: $accent; text-style: bold; }
     SessionTreeScreen .tree-hint { color: $muted; }
     SessionTreeScreen #tree-search { color: $accent; }
-    SessionTreeScreen #tree-rows { height: 1fr; border: none; background: $surface; }
+    SessionTreeScreen #tree-rows {
+        height: 1fr; border: none; background: $surface; text-wrap: nowrap; text-overflow: ellipsis;
+    }
     """
 
     def __init__(self, session: Session) -> None:
