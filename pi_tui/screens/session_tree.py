@@ -25,6 +25,7 @@ from textual.widgets.option_list import Option
 
 from condense.messages import content_text
 from pi_tui import keymap
+from pi_tui.screens.form import inline_markdown
 from pi_tui.session.store import Session
 
 Mode = Literal["default", "user", "all"]
@@ -162,7 +163,7 @@ def _arms(ids: list[str], prefix: str) -> list[tuple[str, str, str, bool]]:
 def row_content(row: Row) -> Content:
     fold = ("⊞ " if row.folded else "⊟ ") if row.foldable else "  "  # a slot on every row keeps them aligned
     return Content.assemble(
-        (row.prefix + fold, "$muted"), ("• " if row.on_path else "", "$success"), (row.text, row.style),
+        (row.prefix + fold, "$muted"), ("• " if row.on_path else "", "$success"), inline_markdown(row.text, row.style),
         (f" [{row.label}]" if row.label else "", "$warning"), ("  ← active" if row.active else "", "bold $success"))
 
 
