@@ -5,12 +5,15 @@ Run: .venv/bin/python benchmarks/tui.py [--runs 5]
 Each figure is the median of N fresh processes, timed from Popen to a line the child prints: the bare
 app (one Static) at its first frame; pi-tui (offline demo model, as `pi-tui --model demo` starts) at
 its first frame and once its empty session is shown; pi-tui opening pi-before-compaction.jsonl once
-the transcript shows it. All run headless the same way; ratios are against the bare app's first frame.
+the transcript shows it; pi-tui opening the `/pruner settings` overlay (timed inside the process, from the
+command to the overlay's first frame). All run headless the same way; ratios are against the bare app's
+first frame.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import shutil
 import statistics
@@ -40,10 +43,11 @@ def run_bare() -> None:
     Bare().run(headless=True)
 
 
-def run_pi(session: str | None) -> None:
+def run_pi(session: str | None, overlay: bool = False) -> None:
     sys.path.insert(0, str(ROOT))
     from pi_tui.app import PiApp, TuiBridge
     from pi_tui.runtime import LaunchOptions, build_runtime
+    from pi_tui.screens.form import SettingsFormScreen
     from pi_tui.settings import load_settings
 
     class Timed(PiApp):
@@ -51,7 +55,19 @@ def run_pi(session: str | None) -> None:
             print("FRAME", flush=True)
             await super().on_ready()
             print("LOADED", "litellm" in sys.modules, flush=True)
+            if overlay:
+                await self.open_overlay()
             self.exit()
+
+        async def open_overlay(self) -> None:
+            painted = asyncio.Event()
+            start = time.perf_counter()
+            await self.run_input("/pruner settings")
+            while not isinstance(self.screen, SettingsFormScreen) or not self.screen.is_mounted:
+                await asyncio.sleep(0.001)
+            self.screen.call_after_refresh(painted.set)
+            await painted.wait()
+            print("OVERLAY", time.perf_counter() - start, flush=True)
 
     settings = load_settings().settings
     options = LaunchOptions(model="demo", session=session)
@@ -61,7 +77,7 @@ def run_pi(session: str | None) -> None:
 
 
 def timed(args: list[str], env: dict[str, str]) -> dict[str, float]:
-    """Seconds from Popen to each marker line the child prints."""
+    """Seconds from Popen to each marker line the child prints (or the seconds it prints after a mark)."""
     marks: dict[str, float] = {}
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, __file__, *args], env=env, stdout=subprocess.PIPE,
@@ -72,6 +88,8 @@ def timed(args: list[str], env: dict[str, str]) -> dict[str, float]:
         marks[word] = time.perf_counter() - start
         if word == "LOADED" and rest == ["True"]:
             raise SystemExit("litellm was imported on the way to the first frame")
+        if word == "OVERLAY":
+            marks[word] = float(rest[0])
     proc.wait()
     return marks
 
@@ -85,12 +103,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--child", choices=["bare", "pi"], help=argparse.SUPPRESS)
     parser.add_argument("--session", help=argparse.SUPPRESS)
+    parser.add_argument("--overlay", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child == "bare":
         run_bare()
         return
     if args.child == "pi":
-        run_pi(args.session)
+        run_pi(args.session, args.overlay)
         return
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "PI_TUI_HOME": str(Path(tmp) / "home"), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
@@ -105,6 +124,8 @@ def main() -> None:
             shutil.copy(LARGE, copy)
             opened = median(args.runs, ["--child", "pi", "--session", str(copy)], env, "LOADED")
             rows.append((f"pi-tui opening {LARGE.name}: transcript shown", opened))
+        overlay = median(args.runs, ["--child", "pi", "--overlay"], env, "OVERLAY")
+        rows.append(("pi-tui: /pruner settings overlay open (command to first frame)", overlay))
     print(f"{'what':<62} {'median':>8} {'ratio':>7}")
     for what, seconds in rows:
         print(f"{what:<62} {seconds:7.2f}s {seconds / bare:6.2f}x")

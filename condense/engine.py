@@ -24,7 +24,7 @@ from condense.chains import (
     with_closing_message,
 )
 from condense.config import CondenseConfig
-from condense.diagnostics import DiagnosticSink
+from condense.diagnostics import DiagnosticSink, status_suffix
 from condense.flush import Flusher, FlushResult, Progress
 from condense.frontier import reconstruct as reconstruct_frontier
 from condense.frontier import trim_batch
@@ -77,6 +77,8 @@ class CondenseEngine:
         self._reclaim_version = -1
         self._stub_memo = StubMemo()
         self._config_version = 0
+        self._last_input: list[Any] | None = None  # the last request's messages, measured again after a flush
+        self._saved_at_reply: int | None = None  # the saving already in the host's last reported usage
 
     # ----- protection -------------------------------------------------------------------------
 
@@ -98,6 +100,8 @@ class CondenseEngine:
         self.previous_fraction = None
         self._reclaim_version = -1
         self._stub_memo = StubMemo()  # the index was rebuilt: no decision carries over
+        self._last_input = None
+        self._saved_at_reply = None
         self.rearmed = self._probe_rearm()
         self.update_status()
 
@@ -157,7 +161,7 @@ class CondenseEngine:
         if trimmed is None:
             return False
         self.pending.append(trimmed)
-        self.host.set_status(STATUS_KEY, status_line(f"prune: {len(self.pending)} pending"))
+        self.update_status()
         return True
 
     async def on_turn_end(self, message: dict[str, Any], results: list[dict[str, Any]], turn_index: int) -> None:
@@ -180,6 +184,8 @@ class CondenseEngine:
 
     async def on_message_end(self, message: dict[str, Any]) -> None:
         """The final reply of a run closes the batch: flush (agent-message mode)."""
+        if message.get("role") == "assistant" and message.get("stopReason") not in ("error", "aborted"):
+            self._note_reply()
         if not self.config.enabled or self.config.prune_on != "agent-message":
             return
         if message.get("role") != "assistant" or tool_calls(message):
@@ -209,7 +215,8 @@ class CondenseEngine:
             batches = self.flusher.collect(self.is_protected)
             self.pending = []
             if batches:
-                self.host.set_status(STATUS_KEY, status_line("prune: summarizing…"))
+                diag = status_suffix(self.diagnostics.counts())
+                self.host.set_status(STATUS_KEY, status_line(f"prune: summarizing…{diag}"))
             result, restore = await self.flusher.run(batches, self._cancel, sequential, progress)
             self.pending = restore
             chains = self.config.chain_compression
@@ -232,6 +239,7 @@ class CondenseEngine:
         finally:
             self.flushing = False
             self._write_flush_metrics(trigger, result)
+            self._measure_again()
             self.update_status()
 
     async def compress(self, keep: int, closing: dict[str, Any] | None = None) -> list[str]:
@@ -298,14 +306,40 @@ class CondenseEngine:
         """The `context` transform; the same list object when pruning is off or changes nothing."""
         if not self.config.enabled:
             return messages
+        self._last_input = messages
         out = prune_messages(messages, self.index, self._render_options())
         if out is not messages and self._reclaim_version != len(self.index):
             self._reclaim_version = len(self.index)
             # what the model reads (text, thinking, arguments, results): a walk over the blocks, where
             # serialising the whole unpruned context would cost seconds with a 10 MB output in it
             self.stats.set_live_reclaim(model_chars(messages), model_chars(out))
+            if self._saved_at_reply is None:  # first measure since a (re)load: the last reply had it too
+                self._saved_at_reply = self._saved()
             self.update_status()
         return out
+
+    def _measure_again(self) -> None:
+        """A flush changes what the next request will carry: measure the last one again now, so the
+        status line shows the new saving without waiting for the next request."""
+        if self._last_input is not None and self.config.enabled:
+            self.render(self._last_input)
+
+    def _saved(self) -> int:
+        reclaim = self.stats.live_reclaim()
+        return reclaim.saved_tokens if reclaim is not None else 0
+
+    def _note_reply(self) -> None:
+        """A reply's usage (the host's context figure) already counts the saving its request had."""
+        self._saved_at_reply = self._saved()
+        self.update_status()
+
+    def _reads_now(self) -> int | None:
+        """What the next request carries, in the host's tokens: its context figure less what pruning took
+        out since the request that figure was reported for."""
+        usage = self.host.context_usage()
+        if usage is None or usage.tokens is None:
+            return None
+        return usage.tokens - (self._saved() - (self._saved_at_reply or 0))
 
     def _render_options(self) -> RenderOptions:
         purge = self.config.purge_errors
@@ -326,17 +360,19 @@ class CondenseEngine:
     # ----- status -----------------------------------------------------------------------------
 
     def status(self) -> str:
-        return status_text(self.config.enabled, self.stats.live_reclaim(), self.diagnostics.counts())
+        return status_text(self.config.enabled, self.stats.live_reclaim(), self.diagnostics.counts(),
+                           self._reads_now())
 
     def update_status(self) -> None:
         if not self.config.show_prune_status_line:
             self.host.set_status(STATUS_KEY, None)
             return
+        diag = status_suffix(self.diagnostics.counts())  # shown in every state while a counter is non-zero
         if self.config.enabled and self.pending and not self.flushing:
-            self.host.set_status(STATUS_KEY, status_line(f"prune: {len(self.pending)} pending"))
+            self.host.set_status(STATUS_KEY, status_line(f"prune: {len(self.pending)} pending{diag}"))
             return
         if self.config.enabled and self.rearmed and not self.pending:
-            self.host.set_status(STATUS_KEY, status_line("prune: recovered pending (reload)"))
+            self.host.set_status(STATUS_KEY, status_line(f"prune: recovered pending (reload){diag}"))
             return
         self.host.set_status(STATUS_KEY, status_line(self.status()))
 
@@ -351,11 +387,12 @@ class CondenseEngine:
 
     # ----- settings ---------------------------------------------------------------------------
 
-    def set_config(self, config: CondenseConfig) -> None:
+    def set_config(self, config: CondenseConfig, persist: bool = True) -> None:
+        """Use `config` from now on; `persist=False` for a config that came from the settings file itself."""
         self.config = config
         self._config_version += 1
         self.summarizer.config = config
-        if self._save_config is not None:
+        if persist and self._save_config is not None:
             self._save_config(config)
         self.update_status()
 

@@ -28,10 +28,15 @@ _WIRE_NAMES = {
 
 @dataclass(frozen=True)
 class Reclaim:
-    """Serialised size of the last rendered context before and after pruning, in characters."""
+    """What the model reads of the last rendered context before and after pruning, in characters."""
 
     before_chars: int
     after_chars: int
+
+    @property
+    def saved_tokens(self) -> int:
+        """What pruning keeps out of the request, in the host's estimate for unreported text (chars/4)."""
+        return max(0, _round((self.before_chars - self.after_chars) / 4))
 
 
 @dataclass(frozen=True)
@@ -109,6 +114,7 @@ class PruneStats:
             and isinstance(entry.get("data"), Mapping)
         ]
         self._load(snapshots[-1] if snapshots else {})
+        self._reclaim = None  # measured on another branch (or another run): the next render measures anew
 
     def _load(self, data: Mapping[str, Any]) -> None:
         for name, wire in _WIRE_NAMES.items():
@@ -147,20 +153,41 @@ def format_compact_count(count: int) -> str:
     return str(count)
 
 
+def format_tokens(count: int) -> str:
+    """Pi's footer units (999, 1.2k, 12k, 1.2M, 12M): the status line's figures sit beside its context figure."""
+    if count < 1000:
+        return str(count)
+    if count < 10_000:
+        return f"{_fixed(count / 1000, 1)}k"
+    if count < 1_000_000:
+        return f"{_round(count / 1000)}k"
+    if count < 10_000_000:
+        return f"{_fixed(count / 1_000_000, 1)}M"
+    return f"{_round(count / 1_000_000)}M"
+
+
 def format_cost(dollars: float) -> str:
     return "<$0.001" if 0 < dollars < 0.001 else f"${_fixed(dollars, 3)}"
 
 
-def status_text(enabled: bool, reclaim: Reclaim | None, diag_counts: Mapping[str, int] | None) -> str:
-    """The footer segment: `prune: ON · 92.0k->14.0k (-85%) · diag u2/o1` (tokens estimated as chars/4)."""
+def status_text(enabled: bool, reclaim: Reclaim | None, diag_counts: Mapping[str, int] | None,
+                reads_tokens: int | None = None) -> str:
+    """The footer segment: `prune: ON · reads 8.6k · saves 1.3k (-13%) · diag u2/o1`.
+
+    `reads_tokens` is what the model reads now, in the tokens of the footer's context figure (the host's
+    count); the saving is measured on the same text, so the two add up to what it would read unpruned.
+    Without a count from the host, the reading is the pruned text's own chars/4 estimate.
+    """
     if not enabled:
         return "prune: OFF"
     suffix = status_suffix(diag_counts or {})
     if reclaim is None or reclaim.before_chars <= 0:
         return f"prune: ON{suffix}"
-    before, after = _round(reclaim.before_chars / 4), _round(reclaim.after_chars / 4)
-    saved = max(0, _round((1 - after / before) * 100)) if before else 0
-    return f"prune: ON · {format_compact_count(before)}->{format_compact_count(after)} (-{saved}%){suffix}"
+    saved = reclaim.saved_tokens
+    reads = _round(reclaim.after_chars / 4) if reads_tokens is None else max(0, reads_tokens)
+    whole = reads + saved
+    percent = _round(saved / whole * 100) if whole else 0
+    return f"prune: ON · reads {format_tokens(reads)} · saves {format_tokens(saved)} (-{percent}%){suffix}"
 
 
 def status_line(text: str) -> str:

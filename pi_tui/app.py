@@ -31,11 +31,12 @@ from pi_tui.agent.host import Level
 from pi_tui.ai.types import ModelClient
 from pi_tui.errors import UserError
 from pi_tui.paths import home_dir
-from pi_tui.runtime import LaunchOptions, Runtime
+from pi_tui.runtime import LaunchOptions, Runtime, apply_settings
 from pi_tui.screens.commands import AppCommands
+from pi_tui.screens.form import SettingsFormScreen
 from pi_tui.screens.live import LiveView
 from pi_tui.screens.main import MainScreen
-from pi_tui.settings import Settings
+from pi_tui.settings import LiveSettings, Settings
 from pi_tui.themes import DEFAULT_THEME, ThemeError, load_theme_file, load_user_themes, shipped_themes
 from pi_tui.themes import variable_defaults as theme_variable_defaults
 from pi_tui.widgets.completion import Completer
@@ -83,6 +84,11 @@ class TuiBridge:
         if self.app is not None:
             self.app.main.status.lines.set(key, lines)
 
+    def settings_saved(self, settings: Settings) -> None:
+        """The engine wrote a `/pruner` change: the app's settings (and so later sessions) take it."""
+        if self.app is not None:
+            self.app.settings_store.replace(settings)
+
 
 def crash_log() -> Path:
     return home_dir() / "pi-tui.log"
@@ -111,7 +117,8 @@ class PiApp(App[int]):
                  progress_linger: float = 1.5) -> None:
         super().__init__()
         self.runtime = runtime
-        self.settings = settings
+        self.settings_store = LiveSettings(settings)
+        self.settings_store.listen(self._settings_applied)
         self.bridge = bridge
         self.launch = launch
         self.client = client  # tests: the model client every rebuilt runtime uses
@@ -127,6 +134,10 @@ class PiApp(App[int]):
         self._last_ctrl_c = -1.0
         self._last_escape = -1.0
         self._stop_watching = asyncio.Event()
+
+    @property
+    def settings(self) -> Settings:
+        return self.settings_store.current
 
     # ----- screens and themes -------------------------------------------------------------------
 
@@ -222,12 +233,16 @@ class PiApp(App[int]):
     def _settings_changed(self, result: Any) -> None:
         for line in result.errors:
             self.show_notice(f"settings: {line}", "error")
-        settings: Settings = result.settings
-        if settings.theme != self.theme:
-            self.apply_theme(settings.theme)
-        if settings.keymap != self.settings.keymap:
-            self.set_keymap(settings.keymap)
-        self.settings = settings
+        self.settings_store.replace(result.settings)
+
+    def _settings_applied(self, old: Settings, new: Settings) -> None:
+        if new.theme != self.theme:
+            self.apply_theme(new.theme)
+        if new.keymap != old.keymap:
+            self.set_keymap(new.keymap)
+        apply_settings(self.runtime, new)
+        if isinstance(self.screen, SettingsFormScreen):
+            self.screen.reload()
 
     @work(exclusive=True, group="theme-watch", exit_on_error=False)
     async def _watch_themes(self) -> None:
@@ -392,7 +407,7 @@ def run_tui(options: LaunchOptions, settings: Settings, startup_errors: list[str
     from pi_tui.runtime import build_runtime
 
     bridge = TuiBridge()
-    runtime = build_runtime(options, settings, ui=bridge)
+    runtime = build_runtime(options, settings, ui=bridge, on_settings_saved=bridge.settings_saved)
     app = PiApp(runtime, settings, bridge, options, startup_errors=startup_errors)
     app.run()
     return app.return_code or 0

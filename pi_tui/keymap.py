@@ -55,22 +55,38 @@ FORM = [
     Binding("escape", "close", "close", id="form.close"),
 ]
 
+SESSION_TREE = [
+    Binding("escape", "close", "close", id="session-tree.close"),
+    Binding("ctrl+left,alt+left", "fold", "fold, or go to the previous branch", id="session-tree.fold",
+            priority=True),
+    Binding("ctrl+right,alt+right", "unfold", "unfold, or go to the next branch", id="session-tree.unfold",
+            priority=True),
+    Binding("left", "page(-1)", "page up", id="session-tree.page-up", show=False),
+    Binding("right", "page(1)", "page down", id="session-tree.page-down", show=False),
+    Binding("ctrl+u", "mode('user')", "user messages only (again: back)", id="session-tree.user-only",
+            priority=True),
+    Binding("ctrl+o", "mode('all')", "every entry (again: back)", id="session-tree.all", priority=True),
+]
+
 GROUPS: dict[str, list[Binding]] = {
     "anywhere": APP, "editor": EDITOR, "pickers": PICKER, "/pruner tree": TREE, "overlays": OVERLAY,
-    "settings": FORM,
+    "settings": FORM, "/tree": SESSION_TREE,
 }
 
 
 def hotkeys_text(keymap: dict[str, str]) -> str:
-    """The `/hotkeys` listing as Markdown, with the user's remapped keys where they set any."""
-    lines = ["# Keys", ""]
-    for group, bindings in GROUPS.items():
-        lines += [f"## {group}", "", "| keys | what it does | id |", "|---|---|---|"]
-        for binding in bindings:
-            keys = keymap.get(binding.id or "", binding.key)
-            lines.append(f"| `{keys}` | {binding.description} | `{binding.id}` |")
-        lines.append("")
-    lines += ["Editor text: `/` commands, `@` file paths (Tab completes), `!cmd` runs a shell command into "
-              "the context, `!!cmd` runs one without adding it to the context.", "",
-              "Remap a key in `settings.toml`: `[keymap]` then `\"editor.submit\" = \"ctrl+j\"`."]
+    """The `/hotkeys` listing: one aligned table (keys, what they do, the id to remap them by), a heading
+    per group, the user's remapped keys where they set any."""
+    rows = {group: [(keymap.get(b.id or "", b.key), b.description, b.id or "") for b in bindings]
+            for group, bindings in GROUPS.items()}
+    every = [row for group_rows in rows.values() for row in group_rows]
+    keys_width = max(len(keys) for keys, _, _ in every) + 3
+    what_width = max(len(what) for _, what, _ in every) + 3
+    lines = [f"{'keys':<{keys_width}}{'what it does':<{what_width}}id (remap it in settings.toml)"]
+    for group, group_rows in rows.items():
+        lines += ["", group]
+        lines += [f"  {keys:<{keys_width - 2}}{what:<{what_width}}{name}" for keys, what, name in group_rows]
+    lines += ["", "Editor text: / commands, @ file paths (Tab completes), !cmd runs a shell command into the context,",
+              "!!cmd runs one without adding it to the context.", "",
+              'Remap a key in settings.toml: [keymap] then "editor.submit" = "ctrl+j".']
     return "\n".join(lines)

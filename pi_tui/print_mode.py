@@ -16,8 +16,10 @@ from typing import Any, TextIO
 
 from condense.messages import AgentMessage
 from pi_tui.agent.host import AgentHost
+from pi_tui.demo.client import DemoModelClient
 
 EXIT_OK, EXIT_FAILED, EXIT_NOT_SAVED, EXIT_INTERRUPTED = 0, 1, 3, 130
+DEMO_NEXT = 'Run pi-tui -p "next task" --continue here to play the next one (the demo works in {folder}).'
 
 
 class PrintRenderer:
@@ -86,6 +88,8 @@ async def run_print(host: AgentHost, text: str, out: TextIO | None = None, err: 
         print(f"pi-tui: warning: {warning}", file=err, flush=True)
     renderer = PrintRenderer(out, err)
     renderer.attach(host)
+    if isinstance(host.agent.client, DemoModelClient):  # "send any message" means nothing to `-p`
+        host.agent.client.next_hint = DEMO_NEXT.format(folder=host.cwd)
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):
         loop.add_signal_handler(signal.SIGINT, host.abort)

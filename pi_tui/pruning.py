@@ -28,7 +28,7 @@ from pi_tui.ai.types import ModelClient, ModelRequest, ModelSpec
 from pi_tui.errors import UserError
 from pi_tui.session.store import Session
 from pi_tui.session.timefmt import now_ms
-from pi_tui.settings import save_settings
+from pi_tui.settings import Settings, save_settings
 from pi_tui.tools.base import Tool, ToolContext, ToolOutput, ToolParams
 
 
@@ -140,8 +140,13 @@ class QueryTool(Tool):
         return ToolOutput.text(text, details)
 
 
-def settings_saver(host: AgentHost, start: CondenseConfig) -> Callable[[CondenseConfig], None]:
-    """Save what a `/pruner` command changed (only that: in-memory overrides such as the demo's stay)."""
+SettingsSaved = Callable[[Settings], None]
+
+
+def settings_saver(host: AgentHost, start: CondenseConfig,
+                   on_saved: SettingsSaved | None = None) -> Callable[[CondenseConfig], None]:
+    """Save what a `/pruner` command changed (only that: in-memory overrides such as the demo's stay),
+    and hand the settings the file now holds to `on_saved` (the app's live settings)."""
     last = {"config": start.model_dump()}
 
     def save(config: CondenseConfig) -> None:
@@ -151,16 +156,20 @@ def settings_saver(host: AgentHost, start: CondenseConfig) -> Callable[[Condense
         if not changes:
             return
         try:
-            save_settings({"condense": changes})
+            settings = save_settings({"condense": changes})
         except UserError as exc:
             host.ui.notify(str(exc), "error")
+            return
+        if on_saved is not None:
+            on_saved(settings)
 
     return save
 
 
-def install(host: AgentHost, config: CondenseConfig, client_for: Any, persist: bool = True) -> CondenseEngine:
+def install(host: AgentHost, config: CondenseConfig, client_for: Any, persist: bool = True,
+            on_saved: SettingsSaved | None = None) -> CondenseEngine:
     """Create the engine for `host` and hook it onto the host's events, tools and commands."""
-    saver = settings_saver(host, config) if persist else None
+    saver = settings_saver(host, config, on_saved) if persist else None
     engine = CondenseEngine(AgentPruningHost(host, client_for), config, saver)
     bus = host.bus
     bus.on("session_start", lambda e: engine.on_session_start())

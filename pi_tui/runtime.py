@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
 from pi_tui.agent.host import AgentHost, HostUI
 from pi_tui.agent.loop import AgentConfig, RetryPolicy
@@ -18,10 +19,10 @@ from pi_tui.ai.models import choose_model
 from pi_tui.ai.types import ModelClient, ModelSpec
 from pi_tui.errors import UserError
 from pi_tui.paths import sessions_dir_for
-from pi_tui.pruning import install
+from pi_tui.pruning import SettingsSaved, install
 from pi_tui.session.listing import newest_session, resolve_session_arg
 from pi_tui.session.store import Session, SessionError
-from pi_tui.settings import Settings
+from pi_tui.settings import RetrySettings, Settings
 from pi_tui.tools import ALL_TOOLS, make_tools
 
 
@@ -82,20 +83,46 @@ def _session_model(session: Session | None) -> str | None:
 
 
 def _work_dir(model: ModelSpec, session: Session | None, options: LaunchOptions, notices: list[str]) -> Path:
-    """The demo works on its own copy of the sample project, never on the user's files."""
+    """The demo works on its own copy of the sample project, never on the user's files, whatever folder
+    it starts in and whatever session it opens (a session recorded in the user's project included)."""
     if model.provider != "demo":
         return options.launch_dir
-    if session is not None and session.entries and Path(session.cwd).is_dir():
+    from pi_tui.demo.project import is_demo_copy, prepare_demo_project
+
+    if session is not None and session.entries and is_demo_copy(Path(session.cwd)):
         return Path(session.cwd)
-    from pi_tui.demo.project import prepare_demo_project
 
     folder = prepare_demo_project()
-    notices.append(f"demo: working on a copy of the sample project in {folder}")
+    notices.append("demo: working on a copy of the sample project, never on your files")
     return folder
 
 
+def retry_policy(retry: RetrySettings) -> RetryPolicy:
+    return RetryPolicy(retry.enabled, retry.max_retries, retry.base_delay_ms, retry.max_delay_ms)
+
+
+def condense_config_for(model: ModelSpec, settings: Settings) -> CondenseConfig:
+    """`[condense]` as this model's engine runs it."""
+    if model.provider != "demo":
+        return settings.condense
+    # in memory only: the saver writes what a command changed, never these
+    return settings.condense.model_copy(
+        update={"spill_threshold": DEMO_SPILL_THRESHOLD, "summarizer_model": "extractive"})
+
+
+def apply_settings(runtime: Runtime, settings: Settings) -> None:
+    """Settings changed while `runtime` runs: its agent and its engine take them from the next turn on."""
+    config = runtime.host.config
+    config.steering_mode, config.follow_up_mode = settings.steering_mode, settings.follow_up_mode
+    config.retry = retry_policy(settings.retry)
+    condense = condense_config_for(runtime.model, settings)
+    if condense != runtime.engine.config:
+        runtime.engine.set_config(condense, persist=False)  # it came from the file: nothing to write back
+
+
 def build_runtime(options: LaunchOptions, settings: Settings, ui: HostUI | None = None,
-                  client: ModelClient | None = None) -> Runtime:
+                  client: ModelClient | None = None, on_settings_saved: SettingsSaved | None = None) -> Runtime:
+    """`on_settings_saved` receives the settings the file holds after the engine saved a `/pruner` change."""
     session = _open_session(options)
     requested = options.model or _session_model(session)
     model, notices = choose_model(requested, settings.default_model, options.base_url, settings.models)
@@ -113,16 +140,11 @@ def build_runtime(options: LaunchOptions, settings: Settings, ui: HostUI | None 
     except ValueError as exc:
         raise UserError(f"settings: tools: {exc}") from exc
     prompt = build_system_prompt(cwd, [(t.name, t.description) for t in tools])
-    retry = RetryPolicy(settings.retry.enabled, settings.retry.max_retries, settings.retry.base_delay_ms,
-                        settings.retry.max_delay_ms)
+    retry = retry_policy(settings.retry)
     config = AgentConfig(model=model, system_prompt=prompt, cwd=cwd,
                          thinking_level=session.build_context().thinking_level,
                          steering_mode=settings.steering_mode, follow_up_mode=settings.follow_up_mode,
                          retry=retry)
     host = AgentHost(session, client or client_for(model), config, tools, ui)
-    condense_config = settings.condense
-    if model.provider == "demo":  # in memory only: never written to settings.toml
-        condense_config = condense_config.model_copy(
-            update={"spill_threshold": DEMO_SPILL_THRESHOLD, "summarizer_model": "extractive"})
-    engine = install(host, condense_config, client_for)
+    engine = install(host, condense_config_for(model, settings), client_for, on_saved=on_settings_saved)
     return Runtime(host, model, notices, engine)

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from condense.records import Batch, ToolCallRecord
-from condense.summarize.refs import FOOTER_HEADING, FOOTER_HINT
+from condense.summarize.refs import FOOTER_HEADING, FOOTER_HINT, refs_line
 from condense.summarize.serialize import call_label
 
 BULLET_CAP = 400  # characters per call at most
@@ -147,5 +147,5 @@ def extractive_range(summaries: Sequence[str]) -> str:
         lines += body
         refs += listed
     if refs:
-        lines.append(f"{FOOTER_HEADING}" + ", ".join(f"`{ref}`" for ref in dict.fromkeys(refs)))
+        lines.append(refs_line(list(dict.fromkeys(refs))))
     return "\n".join(lines)

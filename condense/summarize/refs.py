@@ -54,9 +54,13 @@ def substitute_inline_refs(text: str, refs: Sequence[SummaryRef], tool_names: Se
     return "\n".join(out)
 
 
+def refs_line(short_ids: Sequence[str]) -> str:
+    """`**Summarized tool refs**: `t1`, `t2`.`: a sentence, so it ends with a full stop."""
+    return FOOTER_HEADING + ", ".join(f"`{short_id}`" for short_id in short_ids) + "."
+
+
 def format_refs_footer(refs: Sequence[SummaryRef]) -> str:
-    listed = ", ".join(f"`{ref.short_id}`" for ref in refs)
-    return f"\n\n---\n{FOOTER_HEADING}{listed}\n{FOOTER_HINT}"
+    return f"\n\n---\n{refs_line([ref.short_id for ref in refs])}\n{FOOTER_HINT}"
 
 
 def build_summary_content(llm_text: str, refs: Sequence[SummaryRef], tool_names: Sequence[str]) -> str:

@@ -220,10 +220,13 @@ class AgentHost:
 
     # ----- the session tree ---------------------------------------------------------------------
 
-    async def navigate(self, entry_id: str | None) -> None:
-        """Move to another point of the tree and continue from there (Pi's `/tree`)."""
+    async def navigate(self, entry_id: str | None, summary: str | None = None) -> None:
+        """Move to another point of the tree and continue from there (Pi's `/tree`), with a summary of the
+        branch left behind when there is one."""
         old_leaf = self.session.leaf_id
-        if entry_id is None:
+        if summary is not None:
+            self.session.branch_with_summary(entry_id, summary)
+        elif entry_id is None:
             self.session.reset_leaf()
         else:
             self.session.branch(entry_id)

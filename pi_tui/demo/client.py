@@ -21,6 +21,7 @@ from typing import Any
 
 from condense.messages import AssistantMessage, StopReason, TextContent, ToolCall, Usage, content_text
 from pi_tui.agent.abort import AbortSignal
+from pi_tui.agent.branch_summary import OPENING as BRANCH_SUMMARY_OPENING
 from pi_tui.ai.types import EventType, ModelRequest, StreamEvent
 from pi_tui.demo.script import DEMO_OVER, TASKS, Step, Task
 
@@ -112,15 +113,15 @@ def _note_call(attempts: dict[tuple[int, int], _Attempt], call_id: str, result: 
         attempt.ran = attempt.ran or not skipped
 
 
-def plan_reply(messages: list[Any], tasks: tuple[Task, ...] = TASKS) -> Reply:
-    """The text and tool calls of the next reply."""
+def plan_reply(messages: list[Any], tasks: tuple[Task, ...] = TASKS, next_hint: str = NEXT_TASK_HINT) -> Reply:
+    """The text and tool calls of the next reply; a finished task ends with `next_hint`."""
     position = locate(messages, tasks)
     total = len(tasks)
     if position.task > total:
         return Reply(DEMO_OVER.format(total=total))
     task = tasks[position.task - 1]
     if position.step > len(task.steps):
-        return Reply(_closing_text(task, position.task, total))
+        return Reply(_closing_text(task, position.task, total, next_hint))
     script_step = task.steps[position.step - 1]
     text = script_step.say
     if position.step == 1 and position.attempt == 1:
@@ -131,9 +132,23 @@ def plan_reply(messages: list[Any], tasks: tuple[Task, ...] = TASKS) -> Reply:
     return Reply(text, _calls(script_step, position))
 
 
-def _closing_text(task: Task, number: int, total: int) -> str:
+def branch_summary_reply(request: ModelRequest) -> Reply | None:
+    """`/tree` asks for a summary of the branch it leaves: the demo writes a short one from the request's
+    own text (the user's messages and the tools called), as a model would, with no script to follow."""
+    text = content_text(request.messages[-1].get("content") or "") if request.messages else ""
+    if request.tools or not text.startswith(BRANCH_SUMMARY_OPENING):
+        return None
+    asked = re.findall(r"^── user[^\n]*\n(.+)$", text, flags=re.MULTILINE)
+    tools = sorted(set(re.findall(r"^  → (\w+) ", text, flags=re.MULTILINE)))
+    goal = asked[0].strip() if asked else "(no message on this branch)"
+    done = f"- Ran {', '.join(tools)} on the sample project." if tools else "- No tools ran."
+    return Reply(f"## Goal\n{goal}\n\n## Done\n{done}\n\n## Open\n- Left for another branch.\n\n"
+                 "## Worth keeping\n- (The offline demo writes this summary from the branch's text.)")
+
+
+def _closing_text(task: Task, number: int, total: int, next_hint: str) -> str:
     marker = f"(demo task {number}/{total} done)"
-    follow = "That was the last task of the demo." if number == total else NEXT_TASK_HINT
+    follow = "That was the last task of the demo." if number == total else next_hint
     return f"{task.summary}\n\n---\n{marker} {follow}"
 
 
@@ -223,9 +238,11 @@ class DemoModelClient:
     def __init__(self, delay: float = 0.01, tasks: tuple[Task, ...] = TASKS) -> None:
         self.delay = delay
         self.tasks = tasks
+        self.next_hint = NEXT_TASK_HINT  # print mode has no next message to send: it says what to run
 
     async def stream(self, request: ModelRequest, signal: AbortSignal) -> AsyncIterator[StreamEvent]:
-        stream = _Stream(request, plan_reply(request.messages, self.tasks))
+        reply = branch_summary_reply(request) or plan_reply(request.messages, self.tasks, self.next_hint)
+        stream = _Stream(request, reply)
         yield StreamEvent("start", stream.message())
         events = stream.events()
         while True:

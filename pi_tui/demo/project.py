@@ -12,6 +12,8 @@ from pathlib import Path
 
 SAMPLE_PROJECT = Path(__file__).with_name("sample_project")
 PROJECT_NAME = "invoicer"
+# Beside the copy, not in it: the demo's own `ls` and `find` must not see it.
+MARKER = ".pi-tui-demo"
 
 
 def prepare_demo_project(dest_root: Path | None = None) -> Path:
@@ -21,4 +23,11 @@ def prepare_demo_project(dest_root: Path | None = None) -> Path:
     folder = Path(tempfile.mkdtemp(prefix="pi-tui-demo-", dir=dest_root))
     target = folder / PROJECT_NAME
     shutil.copytree(SAMPLE_PROJECT, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    (folder / MARKER).write_text("a copy of pi-tui's demo project, safe to delete\n", encoding="utf-8")
     return target
+
+
+def is_demo_copy(folder: Path) -> bool:
+    """True only for a folder `prepare_demo_project` made. A session's recorded folder may be the user's
+    own project: the demo resumes its work only in a copy of its own, never anywhere else."""
+    return folder.name == PROJECT_NAME and (folder.parent / MARKER).is_file()

@@ -18,6 +18,7 @@ from condense.commands import HELP as PRUNER_HELP
 from condense.config import CondenseConfig
 from condense.messages import content_text
 from pi_tui.agent.abort import AbortSignal
+from pi_tui.agent.branch_summary import abandoned_entries, summarize_branch, summary_prompt
 from pi_tui.ai.models import DEMO_REF, PROVIDERS, available_providers, missing_key, parse_model_ref
 from pi_tui.errors import UserError
 from pi_tui.keymap import hotkeys_text
@@ -26,10 +27,11 @@ from pi_tui.runtime import LaunchOptions, Runtime, build_runtime
 from pi_tui.screens.form import SettingsFormScreen, field_specs
 from pi_tui.screens.picker import Choice, PickerScreen
 from pi_tui.screens.pruner_tree import PrunerTreeScreen
+from pi_tui.screens.session_tree import SessionTreeScreen, is_user_message
 from pi_tui.screens.text_view import TextViewScreen
 from pi_tui.session.listing import describe, session_files
 from pi_tui.session.timefmt import now_ms
-from pi_tui.settings import Settings, SettingsError, set_value
+from pi_tui.settings import Settings, SettingsError
 from pi_tui.tools.base import ToolContext, ToolError
 from pi_tui.tools.bash import BashParams, BashTool
 from pi_tui.widgets.footer import UsageTotals, format_tokens
@@ -96,7 +98,7 @@ class AppCommands:
             "name": ("name this session: /name <name>", self.name),
             "theme": ("choose the colour theme", self.theme),
             "hotkeys": ("list the keys", self.hotkeys),
-            "tree": ("go back to an earlier message and continue from there", self.tree),
+            "tree": ("the session tree: continue from any entry, on a new branch", self.tree),
             "quit": ("quit pi-tui", self.quit),
             "exit": ("quit pi-tui", self.quit),
         }
@@ -153,7 +155,8 @@ class AppCommands:
 
     async def _rebuild(self, reason: str, options: LaunchOptions) -> Runtime | None:
         try:
-            runtime = build_runtime(options, self.app.settings, self.app.bridge, self.app.client)
+            runtime = build_runtime(options, self.app.settings, self.app.bridge, self.app.client,
+                                    on_settings_saved=self.app.bridge.settings_saved)
         except UserError as exc:
             self.app.show_notice(str(exc), "error")
             return None
@@ -270,28 +273,64 @@ class AppCommands:
         self.app.status_changed()
 
     async def tree(self, _: str) -> None:
-        """Pi's /tree: pick an earlier user message; the session continues before it, on a new branch."""
+        """Pi's /tree: choose any entry of the session tree and continue from there on a new branch.
+
+        A user message goes back to the editor and the session continues from before it; any other entry
+        becomes the point the next message follows. Leaving a branch offers Pi's branch summary."""
         if not self._idle_or_warn("/tree"):
             return
         session = self.runtime.host.session
-        on_branch = {entry.get("id") for entry in session.branch_entries()}
-        choices = []
-        for entry in session.entries:
-            message = entry.get("message")
-            if entry.get("type") == "message" and isinstance(message, dict) and message.get("role") == "user":
-                text = " ".join(content_text(message.get("content") or "").split())
-                where = "" if entry.get("id") in on_branch else "other branch"
-                choices.append(Choice(entry, text[:100] or "(empty)", where))
-        if not choices:
-            self.app.show_notice("no user messages yet", "warning")
+        if not session.entries:
+            self.app.show_notice("nothing in this session yet", "warning")
             return
-        entry = await self.app.push_screen_wait(PickerScreen(
-            "Continue from before which message? (it goes back to the editor)", list(reversed(choices))))
+        chosen = await self.app.push_screen_wait(SessionTreeScreen(session))
+        entry = session.get(chosen) if chosen else None
         if entry is None:
             return
-        await self.runtime.host.navigate(entry.get("parentId"))
-        self.app.main.editor.set_text(content_text(entry["message"].get("content") or ""))
-        self.app.show_notice("on a new branch: edit the message and send it")
+        to_editor = is_user_message(entry) or entry.get("type") == "custom_message"
+        target = entry.get("parentId") if to_editor else entry["id"]
+        if target == session.leaf_id and not to_editor:
+            self.app.show_notice("already there: this is where the session is")
+            return
+        go, summary = await self._branch_summary(target)
+        if not go:
+            return
+        await self.runtime.host.navigate(target, summary)
+        if to_editor:
+            message = entry.get("message") or entry
+            self.app.main.editor.set_text(content_text(message.get("content") or ""))
+        where = "edit the message and send it" if to_editor else "the next message continues from there"
+        kept = " (the branch you left is summarised)" if summary else ""
+        self.app.show_notice(f"on a new branch: {where}{kept}")
+
+    async def _branch_summary(self, target: str | None) -> tuple[bool, str | None]:
+        """Ask whether to summarise the branch being left, and write the summary: (go on, summary)."""
+        host = self.runtime.host
+        entries = abandoned_entries(host.session, target)
+        if summary_prompt(entries) is None:
+            return True, None
+        answer = await self.app.push_screen_wait(PickerScreen("Summarise the branch you are leaving?", [
+            Choice("none", "No summary", "switch at once"),
+            Choice("summarize", "Summarize", f"{host.config.model.ref} writes what the branch did"),
+            Choice("focus", "Summarize with a focus", "say what the summary should dwell on")]))
+        if answer not in ("summarize", "focus"):
+            return answer == "none", None
+        focus = "" if answer == "summarize" else await self.app.push_screen_wait(PickerScreen(
+            "What should the summary dwell on? (type it, Enter)", [], custom=lambda text: text))
+        if focus is None:
+            return False, None
+        prompt = summary_prompt(entries, focus) or ""
+        working = self.app.main.status.working
+        working.show("Summarizing the branch you are leaving… (esc to abort)")
+        self.shell_signal = AbortSignal()  # Esc stops it, as it stops a shell command
+        try:
+            return True, await summarize_branch(host.agent.client, host.config.model, prompt, self.shell_signal)
+        except UserError as exc:
+            self.app.show_notice(str(exc), "error")
+            return False, None
+        finally:
+            self.shell_signal = None
+            working.show(None)
 
     # ----- settings, theme, keys ----------------------------------------------------------------
 
@@ -300,15 +339,13 @@ class AppCommands:
                             choices={"theme": sorted(self.app.available_themes)})
         self.app.push_screen(SettingsFormScreen(
             "Settings (settings.toml) · pruning has its own: /pruner settings", specs,
-            self.app.settings.model_dump(mode="json"), self._save_setting))
+            lambda: self.app.settings.model_dump(mode="json"), self._save_setting))
 
     def _save_setting(self, path: tuple[str, ...], value: Any) -> str | None:
         try:
-            self.app.settings = set_value(".".join(path), value)
+            self.app.settings_store.save(".".join(path), value)
         except SettingsError as exc:
             return str(exc)
-        if path == ("theme",):
-            self.app.apply_theme(str(value))
         return None
 
     async def theme(self, args: str) -> None:
@@ -322,7 +359,7 @@ class AppCommands:
                 self.app.show_notice(error, "error")
 
     async def hotkeys(self, _: str) -> None:
-        self.app.push_screen(TextViewScreen("Keys", hotkeys_text(self.app.settings.keymap), markdown=True))
+        self.app.push_screen(TextViewScreen("Keys", hotkeys_text(self.app.settings.keymap)))
 
     async def quit(self, _: str) -> None:
         await self.app.action_quit()
@@ -370,7 +407,7 @@ class AppCommands:
 
         self.app.push_screen(SettingsFormScreen(
             "Pruning settings ([condense] in settings.toml)", field_specs(CondenseConfig),
-            engine.config.model_dump(mode="json"), change))
+            lambda: engine.config.model_dump(mode="json"), change))
 
     async def flush_now(self) -> None:
         """`/pruner now` with live rows above the editor, one per batch."""

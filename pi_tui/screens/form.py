@@ -1,31 +1,39 @@
 """A settings overlay generated from a pydantic model: `/pruner settings` and `/settings`.
 
-Each field becomes a control by its type: bools are switches, Literals selects, numbers and strings
-inputs (a number is checked as you type), string lists comma-separated inputs, nested models titled
-groups. The field's description is its help line. A change is handed to `on_change(path, value)`,
-which validates and saves it at once and returns an error line to show under the field, or None.
-Inputs save on Enter or when they lose the focus; switches and selects on every change.
+One line-based list, not a widget per field: fifty fields as widgets took seconds to open, and a single
+list opens in the time of one frame. Each field is a row, its name, its value (switches read On/Off) and
+its description (Markdown: `code` and **bold** render, their marks do not); nested models are titled
+groups. Enter on a row changes it by its type: a switch flips, a choice moves to the next option (a
+long list of them opens a searchable picker), a number, text or comma-separated list opens the edit
+line below the list (Enter saves, Esc cancels). A change is handed to `on_change(path, value)`, which
+validates and saves it at once and returns an error line to show under the field, or None.
 """
 
 from __future__ import annotations
 
+import re
 import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widget import Widget
-from textual.widgets import Input, Select, Static, Switch
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
 
 from pi_tui import keymap
+from pi_tui.screens.picker import Choice, PickerScreen
 
 Path = tuple[str, ...]
 OnChange = Callable[[Path, Any], str | None]
 Kind = Literal["bool", "choice", "int", "float", "list", "text", "group", "readonly"]
+CYCLE_AT_MOST = 4  # a choice with more options (themes) opens a searchable picker instead of cycling
+NAME_WIDTH = 26  # with the value beside it, a row fits the 80-column overlay
+_INLINE = re.compile(r"(`[^`]+`|\*\*[^*]+\*\*)")
 
 
 @dataclass
@@ -131,55 +139,42 @@ def parse_value(spec: FieldSpec, text: str) -> Any:
     return raw
 
 
-class FieldRow(Vertical):
-    """One field: its name and control on a line, its description and the last outcome below."""
+def inline_markdown(text: str, style: str = "") -> Content:
+    """A description's inline Markdown as styled text: `code` and **bold** show, their marks do not."""
+    pieces: list[str | tuple[str, str]] = []
+    for part in _INLINE.split(text):
+        if part.startswith("`") and part.endswith("`") and len(part) > 1:
+            pieces.append((part[1:-1], "$accent"))
+        elif part.startswith("**") and part.endswith("**") and len(part) > 3:
+            pieces.append((part[2:-2], f"bold {style}".strip()))
+        elif part:
+            pieces.append((part, style))
+    return Content.assemble(*pieces)
 
-    DEFAULT_CSS = """
-    FieldRow { height: auto; margin-bottom: 1; }
-    FieldRow > Horizontal { height: auto; }
-    FieldRow .field-name { width: 32; color: $foreground; }
-    FieldRow Input, FieldRow Select { width: 1fr; background: $panel; }
-    FieldRow Switch { border: none; height: 1; padding: 0 1; background: $panel; }
-    FieldRow Switch:focus { background: $primary 30%; }
-    FieldRow .field-help { color: $muted; padding-left: 32; }
-    FieldRow .field-outcome { color: $success; padding-left: 32; }
-    FieldRow .field-outcome.-error { color: $error; }
-    """
 
-    def __init__(self, spec: FieldSpec, value: Any) -> None:
-        super().__init__(id=spec.dom_id)
-        self.spec = spec
-        self.value = value
-        self.outcome = Static("", classes="field-outcome")
-        self.outcome.display = False
+def shown_value(spec: FieldSpec, value: Any) -> Content:
+    """The value as a person reads it: On/Off, a choice, a number, a list, or (none)."""
+    if spec.kind == "bool":
+        return Content.styled("On", "$success") if value else Content.styled("Off", "$warning")
+    if spec.kind == "readonly":
+        return Content.styled(repr(value), "$muted")
+    text = to_text(spec, value)
+    return Content(text) if text else Content.styled("(none)", "$muted")
 
-    def control(self) -> Widget:
-        spec, value = self.spec, self.value
-        if spec.kind == "bool":
-            return Switch(bool(value), id=f"{spec.dom_id}-control")
-        if spec.kind == "choice":
-            options = [(choice, choice) for choice in spec.choices]
-            current = str(value) if value is not None and str(value) in spec.choices else Select.NULL
-            return Select(options, value=current, allow_blank=spec.optional, compact=True,
-                          id=f"{spec.dom_id}-control")
-        if spec.kind == "readonly":
-            return Static(Content(repr(value)), id=f"{spec.dom_id}-control")
-        kind = {"int": "integer", "float": "number"}.get(spec.kind, "text")
-        return Input(to_text(spec, value), type=kind, compact=True,  # type: ignore[arg-type]
-                     id=f"{spec.dom_id}-control")
 
-    def compose(self) -> Iterator[Widget]:
-        with Horizontal():
-            yield Static(Content(self.spec.path[-1]), classes="field-name")
-            yield self.control()
-        if self.spec.description:
-            yield Static(Content(self.spec.description), classes="field-help")
-        yield self.outcome
+def next_choice(spec: FieldSpec, value: Any) -> Any:
+    """The option after `value` (an optional field cycles through "none" too)."""
+    options: list[Any] = [*spec.choices, *([None] if spec.optional else [])]
+    current = str(value) if value is not None else None
+    position = options.index(current) if current in options else -1
+    return options[(position + 1) % len(options)]
 
-    def show_outcome(self, error: str | None) -> None:
-        self.outcome.display = True
-        self.outcome.set_class(error is not None, "-error")
-        self.outcome.update(Content(error or "saved"))
+
+def _flatten(specs: list[FieldSpec]) -> Iterator[FieldSpec]:
+    for spec in specs:
+        yield spec
+        if spec.kind == "group":
+            yield from _flatten(spec.children)
 
 
 class SettingsFormScreen(ModalScreen[None]):
@@ -187,85 +182,137 @@ class SettingsFormScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     SettingsFormScreen { align: center middle; }
     SettingsFormScreen > #form {
-        width: 92%; max-width: 130; height: 90%; border: round $primary; background: $surface; padding: 0 1;
+        width: 96%; max-width: 110; height: 90%; border: round $primary; background: $surface; padding: 0 1;
     }
     SettingsFormScreen .form-title { color: $accent; text-style: bold; }
     SettingsFormScreen .form-hint { color: $muted; }
-    SettingsFormScreen .group-title { color: $accent; text-style: bold; margin-top: 1; }
-    SettingsFormScreen .group-help { color: $muted; margin-bottom: 1; }
-    SettingsFormScreen VerticalScroll { height: 1fr; }
+    SettingsFormScreen #form-fields { height: 1fr; border: none; background: $surface; }
+    SettingsFormScreen #form-edit-label { color: $accent; }
+    SettingsFormScreen #form-edit { border: none; height: 1; padding: 0; background: $panel; }
     """
 
-    def __init__(self, title: str, specs: list[FieldSpec], values: dict[str, Any], on_change: OnChange,
-                 hint: str = "") -> None:
+    def __init__(self, title: str, specs: list[FieldSpec], read_values: Callable[[], dict[str, Any]],
+                 on_change: OnChange, hint: str = "") -> None:
+        """`read_values()` gives the values in force now: at opening, and again on `reload`."""
         super().__init__()
         self.title_text = title
         self.specs = specs
-        self.values = values
+        self.read_values = read_values
+        self.values = read_values()
         self.on_change = on_change
-        self.hint = hint or ("Tab moves · changes are saved at once (inputs: on Enter or leaving the field)"
-                             " · Esc closes")
-        self.rows: dict[str, FieldRow] = {}
-
-    def _rows(self, specs: list[FieldSpec]) -> Iterator[Widget]:
-        for spec in specs:
-            if spec.kind == "group":
-                yield Static(Content(spec.dotted), classes="group-title")
-                if spec.description:
-                    yield Static(Content(spec.description), classes="group-help")
-                yield from self._rows(spec.children)
-                continue
-            row = FieldRow(spec, value_at(self.values, spec.path))
-            self.rows[spec.dom_id] = row
-            yield row
+        self.hint = hint or "↑↓ move · Enter changes (switches flip, choices move on, values open the edit line)" \
+            " · saved at once · Esc closes"
+        self.fields = {spec.dotted: spec for spec in _flatten(specs)}
+        self.outcomes: dict[str, str | None] = {}  # dotted -> None (saved) or the error line
+        self.editing: FieldSpec | None = None
+        self.list = OptionList(*(self._option(spec) for spec in _flatten(specs)), id="form-fields")
+        self.edit_label = Static("", id="form-edit-label")
+        self.edit = Input(id="form-edit", compact=True)
 
     def compose(self) -> Iterator[Widget]:
         with Vertical(id="form"):
             yield Static(Content(self.title_text), classes="form-title")
-            with VerticalScroll(id="form-body"):
-                yield from self._rows(self.specs)
+            yield self.list
+            yield self.edit_label
+            yield self.edit
             yield Static(Content(self.hint), classes="form-hint")
 
-    def _row_of(self, widget: Widget) -> FieldRow | None:
-        for node in widget.ancestors_with_self:
-            if isinstance(node, FieldRow):
-                return node
-        return None
+    def on_mount(self) -> None:
+        self._show_edit(None)
+        self.list.focus()
 
-    def apply(self, row: FieldRow, value: Any) -> str | None:
-        error = self.on_change(row.spec.path, value)
+    # ----- rows ---------------------------------------------------------------------------------
+
+    def _prompt(self, spec: FieldSpec) -> Content:
+        lines: list[Content] = []
+        if spec.kind == "group":
+            lines.append(Content.styled(spec.dotted, "bold $accent"))
+        else:
+            name = Content(spec.path[-1].ljust(NAME_WIDTH - 1) + " ")
+            lines.append(Content.assemble(name, shown_value(spec, value_at(self.values, spec.path))))
+        if spec.description:
+            lines.append(Content.assemble("  ", inline_markdown(spec.description, "$muted")))
+        if spec.dotted in self.outcomes:
+            error = self.outcomes[spec.dotted]
+            lines.append(Content.styled(f"  {error}", "$error") if error
+                         else Content.styled("  saved", "$success"))
+        return Content("\n").join(lines)
+
+    def _option(self, spec: FieldSpec) -> Option:
+        return Option(self._prompt(spec), id=spec.dotted, disabled=spec.kind == "group")
+
+    def _redraw(self, spec: FieldSpec) -> None:
+        self.list.replace_option_prompt(spec.dotted, self._prompt(spec))
+
+    def reload(self) -> None:
+        """The settings changed elsewhere (an edit of settings.toml): show what is in force now."""
+        self.values = self.read_values()
+        for spec in self.fields.values():
+            self._redraw(spec)
+
+    def focus_field(self, dotted: str) -> None:
+        """Move the highlight to a field (as the arrow keys would)."""
+        self.list.highlighted = self.list.get_option_index(dotted)
+
+    # ----- changing -----------------------------------------------------------------------------
+
+    def apply(self, spec: FieldSpec, value: Any) -> str | None:
+        error = self.on_change(spec.path, value)
         if error is None:
-            row.value = value
-        row.show_outcome(error)
+            target = self.values
+            for part in spec.path[:-1]:
+                target = target.setdefault(part, {})
+            target[spec.path[-1]] = value
+        self.outcomes[spec.dotted] = error
+        self._redraw(spec)
         return error
 
-    def _apply_text(self, widget: Input) -> None:
-        row = self._row_of(widget)
-        if row is None or widget.value == to_text(row.spec, row.value):
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        spec = self.fields.get(event.option.id or "")
+        if spec is None:
             return
-        try:
-            value = parse_value(row.spec, widget.value)
-        except ValueError as exc:
-            row.show_outcome(str(exc))
+        value = value_at(self.values, spec.path)
+        if spec.kind == "bool":
+            self.apply(spec, not value)
+        elif spec.kind == "choice" and len(spec.choices) > CYCLE_AT_MOST:
+            choices = [Choice(option, option) for option in spec.choices]
+            self.app.push_screen(PickerScreen(spec.dotted, choices, current=value),
+                                 lambda chosen: None if chosen is None else self.apply(spec, chosen))
+        elif spec.kind == "choice":
+            self.apply(spec, next_choice(spec, value))
+        elif spec.kind == "readonly":
+            self.outcomes[spec.dotted] = "edit this one in settings.toml"
+            self._redraw(spec)
+        elif spec.kind != "group":
+            self._show_edit(spec)
+
+    def _show_edit(self, spec: FieldSpec | None) -> None:
+        self.editing = spec
+        self.edit_label.display = self.edit.display = spec is not None
+        if spec is None:
+            self.list.focus()
             return
-        self.apply(row, value)
+        hint = "comma-separated" if spec.kind == "list" else {"int": "a whole number", "float": "a number"}.get(
+            spec.kind, "text")
+        self.edit_label.update(Content(f"{spec.dotted} ({hint}; Enter saves, Esc cancels):"))
+        self.edit.value = to_text(spec, value_at(self.values, spec.path))
+        self.edit.focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        self._apply_text(event.input)
-
-    def on_input_blurred(self, event: Input.Blurred) -> None:
-        self._apply_text(event.input)
-
-    def on_switch_changed(self, event: Switch.Changed) -> None:
-        row = self._row_of(event.switch)
-        if row is not None and event.value != row.value:
-            self.apply(row, event.value)
-
-    def on_select_changed(self, event: Select.Changed) -> None:
-        row = self._row_of(event.select)
-        value = None if event.value is Select.NULL else event.value
-        if row is not None and value != row.value:
-            self.apply(row, value)
+        spec = self.editing
+        if spec is None:
+            return
+        try:
+            value = parse_value(spec, event.value)
+        except ValueError as exc:
+            self.outcomes[spec.dotted] = str(exc)
+            self._redraw(spec)
+            return
+        if self.apply(spec, value) is None:
+            self._show_edit(None)
 
     def action_close(self) -> None:
+        if self.editing is not None:
+            self._show_edit(None)
+            return
         self.dismiss(None)

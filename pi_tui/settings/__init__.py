@@ -6,6 +6,7 @@ not read, keep keys we do not know, write atomically).
 """
 
 from pi_tui.settings.keys import normalise_keys, snake_case
+from pi_tui.settings.live import LiveSettings
 from pi_tui.settings.load import LoadResult, load_settings
 from pi_tui.settings.model import CondenseSection, ModelSettings, RetrySettings, Settings, SettingsError
 from pi_tui.settings.problems import validate_document
@@ -14,6 +15,7 @@ from pi_tui.settings.watch import watch_settings
 
 __all__ = [
     "CondenseSection",
+    "LiveSettings",
     "LoadResult",
     "ModelSettings",
     "RetrySettings",

@@ -29,10 +29,11 @@ class _Table(BaseModel):
 
 
 class RetrySettings(_Table):
-    enabled: bool = True
-    max_retries: int = Field(3, ge=0)
-    base_delay_ms: int = Field(2000, ge=0)
-    max_delay_ms: int = Field(60000, ge=0)
+    enabled: bool = Field(True, description="Retry a model request that failed for a passing reason "
+                          "(rate limit, overload, timeout, lost connection).")
+    max_retries: int = Field(3, ge=0, description="How many times to retry before giving up.")
+    base_delay_ms: int = Field(2000, ge=0, description="The first wait, in milliseconds; it doubles each time.")
+    max_delay_ms: int = Field(60000, ge=0, description="The longest wait between two tries, in milliseconds.")
 
 
 class ModelSettings(_Table):
@@ -55,18 +56,34 @@ def _condense_defaults() -> CondenseSection:
 
 class Settings(_Table):
     # `x-expected` words the error line: a regex is no help to someone editing a TOML file.
-    default_model: ModelRef | None = Field(None, json_schema_extra={"x-expected": '"provider/model-id" or "demo"'})
-    default_thinking_level: ThinkingLevel = "off"
-    hide_thinking_block: bool = False
-    theme: str = "dark"
-    quiet_startup: bool = False
-    steering_mode: QueueMode = "one-at-a-time"
-    follow_up_mode: QueueMode = "one-at-a-time"
-    shell_path: str | None = None
-    shell_command_prefix: str | None = None
-    retry: RetrySettings = Field(default_factory=RetrySettings)
-    double_escape_action: DoubleEscapeAction = "tree"
-    keymap: dict[str, str] = Field(default_factory=dict)  # binding id -> keys, e.g. "submit" = "ctrl+j"
-    tools: list[str] = Field(default_factory=lambda: ["read", "bash", "edit", "write"])
-    condense: CondenseSection = Field(default_factory=_condense_defaults)
-    models: dict[ModelRef, ModelSettings] = Field(default_factory=dict)  # "provider/id" -> its limits
+    default_model: ModelRef | None = Field(
+        None, json_schema_extra={"x-expected": '"provider/model-id" or "demo"'},
+        description='The model a new session starts with, as `provider/model-id`, or `demo` (offline).')
+    default_thinking_level: ThinkingLevel = Field(
+        "off", description="How much a reasoning model thinks in a new session (Shift+Tab cycles it).")
+    hide_thinking_block: bool = Field(False, description="Pi's setting, kept for Pi: pi-tui always folds "
+                                      "thinking away (Ctrl+T shows it).")
+    theme: str = Field("dark", description="Colour theme: `dark`, `light`, or one of yours in "
+                       "`~/.pi-tui/themes/` (see `/theme`).")
+    quiet_startup: bool = Field(False, description="Pi's setting, kept for Pi: pi-tui ignores it.")
+    steering_mode: QueueMode = Field(
+        "one-at-a-time", description="Messages typed while the agent works: delivered **one at a time**, "
+        "or **all** at the next turn.")
+    follow_up_mode: QueueMode = Field(
+        "one-at-a-time", description="Follow-ups queued with Alt+Enter: **one at a time**, or **all** at once.")
+    shell_path: str | None = Field(None, description="The shell `bash` and `!cmd` run in (empty: the default).")
+    shell_command_prefix: str | None = Field(
+        None, description="Text put before every shell command, e.g. `source .venv/bin/activate &&`.")
+    retry: RetrySettings = Field(default_factory=RetrySettings,
+                                 description="Retrying model requests that failed for a passing reason.")
+    double_escape_action: DoubleEscapeAction = Field(
+        "tree", description="Esc twice on an empty editor: `tree` opens /tree; `fork` and `none` do nothing.")
+    keymap: dict[str, str] = Field(  # binding id -> keys, e.g. "submit" = "ctrl+j"
+        default_factory=dict, description="Your keys by binding id (`/hotkeys` lists them).")
+    tools: list[str] = Field(default_factory=lambda: ["read", "bash", "edit", "write"],
+                             description="The tools a real model may use: read, bash, edit, write, grep, find, ls.")
+    condense: CondenseSection = Field(default_factory=_condense_defaults,
+                                      description="Context pruning (`/pruner settings`).")
+    models: dict[ModelRef, ModelSettings] = Field(  # "provider/id" -> its limits
+        default_factory=dict, description="Context window, output limit and prices of models litellm does not "
+        "know (or to override what it says), by `provider/id`.")

@@ -8,7 +8,6 @@ thinking level. Line 3: the status texts extensions set (condense's `│ prune: 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
@@ -17,23 +16,12 @@ from typing import Any
 from textual.content import Content
 from textual.widget import Widget
 
+from condense.stats import format_tokens
+
 
 def _fixed(value: float, places: int) -> str:
     """`toFixed`: ties away from zero on the exact value (1250 tokens read 1.3k)."""
     return str(Decimal(value).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP))
-
-
-def format_tokens(count: int) -> str:
-    """Pi's token counts: 999, 1.2k, 12k, 1.2M, 12M."""
-    if count < 1000:
-        return str(count)
-    if count < 10_000:
-        return f"{_fixed(count / 1000, 1)}k"
-    if count < 1_000_000:
-        return f"{math.floor(count / 1000 + 0.5)}k"
-    if count < 10_000_000:
-        return f"{_fixed(count / 1_000_000, 1)}M"
-    return f"{math.floor(count / 1_000_000 + 0.5)}M"
 
 
 def display_path(path: str | Path, home: Path | None = None) -> str:

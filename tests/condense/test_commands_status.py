@@ -1,6 +1,10 @@
 """The footer segment (`src/commands.test.ts`: pruneStatusText, setPruneStatusWidget, diagnostics on the
 status line).
 
+One deliberate change from the reference (issue 12): instead of `92.0k->14.0k`, a chars/4 estimate of
+part of the request set beside a context figure counted in real tokens, the segment says what the model
+reads now (the host's context figure) and what pruning saves, in the footer's token units.
+
 Not here: the context-metrics suffix (` · think … · gap … · chain …%`), which upstream removed in 2.9.2
 as noise and we do not implement; and "clears (no wrap) when the status line is hidden", which is the
 engine's choice of calling `set_status(key, None)` and is tested with the engine.
@@ -32,11 +36,22 @@ def test_zero_before_and_after_reads_prune_on_without_division_by_zero() -> None
 
 
 def test_reclaim_shows_estimated_tokens_and_the_saving() -> None:
-    assert status_text(True, RECLAIM, None) == "prune: ON · 92.0k->14.0k (-85%)"
+    assert status_text(True, RECLAIM, None) == "prune: ON · reads 14k · saves 78k (-85%)"
+
+
+def test_what_the_model_reads_is_the_hosts_context_figure_and_the_saving_adds_to_it() -> None:
+    # the complaint: `2.3k->993` beside a context of 8.6k; now both sides count the same tokens
+    status = status_text(True, Reclaim(before_chars=9_200, after_chars=3_972), None, reads_tokens=8_600)
+    assert status == "prune: ON · reads 8.6k · saves 1.3k (-13%)"
+
+
+def test_figures_use_the_footers_units() -> None:
+    assert status_text(True, Reclaim(4_000_000, 0), None, reads_tokens=12_499) == \
+        "prune: ON · reads 12k · saves 1.0M (-99%)"
 
 
 def test_no_change_reads_minus_0_percent() -> None:
-    assert status_text(True, Reclaim(100, 100), None) == "prune: ON · 25->25 (-0%)"
+    assert status_text(True, Reclaim(100, 100), None) == "prune: ON · reads 25 · saves 0 (-0%)"
 
 
 def test_an_expansion_is_clamped_to_minus_0_percent() -> None:
@@ -45,7 +60,7 @@ def test_an_expansion_is_clamped_to_minus_0_percent() -> None:
 
 def test_token_estimates_round_half_up() -> None:
     # 10 chars is 2.5 tokens: 3, as in Pi (Python's round() would give 2).
-    assert status_text(True, Reclaim(10, 2), None) == "prune: ON · 3->1 (-67%)"
+    assert status_text(True, Reclaim(10, 2), None) == "prune: ON · reads 1 · saves 2 (-67%)"
 
 
 # --------------------------------------------------------------------------------- status widget
@@ -54,7 +69,7 @@ def test_token_estimates_round_half_up() -> None:
 def test_prefixes_every_rendered_state_with_a_single_leading_bar() -> None:
     assert status_line(status_text(False, None, None)) == "│ prune: OFF"
     assert status_line(status_text(True, None, None)) == "│ prune: ON"
-    assert status_line(status_text(True, RECLAIM, None)) == "│ prune: ON · 92.0k->14.0k (-85%)"
+    assert status_line(status_text(True, RECLAIM, None)) == "│ prune: ON · reads 14k · saves 78k (-85%)"
 
 
 def test_prefixes_string_progress_values_too() -> None:
@@ -73,7 +88,7 @@ def test_nonzero_diagnostics_append_a_diag_segment() -> None:
 
 
 def test_diagnostics_follow_the_reclaim_ratio() -> None:
-    assert status_text(True, RECLAIM, SOME) == "prune: ON · 92.0k->14.0k (-85%) · diag u2/o1"
+    assert status_text(True, RECLAIM, SOME) == "prune: ON · reads 14k · saves 78k (-85%) · diag u2/o1"
 
 
 def test_the_widget_forwards_the_sinks_counters() -> None:

@@ -99,9 +99,9 @@ def test_range_fusion_joins_bullets_under_one_list_of_refs() -> None:
     first = build_summary_content("- [[1:read]] read a.py", *_refs("t1", "read"))
     second = build_summary_content("- [[1:bash]] ran ls\n\n- plain note", *_refs("t2", "bash"))
     fused = extractive_range([first, second])
-    assert fused == "- `t1` read a.py\n- `t2` ran ls\n- plain note\n**Summarized tool refs**: `t1`, `t2`"
+    assert fused == "- `t1` read a.py\n- `t2` ran ls\n- plain note\n**Summarized tool refs**: `t1`, `t2`."
     refolded = extractive_range([fused, first])  # a fused range can be fused again
-    expected = [*fused.split("\n")[:3], "- `t1` read a.py", "**Summarized tool refs**: `t1`, `t2`"]
+    expected = [*fused.split("\n")[:3], "- `t1` read a.py", "**Summarized tool refs**: `t1`, `t2`."]
     assert refolded == "\n".join(expected)
 
 

@@ -130,9 +130,10 @@ def test_composition_with_format_summary_tool_call_refs_footer() -> None:
     for ref in REFS:
         assert f"`{ref.short_id}`" in body
         assert f"`{ref.short_id}`" in footer
-    # the exact footer of condense-reference 4.3, always appended by build_summary_content
+    # the footer of condense-reference 4.3, always appended by build_summary_content; the list ends with a
+    # full stop (issue 12: it is a sentence)
     assert footer == (
-        "\n\n---\n**Summarized tool refs**: `t1`, `t2`\n"
+        "\n\n---\n**Summarized tool refs**: `t1`, `t2`.\n"
         "Use `context_tree_query` with these refs to retrieve the original full outputs."
     )
     assert build_summary_content("- [[1:read]] a\n- [[2:bash]] b", REFS, NAMES) == body + footer

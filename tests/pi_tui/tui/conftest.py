@@ -56,7 +56,8 @@ def make_app(tmp_path: Path) -> Iterator[AppFactory]:
         options = LaunchOptions(model=model, session=str(session) if session else None,
                                 launch_dir=launch_dir or tmp_path / "launch")
         options.launch_dir.mkdir(parents=True, exist_ok=True)
-        runtime = build_runtime(options, settings, ui=bridge, client=client)
+        runtime = build_runtime(options, settings, ui=bridge, client=client,
+                                on_settings_saved=bridge.settings_saved)
         kwargs.setdefault("watch", False)
         kwargs.setdefault("cwd_display", "~/project")
         kwargs.setdefault("clock", FakeClock(clock_step))
@@ -202,6 +203,25 @@ async def type_and_send(pilot: Any, text: str, opens: type | None = None) -> Non
         await settle(pilot)
     else:
         await until(pilot, lambda: isinstance(pilot.app.screen, opens))
+
+
+async def change_field(pilot: Any, dotted: str, text: str | None = None) -> None:
+    """In a settings overlay: move to a field and press Enter (a switch flips, a choice moves on); with
+    `text`, type it into the edit line that opens and press Enter to save it."""
+    form = pilot.app.screen
+    form.focus_field(dotted)
+    await pilot.pause()
+    await pilot.press("enter")
+    if text is not None:
+        await until(pilot, lambda: form.editing is not None)
+        form.edit.value = text
+        await pilot.press("enter")
+    await pilot.pause()
+
+
+@pytest.fixture
+def change() -> Callable[..., Any]:
+    return change_field
 
 
 @pytest.fixture

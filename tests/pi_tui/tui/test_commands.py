@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 import tomllib
 
-from textual.widgets import Select
-
 from pi_tui.ai import litellm_client
 from pi_tui.paths import settings_file
 from pi_tui.screens.form import SettingsFormScreen
 from pi_tui.screens.picker import PickerScreen
+from pi_tui.screens.session_tree import SessionTreeScreen
 from pi_tui.screens.text_view import TextViewScreen
 from pi_tui.widgets.blocks import NoteBlock
 
@@ -107,15 +106,18 @@ async def test_new_and_resume_switch_sessions(make_app, send, wait) -> None:
         assert user_texts(app) == ["fix the failing test"]
 
 
-async def test_tree_continues_from_before_an_earlier_message(make_app, send, wait) -> None:
+async def test_tree_continues_from_before_an_earlier_message(make_app, send, wait, wait_for) -> None:
     app = make_app()
     async with app.run_test(size=(110, 30)) as pilot:
         await wait(pilot)
         await send(pilot, "fix the failing test")
         await send(pilot, "/name first")
-        await send(pilot, "/tree", opens=PickerScreen)
-        assert isinstance(app.screen, PickerScreen)
+        await send(pilot, "/tree", opens=SessionTreeScreen)
+        tree = app.screen
+        tree.list.highlighted = next(i for i, row in enumerate(tree.rows) if row.text.startswith("user: "))
         await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))  # summarise the branch left?
+        await pilot.press("enter")  # no summary
         await wait(pilot)
         assert app.main.editor.text == "fix the failing test"
         assert user_texts(app) == []
@@ -142,17 +144,19 @@ async def test_theme_is_applied_and_saved(make_app, send, wait) -> None:
         assert app.theme == "dark"
 
 
-async def test_settings_overlay_saves_host_settings(make_app, send, wait) -> None:
+async def test_settings_overlay_saves_host_settings(make_app, send, wait, change, wait_for) -> None:
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait(pilot)
         await send(pilot, "/settings", opens=SettingsFormScreen)
         form = app.screen
         assert isinstance(form, SettingsFormScreen)
-        assert "field-condense-enabled" not in form.rows  # pruning has its own overlay
-        form.query_one("#field-default-thinking-level-control", Select).value = "high"
-        form.query_one("#field-theme-control", Select).value = "light"
-        await pilot.pause()
+        assert "condense.enabled" not in form.fields  # pruning has its own overlay
+        for field, value in (("default_thinking_level", "high"), ("theme", "light")):
+            await change(pilot, field)  # more than a few options: a picker
+            await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
+            await pilot.press(*value, "enter")
+            await wait_for(pilot, lambda: app.screen is form)
         saved = tomllib.loads(settings_file().read_text(encoding="utf-8"))
         assert saved["default_thinking_level"] == "high" and saved["theme"] == "light"
         assert app.theme == "light" and app.settings.default_thinking_level == "high"
@@ -164,7 +168,11 @@ async def test_hotkeys_lists_every_binding_with_its_id(make_app, send, wait) -> 
         await wait(pilot)
         await send(pilot, "/hotkeys", opens=TextViewScreen)
         assert isinstance(app.screen, TextViewScreen)
-        assert "`editor.follow-up`" in app.screen.text and "`alt+enter`" in app.screen.text
+        rows = app.screen.text.splitlines()
+        follow_up = next(row for row in rows if row.endswith("editor.follow-up"))
+        assert follow_up.split()[0] == "alt+enter" and "`" not in app.screen.text and "|" not in app.screen.text
+        bindings = [row for row in rows if row.startswith("  ")]
+        assert len({len(row) - len(row.split()[-1]) for row in bindings}) == 1  # one aligned id column
 
 
 async def test_bare_pruner_opens_a_picker_of_its_subcommands(make_app, send, wait) -> None:

@@ -2,7 +2,7 @@
 
 The demo plays its first task with the real tools on a copy of the sample project: the reply
 streams, tool cards appear and finish, condense flushes on the final reply (summary items appear,
-the footer's status says `prune: ON`), and the next request shows the reclaim ratio.
+the footer's status says at once what the model reads and what pruning saves).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import tomllib
 
-from textual.widgets import Input, Markdown, Switch
+from textual.widgets import Markdown
 
 from pi_tui.paths import settings_file
 from pi_tui.screens.form import SettingsFormScreen
@@ -20,7 +20,7 @@ from pi_tui.widgets.assistant import AssistantBlock
 from pi_tui.widgets.blocks import AssistantText, SummaryBlock
 from pi_tui.widgets.tool_card import ToolCard
 
-RECLAIM = re.compile(r"│ prune: ON · [\d.]+[kM]?->[\d.]+[kM]? \(-\d+%\)")
+RECLAIM = re.compile(r"│ prune: ON · reads [\d.]+[kM]? · saves [\d.]+[kM]? \(-\d+%\)")
 
 
 def cards(app) -> list[ToolCard]:
@@ -46,8 +46,8 @@ async def test_a_prompt_plays_a_task_with_cards_a_streamed_reply_and_a_flush(mak
         assert "the suite is green again" in replies[-1].source
         summaries = list(app.main.transcript.query(SummaryBlock))
         assert summaries and summaries[0].header.content.plain.startswith("▸ [pruner] Turn ")
-        assert app.bridge.statuses["condense"] == "│ prune: ON"
-        assert "│ prune: ON" in app.main.footer.lines(118)[-1].plain
+        assert RECLAIM.fullmatch(app.bridge.statuses["condense"])  # measured as soon as the flush ends
+        assert RECLAIM.search(app.main.footer.lines(118)[-1].plain)
         assert any(card.mark.startswith("summarized t") for card in cards(app))
         assert not app.main.status.working.display
 
@@ -89,27 +89,22 @@ async def test_pruner_tree_lists_the_calls_and_opens_outputs_and_summaries(make_
         assert app.screen is app.main
 
 
-async def test_a_setting_changed_in_the_overlay_is_saved_and_shown(make_app, send, wait) -> None:
+async def test_a_setting_changed_in_the_overlay_is_saved_and_shown(make_app, send, wait, change) -> None:
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait(pilot)
         await send(pilot, "/pruner settings")
         form = app.screen
         assert isinstance(form, SettingsFormScreen)
-        form.query_one("#field-enabled-control", Switch).value = False
-        await pilot.pause()
-        minimum = form.query_one("#field-min-batch-chars-control", Input)
-        minimum.focus()
-        minimum.value = "250"
-        await pilot.press("enter")
-        await pilot.pause()
-        cooldown = form.query_one("#field-purge-errors-cooldown-turns-control", Input)
-        cooldown.focus()
-        cooldown.value = "-1"
-        await pilot.press("enter")
-        await pilot.pause()
-        outcome = form.rows["field-purge-errors-cooldown-turns"].outcome
-        assert "greater than or equal to 0" in str(outcome.content)
+        assert "enabled                   On" in str(form.list.get_option("enabled").prompt)
+        await change(pilot, "enabled")
+        assert "enabled                   Off" in str(form.list.get_option("enabled").prompt)
+        await change(pilot, "min_batch_chars", "250")
+        await change(pilot, "purge_errors.cooldown_turns", "-1")
+        assert "greater than or equal to 0" in form.outcomes["purge_errors.cooldown_turns"]
+        assert "greater than or equal to 0" in str(form.list.get_option("purge_errors.cooldown_turns").prompt)
+        await pilot.press("escape")  # leaves the edit line, not the overlay
+        assert app.screen is form and form.editing is None
 
         saved = tomllib.loads(settings_file().read_text(encoding="utf-8"))
         assert saved["condense"]["enabled"] is False

@@ -1,0 +1,138 @@
+"""`/tree` as Pi has it: a foldable tree of the whole session (user, assistant and tool entries, branch
+points, labels, the current leaf marked), continuing from any entry on a new branch, and Pi's summary of
+the branch left behind, written by the session's model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pi_tui.screens.picker import PickerScreen
+from pi_tui.screens.session_tree import SessionTreeScreen, tree_rows
+from pi_tui.session.store import Session
+
+
+def message(role: str, text: str, ts: int) -> dict:
+    if role == "user":
+        return {"role": "user", "content": text, "timestamp": ts}
+    return {"role": "assistant", "content": [{"type": "text", "text": text}], "stopReason": "stop", "timestamp": ts}
+
+
+def two_branches(tmp_path: Path) -> Session:
+    """u1 -> a1 -> (u2 -> a2) and (u3 -> a3, the leaf), a label on u2 and a settings entry between."""
+    session = Session.in_memory(tmp_path)
+    session.append_message(message("user", "hello", 1))
+    a1 = session.append_message(message("assistant", "hi, what shall we do?", 2))
+    session.append_thinking_level_change("high")
+    u2 = session.append_message(message("user", "approach A", 3))
+    session.append_message(message("assistant", "A done", 4))
+    session.append_label(u2, "tried-A")
+    session.branch(a1)
+    session.append_message(message("user", "approach B", 5))
+    session.append_message(message("assistant", "B done", 6))
+    return session
+
+
+def test_the_tree_shows_branch_points_labels_and_the_active_leaf(tmp_path: Path) -> None:
+    rows = tree_rows(two_branches(tmp_path), set())
+    lines = [(row.prefix + row.text, row.on_path, row.active, row.label) for row in rows]
+    assert lines == [
+        ('user: "hello"', True, False, None),
+        ('assistant: "hi, what shall we do?"', True, False, None),
+        ('├─ user: "approach A"', False, False, "tried-A"),  # the settings entry is left out; its child shows
+        ('│  assistant: "A done"', False, False, None),
+        ('└─ user: "approach B"', True, False, None),
+        ('   assistant: "B done"', True, True, None),
+    ]
+    assert [row.foldable for row in rows] == [True, True, True, False, True, False]
+
+
+def test_folding_hides_an_arm_and_filters_change_what_shows(tmp_path: Path) -> None:
+    session = two_branches(tmp_path)
+    first_arm = tree_rows(session, set())[2].entry_id
+    folded = tree_rows(session, {first_arm})
+    assert [row.text for row in folded] == ['user: "hello"', 'assistant: "hi, what shall we do?"',
+                                            'user: "approach A"', 'user: "approach B"', 'assistant: "B done"']
+    assert folded[2].folded
+    assert [row.text for row in tree_rows(session, set(), "user")] == [
+        'user: "hello"', 'user: "approach A"', 'user: "approach B"']
+    assert "[thinking: high]" in [row.text for row in tree_rows(session, set(), "all")]
+
+
+def highlight(screen: SessionTreeScreen, text: str) -> None:
+    screen.list.highlighted = next(i for i, row in enumerate(screen.rows) if row.text.startswith(text))
+
+
+async def test_continuing_from_an_earlier_message_summarises_the_branch_left(make_app, send, wait,
+                                                                             wait_for) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait(pilot)
+        await send(pilot, "fix the failing test")
+        await send(pilot, "/tree", opens=SessionTreeScreen)
+        screen = app.screen
+        texts = [row.text for row in screen.rows]
+        assert texts[0] == 'user: "fix the failing test"'
+        assert any(text.startswith("assistant: ") and "→" in text for text in texts)  # tool calls
+        assert any(text.startswith("bash result") for text in texts)  # tool results
+        assert screen.rows[screen.list.highlighted].active  # the current leaf is where it starts
+        highlight(screen, 'user: "fix the failing test"')
+        before = app.runtime.host.session.get(screen.rows[screen.list.highlighted].entry_id)["parentId"]
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
+        await pilot.press(*"summ", "enter")  # "Summarize"
+        await wait_for(pilot, lambda: app.screen is app.main and app.main.editor.text == "fix the failing test")
+        await wait(pilot)
+        session = app.runtime.host.session
+        summary = session.get(session.leaf_id)
+        assert summary["type"] == "branch_summary" and summary["parentId"] == before  # before the message
+        assert summary["summary"].startswith("## Goal\nfix the failing test")
+        assert app.runtime.host.agent.messages[0]["role"] == "branchSummary"  # the model reads it next
+        await send(pilot, "a different start")
+        await send(pilot, "/tree", opens=SessionTreeScreen)
+        prefixes = [row.prefix for row in app.screen.rows]
+        assert "├─ " in prefixes and "└─ " in prefixes  # two arms from the root now
+        active = next(i for i, row in enumerate(app.screen.rows) if row.active)
+        assert active > prefixes.index("└─ ")  # the leaf is on the new arm
+
+
+async def test_continuing_from_an_assistant_reply_without_a_summary(make_app, send, wait, wait_for) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait(pilot)
+        await send(pilot, "fix the failing test")
+        await send(pilot, "/tree", opens=SessionTreeScreen)
+        screen = app.screen
+        highlight(screen, "assistant: ")
+        chosen = screen.rows[screen.list.highlighted].entry_id
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
+        await pilot.press("enter")  # "No summary"
+        await wait_for(pilot, lambda: app.screen is app.main)
+        await wait(pilot)
+        session = app.runtime.host.session
+        assert session.leaf_id == chosen and app.main.editor.text == ""
+        assert not any(entry["type"] == "branch_summary" for entry in session.entries)
+
+
+async def test_fold_and_unfold_with_the_keys(make_app, send, wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait(pilot)
+        await send(pilot, "fix the failing test")
+        await send(pilot, "/tree", opens=SessionTreeScreen)
+        screen = app.screen
+        whole = len(screen.rows)
+        screen.list.highlighted = 0
+        await pilot.press("ctrl+left")
+        assert len(screen.rows) == 1 and screen.rows[0].folded
+        await pilot.press("ctrl+right")
+        assert len(screen.rows) == whole
+        await pilot.press("ctrl+u")
+        assert all(row.text.startswith("user: ") for row in screen.rows)
+        await pilot.press("ctrl+u", *"bash")  # back to every message, then a search
+        assert screen.rows and all("bash" in row.text for row in screen.rows)
+        assert "search: bash" in str(screen.search_line.render())
+        await pilot.press("backspace", "backspace", "backspace", "backspace")
+        assert len(screen.rows) == whole
+        await pilot.press("escape")
+        assert app.screen is app.main
