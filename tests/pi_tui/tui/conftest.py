@@ -217,3 +217,13 @@ def wait() -> Callable[[Any], Any]:
 @pytest.fixture
 def wait_for() -> Callable[..., Any]:
     return until
+
+
+def screen_text(app: Any) -> str:
+    """What the terminal shows now, as plain lines: for asserting what a person can actually read."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+@pytest.fixture
+def shown() -> Callable[[Any], str]:
+    return screen_text
