@@ -118,6 +118,8 @@ class PiApp(App[int]):
         self.watch_files = watch
         self.startup_errors = list(startup_errors or [])
         self.progress_linger = progress_linger
+        self.key_remaps: dict[str, str] = {}  # the user's [keymap] entries that can work
+        keymap.read_escape_enter_as_alt_enter()
         self.commands = AppCommands(self)
         completer = Completer(self.commands.names, self.commands.arguments, lambda: self.runtime.host.cwd)
         self.main = MainScreen(clock, completer)
@@ -168,7 +170,7 @@ class PiApp(App[int]):
 
     def on_mount(self) -> None:
         self._install_themes()
-        self.set_keymap(self.settings.keymap)
+        self.startup_errors += self.apply_keymap(self.settings.keymap)
 
     async def on_ready(self) -> None:
         """After the first frame: the session loads while the user already sees the app."""
@@ -224,8 +226,15 @@ class PiApp(App[int]):
         if settings.theme != self.theme:
             self.apply_theme(settings.theme)
         if settings.keymap != self.settings.keymap:
-            self.set_keymap(settings.keymap)
+            for line in self.apply_keymap(settings.keymap):
+                self.show_notice(line, "error")
         self.settings = settings
+
+    def apply_keymap(self, entries: dict[str, str]) -> list[str]:
+        """Remap keys; returns one line per entry that cannot work (its binding keeps its default key)."""
+        self.key_remaps, errors = keymap.check_keymap(entries)
+        self.set_keymap(self.key_remaps)
+        return errors
 
     @work(exclusive=True, group="theme-watch", exit_on_error=False)
     async def _watch_themes(self) -> None:
