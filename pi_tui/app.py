@@ -287,6 +287,7 @@ class PiApp(App[int]):
     # ----- input --------------------------------------------------------------------------------
 
     def on_prompt_editor_submitted(self, event: Any) -> None:
+        self.main.transcript.follow()  # whatever was sent, its answer shows
         self.spawn(self.run_input(event.text, event.follow_up))
 
     async def run_input(self, text: str, follow_up: bool = False) -> None:
@@ -315,7 +316,8 @@ class PiApp(App[int]):
         on_main = self.screen is self.main
         if action == "quit_if_empty":
             return on_main and not self.main.editor.text
-        if action in ("toggle_thinking", "toggle_tools", "scroll_transcript", "cycle_thinking", "pick_model"):
+        if action in ("toggle_thinking", "toggle_tools", "scroll_transcript", "cycle_thinking", "pick_model",
+                      "jump_to_bottom"):
             return on_main
         return True
 
@@ -385,13 +387,10 @@ class PiApp(App[int]):
         self.status_changed()
 
     async def action_scroll_transcript(self, direction: int) -> None:
-        transcript = self.main.transcript
-        if direction < 0 and transcript.scroll_y <= 0 and await transcript.load_earlier():
-            return
-        if direction < 0:
-            transcript.scroll_page_up(animate=False)
-        else:
-            transcript.scroll_page_down(animate=False)
+        await self.main.transcript.page(direction)
+
+    def action_jump_to_bottom(self) -> None:
+        self.main.transcript.follow()
 
 
 def run_tui(options: LaunchOptions, settings: Settings, startup_errors: list[str]) -> int:

@@ -25,7 +25,10 @@ APP = [
     Binding("shift+tab", "cycle_thinking", "cycle thinking level", id="app.thinking-level", priority=True),
     Binding("pageup", "scroll_transcript(-1)", "scroll up (at the top: load earlier)", id="app.page-up",
             priority=True),
-    Binding("pagedown", "scroll_transcript(1)", "scroll down", id="app.page-down", priority=True),
+    Binding("pagedown", "scroll_transcript(1)", "scroll down (at the bottom: follow new output)",
+            id="app.page-down", priority=True),
+    Binding("ctrl+end", "jump_to_bottom", "jump to the newest output and follow it", id="app.bottom",
+            priority=True),
 ]
 
 # The editor runs these itself, in order with the typed text (see PromptEditor._on_key): a priority

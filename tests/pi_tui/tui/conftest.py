@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual._xterm_parser import XTermParser
 from textual.widgets import Input, TextArea
 
 from pi_tui.app import PiApp, TuiBridge
@@ -227,3 +228,15 @@ def screen_text(app: Any) -> str:
 @pytest.fixture
 def shown() -> Callable[[Any], str]:
     return screen_text
+
+
+def type_raw(app: Any, data: str) -> None:
+    """Bytes from the terminal, all at once, through Textual's own key parser and driver, as a real tty
+    delivers them (a burst of keys is queued before any of them is handled)."""
+    for event in XTermParser().feed(data):
+        app._driver.process_message(event)
+
+
+@pytest.fixture
+def raw() -> Callable[[Any, str], None]:
+    return type_raw

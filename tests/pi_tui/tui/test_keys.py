@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-from textual._xterm_parser import XTermParser
 from textual.message import Message
 
 from pi_tui.settings import Settings
 from pi_tui.widgets.editor import PromptEditor
-
-
-def type_raw(app, data: str) -> None:  # type: ignore[no-untyped-def]
-    """Bytes from the terminal, through Textual's own key parser and driver, as a real tty delivers them."""
-    for event in XTermParser().feed(data):
-        app._driver.process_message(event)
+from tests.pi_tui.tui.conftest import type_raw
 
 
 def sent(seen: list[Message]) -> list[tuple[str, bool]]:
