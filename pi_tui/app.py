@@ -30,6 +30,7 @@ from pi_tui import keymap
 from pi_tui.agent.host import Level
 from pi_tui.ai.types import ModelClient
 from pi_tui.errors import UserError
+from pi_tui.first_screen import first_screen
 from pi_tui.paths import home_dir
 from pi_tui.runtime import LaunchOptions, Runtime
 from pi_tui.screens.commands import AppCommands
@@ -39,6 +40,7 @@ from pi_tui.settings import Settings
 from pi_tui.themes import DEFAULT_THEME, ThemeError, load_theme_file, load_user_themes, shipped_themes
 from pi_tui.themes import variable_defaults as theme_variable_defaults
 from pi_tui.widgets.completion import Completer
+from pi_tui.widgets.footer import display_path
 
 # Nothing above imports litellm; whatever imports it later (the warm-up, a real model's client) must
 # find the local price map, never the network.
@@ -176,10 +178,9 @@ class PiApp(App[int]):
         """After the first frame: the session loads while the user already sees the app."""
         self.bridge.app = self
         await self.attach(self.runtime, "startup")
-        for text in self.runtime.notices:
-            self.show_notice(text)
-        for text in self.startup_errors:
-            self.show_notice(text, "error")
+        folder = self.cwd_display or display_path(self.runtime.host.cwd)
+        for text, level in first_screen(self.runtime, folder, self.startup_errors, self.settings.quiet_startup):
+            await self.main.transcript.add_note(text, level)
         pending, self.bridge.pending = self.bridge.pending, []
         for text, level in pending:
             self.show_notice(text, level)

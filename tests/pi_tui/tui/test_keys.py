@@ -34,7 +34,8 @@ async def test_bad_keymap_entries_are_reported_and_keep_the_default_keys(make_ap
     app = make_app(settings=Settings(keymap=keymap))
     async with app.run_test(size=(100, 30)) as pilot:
         await wait(pilot)
-        notices = [n.message for n in app._notifications]
+        notes = [item.message["text"] for item in app.main.transcript.conversation.items if item.kind == "note"]
+        notices = "\n".join(notes).splitlines()  # one line each, kept in the transcript
         assert ('settings.toml: keymap.editor.sumbit: unknown key binding id, ignored; did you mean '
                 '"editor.submit"?') in notices
         assert ('settings.toml: keymap.app.expand-tools: expected key names such as "ctrl+j" or "alt+enter", '
