@@ -8,6 +8,7 @@ screens differ from run to run are fixed: the footer shows `~/project`, the cloc
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -184,13 +185,29 @@ async def settle(pilot: Any) -> None:
     await pilot.pause()
 
 
-async def until(pilot: Any, predicate: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Pause until `predicate()` holds (a safety-net timeout, never a timing assertion)."""
-    for _ in range(int(timeout / 0.02)):
+async def until(pilot: Any, predicate: Callable[[], bool], timeout: float = 60.0,
+                every: Callable[[], None] | None = None) -> None:
+    """Pause until `predicate()` holds; `every` runs before each look (to repeat an outside action until
+    the app reacts). The timeout is a generous safety net for a loaded machine, never a timing assertion."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if every is not None:
+            every()
         if predicate():
             return
-        await pilot.pause(0.02)
+        await pilot.pause(0.05)
     raise AssertionError("the screen never reached the expected state")
+
+
+def edit_file(path: Path, text: str) -> Callable[[], None]:
+    """An outside edit to repeat until a file watcher notices it: the watcher starts in the background,
+    so the first writes may come before it looks. Each write differs (a comment), so none is a no-op."""
+    writes = iter(range(1_000_000))
+
+    def write() -> None:
+        path.write_text(f"{text}\n# edit {next(writes)}\n", encoding="utf-8")
+
+    return write
 
 
 async def type_and_send(pilot: Any, text: str, opens: type | None = None) -> None:

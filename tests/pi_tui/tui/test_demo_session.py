@@ -121,7 +121,7 @@ async def test_a_setting_changed_in_the_overlay_is_saved_and_shown(make_app, sen
         assert "│ prune: OFF" in app.main.footer.lines(118)[-1].plain
 
 
-async def test_pruner_now_shows_one_row_per_batch_then_clears(make_app, send, wait) -> None:
+async def test_pruner_now_shows_one_row_per_batch_then_clears(make_app, send, wait, wait_for) -> None:
     app = make_app(progress_linger=0.05)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait(pilot)
@@ -137,8 +137,7 @@ async def test_pruner_now_shows_one_row_per_batch_then_clears(make_app, send, wa
         batches = sorted({batch for batch, _, _ in reports})
         assert batches == list(range(len(batches)))
         assert list(app.main.transcript.query(SummaryBlock))
-        await pilot.pause(0.2)
-        assert not progress.rows and not progress.display
+        await wait_for(pilot, lambda: not progress.rows and not progress.display)  # gone after the linger
 
 
 async def test_streamed_text_goes_through_one_markdown_stream(make_app, wait, monkeypatch) -> None:
