@@ -73,7 +73,7 @@ class NewOutputBelow(Static):
 
 
 class Transcript(VerticalScroll):
-    PAGE = 40
+    PAGE = 20  # items: several screens of a real session; each one more costs layout time at open
     LIMIT = 120
     KEEP = 80
 
