@@ -204,7 +204,16 @@ class Transcript(VerticalScroll):
         return widget
 
     async def add_note(self, text: str, level: str = "info") -> Widget:
-        return await self.append(self.conversation.note(text, level))
+        """Show the app's own output (`/pruner status`): when it is taller than the view, from its start."""
+        following = self.is_following
+        widget = await self.append(self.conversation.note(text, level))
+        if following:
+            self.call_after_refresh(self._show_start, widget)
+        return widget
+
+    def _show_start(self, widget: Widget) -> None:
+        if widget.outer_size.height > self.scrollable_content_region.height:
+            self.scroll_to_widget(widget, animate=False, top=True)
 
     async def _drop_oldest(self, count: int) -> None:
         old, self.live = self.live[:count], self.live[count:]

@@ -91,3 +91,15 @@ async def test_a_burst_of_page_ups_at_the_top_loads_one_page(make_app, wait, wai
         await wait_for(pilot, lambda: not transcript._loading)
         assert transcript.first_live == 400 - 2 * Transcript.PAGE
         assert len(transcript.live) == 2 * Transcript.PAGE
+
+
+async def test_command_output_taller_than_the_view_shows_from_its_start(make_app, wait, wait_for, shown) -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 16)) as pilot:
+        await wait(pilot)
+        app.main.editor.load_text("/pruner status")
+        await pilot.press("enter")
+        await wait(pilot)
+        status = app.main.transcript.conversation.items[-1].message["text"].splitlines()
+        assert len(status) > 12  # taller than the transcript's part of a 16-row terminal
+        await wait_for(pilot, lambda: status[0].strip() in shown(app))
