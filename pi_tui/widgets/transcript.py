@@ -157,15 +157,16 @@ class Transcript(VerticalScroll):
 
     def follow(self) -> None:
         """Jump to the newest output and keep following it."""
+        self.new_below.display = False  # first: the mark takes a line from the view while shown
         self.anchor()
-        self.new_below.display = False
 
     def release_anchor(self) -> None:
         """Every scroll by the user releases the anchor. Textual takes it again only when the position
         changes to the bottom, so a PageDown or wheel turn already at the bottom would stop following
-        for good: one that ends at the bottom follows again here."""
+        for good: one that ends at the bottom follows again here, checked as soon as the scroll is done
+        (not after the next refresh: output streaming in meanwhile would have moved the bottom)."""
         super().release_anchor()
-        self.call_after_refresh(self._follow_at_bottom)
+        self.call_next(self._follow_at_bottom)
 
     def _follow_at_bottom(self) -> None:
         if self.is_anchored and self.scroll_y >= self.max_scroll_y:
@@ -184,20 +185,20 @@ class Transcript(VerticalScroll):
         the top are dropped, so a burst of them loads one page, not one page per key."""
         if direction < 0 and self.scroll_y <= 0 and self.first_live > 0:
             await self.load_earlier()
-        elif direction < 0:
-            self.scroll_page_up(animate=False)
-        else:
-            self.scroll_page_down(animate=False)
+            return
+        # at once: Textual's page scroll waits for a refresh and starts from the position before it, so
+        # a burst of keys would move one page in all
+        page = self.scrollable_content_region.height
+        self.scroll_to(y=self.scroll_y + direction * page, animate=False, immediate=True)
 
     # ----- adding -------------------------------------------------------------------------------
 
     async def append(self, item: Item) -> Widget:
         """Show an item that was just added to the conversation."""
-        following = self.is_following
         widget = self.make(item)
         self.live.append(widget)
         await self.mount(widget)
-        if not following:
+        if not self.is_following:  # asked after the mount: keys handled meanwhile may have moved the view
             self.new_below.display = True
         elif len(self.live) > self.LIMIT:
             await self._drop_oldest(len(self.live) - self.KEEP)

@@ -27,7 +27,8 @@ async def write_lines(transcript: Transcript, pilot: Any, count: int, tag: str) 
     await pilot.pause()
 
 
-async def test_back_at_the_bottom_after_paging_up_new_output_is_followed(make_app, wait, wait_for) -> None:
+async def test_back_at_the_bottom_after_paging_up_new_output_is_followed(make_app, wait, wait_for,
+                                                                         raw) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await wait(pilot)
@@ -42,6 +43,21 @@ async def test_back_at_the_bottom_after_paging_up_new_output_is_followed(make_ap
         await wait_for(pilot, lambda: at_bottom(transcript))
         await write_lines(transcript, pilot, 10, "after")
         await wait_for(pilot, lambda: at_bottom(transcript))
+
+
+async def test_a_burst_of_page_downs_while_output_streams_reaches_the_bottom_and_follows(make_app, wait,
+                                                                                        wait_for, raw) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        transcript = app.main.transcript
+        await write_lines(transcript, pilot, 30, "before")
+        await pilot.press("pageup", "pageup", "pageup")
+        raw(app, PAGE_DOWN * 4)  # keys held down or sent by tmux: all queued before the first is handled
+        await write_lines(transcript, pilot, 3, "streaming")
+        await wait(pilot)
+        await write_lines(transcript, pilot, 10, "after")
+        await wait_for(pilot, lambda: at_bottom(transcript) and not transcript.new_below.display)
 
 
 async def test_new_output_below_is_marked_and_ctrl_end_jumps_to_it(make_app, wait, wait_for, shown) -> None:
