@@ -177,7 +177,7 @@ class Transcript(VerticalScroll):
         if self.is_following:
             self.new_below.display = False
 
-    async def on_new_output_below_pressed(self, _: NewOutputBelow.Pressed) -> None:
+    def on_new_output_below_pressed(self, _: NewOutputBelow.Pressed) -> None:
         self.follow()
 
     async def page(self, direction: int) -> None:

@@ -120,3 +120,16 @@ async def test_command_output_taller_than_the_view_shows_from_its_start(make_app
         status = app.main.transcript.conversation.items[-1].message["text"].splitlines()
         assert len(status) > 12  # taller than the transcript's part of a 16-row terminal
         await wait_for(pilot, lambda: status[0].strip() in shown(app))
+
+
+async def test_a_click_on_the_new_output_mark_jumps_to_it(make_app, wait, wait_for, shown) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        transcript = app.main.transcript
+        await write_lines(transcript, pilot, 30, "before")
+        await pilot.press("pageup")
+        await write_lines(transcript, pilot, 3, "while up")
+        await wait_for(pilot, lambda: transcript.new_below.display)
+        await pilot.click(transcript.new_below)
+        await wait_for(pilot, lambda: "while up 2" in shown(app) and transcript.is_following)
