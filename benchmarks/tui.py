@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -51,7 +52,8 @@ def run_pi(session: str | None, overlay: bool = False) -> None:
     from pi_tui.settings import load_settings
 
     class Timed(PiApp):
-        async def on_ready(self) -> None:
+        async def on_ready(self, event: Any) -> None:
+            event.prevent_default()  # Textual would call PiApp.on_ready once more after this one
             print("FRAME", flush=True)
             await super().on_ready()
             print("LOADED", "litellm" in sys.modules, flush=True)

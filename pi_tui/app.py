@@ -30,6 +30,7 @@ from pi_tui import keymap
 from pi_tui.agent.host import Level
 from pi_tui.ai.types import ModelClient
 from pi_tui.errors import UserError
+from pi_tui.first_screen import first_screen
 from pi_tui.paths import home_dir
 from pi_tui.runtime import LaunchOptions, Runtime, apply_settings
 from pi_tui.screens.commands import AppCommands
@@ -40,6 +41,7 @@ from pi_tui.settings import LiveSettings, Settings
 from pi_tui.themes import DEFAULT_THEME, ThemeError, load_theme_file, load_user_themes, shipped_themes
 from pi_tui.themes import variable_defaults as theme_variable_defaults
 from pi_tui.widgets.completion import Completer
+from pi_tui.widgets.footer import display_path
 
 # Nothing above imports litellm; whatever imports it later (the warm-up, a real model's client) must
 # find the local price map, never the network.
@@ -127,6 +129,8 @@ class PiApp(App[int]):
         self.watch_files = watch
         self.startup_errors = list(startup_errors or [])
         self.progress_linger = progress_linger
+        self.key_remaps: dict[str, str] = {}  # the user's [keymap] entries that can work
+        keymap.read_escape_enter_as_alt_enter()
         self.commands = AppCommands(self)
         completer = Completer(self.commands.names, self.commands.arguments, lambda: self.runtime.host.cwd)
         self.main = MainScreen(clock, completer)
@@ -181,16 +185,15 @@ class PiApp(App[int]):
 
     def on_mount(self) -> None:
         self._install_themes()
-        self.set_keymap(self.settings.keymap)
+        self.startup_errors += self.apply_keymap(self.settings.keymap)
 
     async def on_ready(self) -> None:
         """After the first frame: the session loads while the user already sees the app."""
         self.bridge.app = self
         await self.attach(self.runtime, "startup")
-        for text in self.runtime.notices:
-            self.show_notice(text)
-        for text in self.startup_errors:
-            self.show_notice(text, "error")
+        folder = self.cwd_display or display_path(self.runtime.host.cwd)
+        for text, level in first_screen(self.runtime, folder, self.startup_errors, self.settings.quiet_startup):
+            await self.main.transcript.add_note(text, level)
         pending, self.bridge.pending = self.bridge.pending, []
         for text, level in pending:
             self.show_notice(text, level)
@@ -239,10 +242,17 @@ class PiApp(App[int]):
         if new.theme != self.theme:
             self.apply_theme(new.theme)
         if new.keymap != old.keymap:
-            self.set_keymap(new.keymap)
+            for line in self.apply_keymap(new.keymap):
+                self.show_notice(line, "error")
         apply_settings(self.runtime, new)
         if isinstance(self.screen, SettingsFormScreen):
             self.screen.reload()
+
+    def apply_keymap(self, entries: dict[str, str]) -> list[str]:
+        """Remap keys; returns one line per entry that cannot work (its binding keeps its default key)."""
+        self.key_remaps, errors = keymap.check_keymap(entries)
+        self.set_keymap(self.key_remaps)
+        return errors
 
     @work(exclusive=True, group="theme-watch", exit_on_error=False)
     async def _watch_themes(self) -> None:
@@ -295,6 +305,7 @@ class PiApp(App[int]):
     # ----- input --------------------------------------------------------------------------------
 
     def on_prompt_editor_submitted(self, event: Any) -> None:
+        self.main.transcript.follow()  # whatever was sent, its answer shows
         self.spawn(self.run_input(event.text, event.follow_up))
 
     async def run_input(self, text: str, follow_up: bool = False) -> None:
@@ -323,7 +334,8 @@ class PiApp(App[int]):
         on_main = self.screen is self.main
         if action == "quit_if_empty":
             return on_main and not self.main.editor.text
-        if action in ("toggle_thinking", "toggle_tools", "scroll_transcript", "cycle_thinking", "pick_model"):
+        if action in ("toggle_thinking", "toggle_tools", "scroll_transcript", "cycle_thinking", "pick_model",
+                      "jump_to_bottom"):
             return on_main
         return True
 
@@ -393,13 +405,10 @@ class PiApp(App[int]):
         self.status_changed()
 
     async def action_scroll_transcript(self, direction: int) -> None:
-        transcript = self.main.transcript
-        if direction < 0 and transcript.scroll_y <= 0 and await transcript.load_earlier():
-            return
-        if direction < 0:
-            transcript.scroll_page_up(animate=False)
-        else:
-            transcript.scroll_page_down(animate=False)
+        await self.main.transcript.page(direction)
+
+    def action_jump_to_bottom(self) -> None:
+        self.main.transcript.follow()
 
 
 def run_tui(options: LaunchOptions, settings: Settings, startup_errors: list[str]) -> int:

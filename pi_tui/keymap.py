@@ -7,7 +7,13 @@ Widgets take their `BINDINGS` from here, so `/hotkeys` lists exactly what the ke
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterator
+from functools import cache
+
+from textual import events
 from textual.binding import Binding
+from textual.keys import Keys, _character_to_key
 
 APP = [
     Binding("ctrl+c", "clear_or_quit", "clear editor (twice: quit)", id="app.clear-or-quit", priority=True),
@@ -19,7 +25,10 @@ APP = [
     Binding("shift+tab", "cycle_thinking", "cycle thinking level", id="app.thinking-level", priority=True),
     Binding("pageup", "scroll_transcript(-1)", "scroll up (at the top: load earlier)", id="app.page-up",
             priority=True),
-    Binding("pagedown", "scroll_transcript(1)", "scroll down", id="app.page-down", priority=True),
+    Binding("pagedown", "scroll_transcript(1)", "scroll down (at the bottom: follow new output)",
+            id="app.page-down", priority=True),
+    Binding("ctrl+end", "jump_to_bottom", "jump to the newest output and follow it", id="app.bottom",
+            priority=True),
 ]
 
 # The editor runs these itself, in order with the typed text (see PromptEditor._on_key): a priority
@@ -74,9 +83,70 @@ GROUPS: dict[str, list[Binding]] = {
 }
 
 
+MODIFIERS = frozenset({"ctrl", "alt", "shift", "super", "meta", "hyper"})
+ESCAPE_ENTER = "\x1b\r"  # Alt+Enter as tmux and most terminals send it
+
+
+@cache
+def _key_names() -> frozenset[str]:
+    """Every key name Textual can report, without modifiers."""
+    named = {key.value.rsplit("+", 1)[-1] for key in Keys if not key.value.startswith("<")}
+    return frozenset(named | {_character_to_key(chr(code)) for code in range(32, 127)} | {"newline"})
+
+
+def is_key(key: str) -> bool:
+    """Whether Textual could ever report `key` (`ctrl+j`, `alt+enter`, `f5`, `?`)."""
+    *modifiers, name = key.strip().split("+")
+    return (len(name) == 1 and name.isprintable()) or (name in _key_names() and MODIFIERS.issuperset(modifiers))
+
+
+def _bindings_by_id() -> dict[str, Binding]:
+    return {binding.id: binding for bindings in GROUPS.values() for binding in bindings if binding.id}
+
+
+def check_keymap(entries: dict[str, str], source: str = "settings.toml") -> tuple[dict[str, str], list[str]]:
+    """The `[keymap]` entries that can work, and one line per entry that cannot. A key Textual never
+    reports would silently disable the binding, so a bad entry is dropped and its binding keeps its key."""
+    bindings = _bindings_by_id()
+    good: dict[str, str] = {}
+    errors: list[str] = []
+    for binding_id, keys in entries.items():
+        if binding_id not in bindings:
+            guess = difflib.get_close_matches(binding_id, list(bindings), n=1)
+            hint = f'; did you mean "{guess[0]}"?' if guess else " (/hotkeys lists the ids)"
+            errors.append(f"{source}: keymap.{binding_id}: unknown key binding id, ignored{hint}")
+            continue
+        unknown = [key.strip() for key in keys.split(",") if not is_key(key)]
+        if unknown:
+            errors.append(f'{source}: keymap.{binding_id}: expected key names such as "ctrl+j" or "alt+enter", '
+                          f'got "{unknown[0]}"; keeping "{bindings[binding_id].key}"')
+            continue
+        good[binding_id] = keys
+    return good, errors
+
+
+def read_escape_enter_as_alt_enter() -> None:
+    """tmux and most terminals send Alt+Enter as ESC then CR, which Textual reports as a plain Enter (so
+    the follow-up key would steer). Teach Textual's key parser that pair; call it before the app starts."""
+    from textual._xterm_parser import XTermParser
+
+    plain = XTermParser._sequence_to_key_events
+    if getattr(plain, "reads_escape_enter", False):
+        return
+
+    def with_escape_enter(parser: XTermParser, sequence: str, alt: bool = False) -> Iterator[events.Key]:
+        if sequence == ESCAPE_ENTER or (alt and sequence == "\r"):  # whole, or re-read after the ESC delay
+            return iter([events.Key("alt+enter", None)])
+        return iter(plain(parser, sequence, alt))
+
+    with_escape_enter.reads_escape_enter = True  # type: ignore[attr-defined]
+    XTermParser._sequence_to_key_events = with_escape_enter  # type: ignore[method-assign]
+
+
 def hotkeys_text(keymap: dict[str, str]) -> str:
     """The `/hotkeys` listing: one aligned table (keys, what they do, the id to remap them by), a heading
     per group, the user's remapped keys where they set any."""
+    keymap, _ = check_keymap(keymap)
     rows = {group: [(keymap.get(b.id or "", b.key), b.description, b.id or "") for b in bindings]
             for group, bindings in GROUPS.items()}
     every = [row for group_rows in rows.values() for row in group_rows]

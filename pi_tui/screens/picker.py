@@ -54,7 +54,7 @@ class PickerScreen(ModalScreen[Any]):
         border: round $primary; background: $surface; padding: 0 1;
     }
     PickerScreen .picker-title { color: $accent; text-style: bold; }
-    PickerScreen Input { border: none; height: 1; padding: 0; background: $surface; }
+    PickerScreen Input { background: $surface; }
     PickerScreen OptionList { height: auto; max-height: 24; border: none; background: $surface; }
     PickerScreen .picker-hint { color: $muted; }
     """
@@ -69,7 +69,8 @@ class PickerScreen(ModalScreen[Any]):
         self.custom = custom
         self.hint = hint or "type to filter · ↑↓ move · Enter choose · Esc close"
         self.shown: list[Choice] = []
-        self.input = Input(query, placeholder="filter…", id="picker-filter")
+        # compact: one row that keeps its text when focused (the focus style draws a tall border over it)
+        self.input = Input(query, placeholder="filter…", id="picker-filter", compact=True)
         self.options = OptionList(id="picker-options")
 
     def compose(self) -> Iterator[Widget]:

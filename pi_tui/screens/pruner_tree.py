@@ -170,7 +170,7 @@ class PrunerTreeScreen(ModalScreen[None]):
     PrunerTreeScreen .tree-title { color: $accent; text-style: bold; }
     PrunerTreeScreen .tree-hint { color: $muted; }
     PrunerTreeScreen Tree { height: 1fr; background: $surface; }
-    PrunerTreeScreen Input { border: none; height: 1; padding: 0; background: $panel; }
+    PrunerTreeScreen Input { background: $panel; }
     """
 
     def __init__(self, engine: CondenseEngine, branch: list[dict[str, Any]]) -> None:
@@ -178,7 +178,7 @@ class PrunerTreeScreen(ModalScreen[None]):
         self.engine = engine
         self.nodes = condense_tree(engine, branch)
         self.tree_view = CondenseTree("condense", id="pruner-tree")
-        self.filter_input = Input(placeholder="filter…", id="tree-filter")
+        self.filter_input = Input(placeholder="filter…", id="tree-filter", compact=True)
         self.filter_input.display = False
 
     def _title(self) -> str:

@@ -51,8 +51,7 @@ class PromptEditor(TextArea):
     def key_actions(self) -> dict[str, str]:
         """The editor's keys (after the user's `[keymap]` remapping) and their actions. The editor runs
         them from its own key handler, so they act on the text typed just before them."""
-        settings = getattr(self.app, "settings", None)
-        remapped: dict[str, str] = settings.keymap if settings is not None else {}
+        remapped: dict[str, str] = getattr(self.app, "key_remaps", {})
         actions: dict[str, str] = {}
         for binding in keymap.EDITOR:
             for key in remapped.get(binding.id or "", binding.key).split(","):

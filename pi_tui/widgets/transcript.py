@@ -4,7 +4,11 @@ Textual's cost grows with the number of live widgets (every Markdown block is on
 of the newest items is mounted: opening a session of thousands of messages mounts the last `PAGE`
 items, and while the user follows the conversation at the bottom, items beyond `LIMIT` are dropped
 from the top down to `KEEP`. The model (`Conversation`) keeps everything; "load earlier" (a click on
-the top line, or PageUp at the top) mounts the previous page again.
+the top line, or PageUp at the top) mounts the previous page again, one page at a time however fast
+PageUp is pressed.
+
+The view follows new output (Textual's anchor) unless the user scrolled up; a scroll that ends at the
+bottom follows again, and while it does not, a mark on the last line says that new output is below.
 """
 
 from __future__ import annotations
@@ -48,8 +52,28 @@ class LoadEarlier(Static):
         self.post_message(self.Pressed())
 
 
+class NewOutputBelow(Static):
+    """The view's last line while the user reads above and new output arrives below."""
+
+    DEFAULT_CSS = """
+    NewOutputBelow { dock: bottom; height: 1; padding: 0 1; background: $panel; color: $accent;
+                     text-style: bold; }
+    NewOutputBelow:hover { text-style: bold underline; }
+    """
+
+    class Pressed(Message):
+        pass
+
+    def __init__(self) -> None:
+        super().__init__(Content("▼ new output below · click here or press Ctrl+End to jump to it"))
+        self.display = False
+
+    def on_click(self) -> None:
+        self.post_message(self.Pressed())
+
+
 class Transcript(VerticalScroll):
-    PAGE = 40
+    PAGE = 20  # items: several screens of a real session; each one more costs layout time at open
     LIMIT = 120
     KEEP = 80
 
@@ -70,9 +94,12 @@ class Transcript(VerticalScroll):
         self.show_thinking = False
         self.load_button = LoadEarlier()
         self.load_button.display = False
+        self.new_below = NewOutputBelow()
+        self._loading = False  # a page of earlier items is being mounted and scrolled to
 
     def compose(self) -> Iterator[Widget]:
         yield self.load_button
+        yield self.new_below
 
     # ----- building -----------------------------------------------------------------------------
 
@@ -118,24 +145,76 @@ class Transcript(VerticalScroll):
         if self.live:
             await self.mount_all(self.live)
         self._update_load_button()
+        self.follow()
+
+    # ----- following ----------------------------------------------------------------------------
+
+    @property
+    def is_following(self) -> bool:
+        """Whether new output scrolls into view: the user has not scrolled up since the last time the
+        view was at the bottom (then old items may also be unmounted)."""
+        return self.is_anchored and not self._anchor_released
+
+    def follow(self) -> None:
+        """Jump to the newest output and keep following it."""
+        self.new_below.display = False  # first: the mark takes a line from the view while shown
         self.anchor()
 
-    def following(self) -> bool:
-        """Whether the user is at the bottom, reading along (then old items may be unmounted)."""
-        return self.scroll_y >= self.max_scroll_y - 2
+    def release_anchor(self) -> None:
+        """Every scroll by the user releases the anchor. Textual takes it again only when the position
+        changes to the bottom, so a PageDown or wheel turn already at the bottom would stop following
+        for good: one that ends at the bottom follows again here, checked as soon as the scroll is done
+        (not after the next refresh: output streaming in meanwhile would have moved the bottom)."""
+        super().release_anchor()
+        self.call_next(self._follow_at_bottom)
+
+    def _follow_at_bottom(self) -> None:
+        if self.is_anchored and self.scroll_y >= self.max_scroll_y:
+            self.follow()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self.is_following:
+            self.new_below.display = False
+
+    def on_new_output_below_pressed(self, _: NewOutputBelow.Pressed) -> None:
+        self.follow()
+
+    async def page(self, direction: int) -> None:
+        """PageUp / PageDown. PageUp at the top loads the previous page; while it loads, more PageUps at
+        the top are dropped, so a burst of them loads one page, not one page per key."""
+        if direction < 0 and self.scroll_y <= 0 and self.first_live > 0:
+            await self.load_earlier()
+            return
+        # at once: Textual's page scroll waits for a refresh and starts from the position before it, so
+        # a burst of keys would move one page in all
+        page = self.scrollable_content_region.height
+        self.scroll_to(y=self.scroll_y + direction * page, animate=False, immediate=True)
+
+    # ----- adding -------------------------------------------------------------------------------
 
     async def append(self, item: Item) -> Widget:
         """Show an item that was just added to the conversation."""
-        following = self.following()
         widget = self.make(item)
         self.live.append(widget)
         await self.mount(widget)
-        if following and len(self.live) > self.LIMIT:
+        if not self.is_following:  # asked after the mount: keys handled meanwhile may have moved the view
+            self.new_below.display = True
+        elif len(self.live) > self.LIMIT:
             await self._drop_oldest(len(self.live) - self.KEEP)
         return widget
 
     async def add_note(self, text: str, level: str = "info") -> Widget:
-        return await self.append(self.conversation.note(text, level))
+        """Show the app's own output (`/pruner status`): when it is taller than the view, from its start."""
+        following = self.is_following
+        widget = await self.append(self.conversation.note(text, level))
+        if following:
+            self.call_after_refresh(self._show_start, widget)
+        return widget
+
+    def _show_start(self, widget: Widget) -> None:
+        if widget.outer_size.height > self.scrollable_content_region.height:
+            self.scroll_to_widget(widget, animate=False, top=True)
 
     async def _drop_oldest(self, count: int) -> None:
         old, self.live = self.live[:count], self.live[count:]
@@ -144,9 +223,11 @@ class Transcript(VerticalScroll):
         self._update_load_button()
 
     async def load_earlier(self) -> int:
-        """Mount the page of items before the first one shown; returns how many were added."""
-        if self.first_live == 0:
+        """Mount the page of items before the first one shown; returns how many were added (none while
+        another page is still being mounted and scrolled to)."""
+        if self.first_live == 0 or self._loading:
             return 0
+        self._loading = True
         start = max(0, self.first_live - self.PAGE)
         widgets = [self.make(item) for item in self.conversation.items[start:self.first_live]]
         keep_in_view = self.live[0] if self.live else None
@@ -154,9 +235,14 @@ class Transcript(VerticalScroll):
         self.live = widgets + self.live
         self.first_live = start
         self._update_load_button()
-        if keep_in_view is not None:
-            self.call_after_refresh(self.scroll_to_widget, keep_in_view, animate=False, top=True)
+        self.call_after_refresh(self._landed, keep_in_view)
         return len(widgets)
+
+    def _landed(self, keep_in_view: Widget | None) -> None:
+        """The earlier page is laid out: keep the item that was being read where it was."""
+        if keep_in_view is not None:
+            self.scroll_to_widget(keep_in_view, animate=False, top=True)
+        self._loading = False
 
     async def on_load_earlier_pressed(self, _: LoadEarlier.Pressed) -> None:
         await self.load_earlier()

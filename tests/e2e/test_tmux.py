@@ -39,7 +39,7 @@ class Pane:
     def keys(self, *keys: str) -> None:
         self.run("send-keys", "-t", self.name, *keys)
 
-    def wait_for(self, condition: Callable[[str], bool], what: str, timeout: float = 60.0) -> str:
+    def wait_for(self, condition: Callable[[str], bool], what: str, timeout: float = 120.0) -> str:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             screen = self.text()
@@ -66,17 +66,19 @@ def pane(tmp_path: Path) -> Iterator[Pane]:
 
 
 def test_prompt_reply_pruner_tree_and_quit_in_a_real_terminal(pane: Pane) -> None:
-    pane.wait_for(lambda s: "Ask anything" in s and "prune: ON" in s, "the editor and the footer")
+    pane.wait_for(lambda s: "Ask anything" in s and "prune: ON" in s and "model demo (offline, scripted)" in s,
+                  "the editor, the footer and the first screen")
     pane.keys("fix the failing test", "Enter")
-    reply = pane.wait_for(lambda s: "(demo task 1/6 done)" in s and "[pruner] Turn" in s,
-                          "the finished reply and a pruner summary")
+    # the status line reads `prune: summarizing…` until the flush is done, later on a busy machine: wait
+    # for the whole end state, never assert a part of it the moment another part shows
+    reply = pane.wait_for(lambda s: "(demo task 1/6 done)" in s and "[pruner] Turn" in s and "│ prune: ON" in s,
+                          "the finished reply, a pruner summary and the pruner idle again")
     assert "the suite is green again" in reply
     assert "● bash python3 -m unittest  ok" in reply
-    assert "│ prune: ON" in reply
 
     pane.keys("/pruner tree", "Enter")
-    tree = pane.wait_for(lambda s: "/pruner tree ·" in s, "the pruner tree")
-    assert "t1 ls ." in tree and "t2 read README.md" in tree
+    pane.wait_for(lambda s: "/pruner tree ·" in s and "t1 ls ." in s and "t2 read README.md" in s,
+                  "the pruner tree with its calls")
 
     pane.keys("Escape")
     pane.wait_for(lambda s: "/pruner tree ·" not in s, "the tree closed")

@@ -8,11 +8,13 @@ screens differ from run to run are fixed: the footer shows `~/project`, the cloc
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from textual._xterm_parser import XTermParser
 from textual.widgets import Input, TextArea
 
 from pi_tui.app import PiApp, TuiBridge
@@ -184,13 +186,29 @@ async def settle(pilot: Any) -> None:
     await pilot.pause()
 
 
-async def until(pilot: Any, predicate: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Pause until `predicate()` holds (a safety-net timeout, never a timing assertion)."""
-    for _ in range(int(timeout / 0.02)):
+async def until(pilot: Any, predicate: Callable[[], bool], timeout: float = 60.0,
+                every: Callable[[], None] | None = None) -> None:
+    """Pause until `predicate()` holds; `every` runs before each look (to repeat an outside action until
+    the app reacts). The timeout is a generous safety net for a loaded machine, never a timing assertion."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if every is not None:
+            every()
         if predicate():
             return
-        await pilot.pause(0.02)
+        await pilot.pause(0.05)
     raise AssertionError("the screen never reached the expected state")
+
+
+def edit_file(path: Path, text: str) -> Callable[[], None]:
+    """An outside edit to repeat until a file watcher notices it: the watcher starts in the background,
+    so the first writes may come before it looks. Each write differs (a comment), so none is a no-op."""
+    writes = iter(range(1_000_000))
+
+    def write() -> None:
+        path.write_text(f"{text}\n# edit {next(writes)}\n", encoding="utf-8")
+
+    return write
 
 
 async def type_and_send(pilot: Any, text: str, opens: type | None = None) -> None:
@@ -237,3 +255,25 @@ def wait() -> Callable[[Any], Any]:
 @pytest.fixture
 def wait_for() -> Callable[..., Any]:
     return until
+
+
+def screen_text(app: Any) -> str:
+    """What the terminal shows now, as plain lines: for asserting what a person can actually read."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+@pytest.fixture
+def shown() -> Callable[[Any], str]:
+    return screen_text
+
+
+def type_raw(app: Any, data: str) -> None:
+    """Bytes from the terminal, all at once, through Textual's own key parser and driver, as a real tty
+    delivers them (a burst of keys is queued before any of them is handled)."""
+    for event in XTermParser().feed(data):
+        app._driver.process_message(event)
+
+
+@pytest.fixture
+def raw() -> Callable[[Any, str], None]:
+    return type_raw

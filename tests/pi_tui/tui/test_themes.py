@@ -20,6 +20,7 @@ from pi_tui.themes import (
     user_themes_dir,
     variable_defaults,
 )
+from tests.pi_tui.tui.conftest import edit_file
 
 MINE = """name = "mine"
 dark = true
@@ -73,16 +74,15 @@ async def test_a_user_theme_is_chosen_from_the_settings_and_reloaded_when_its_fi
         await wait_for(pilot, lambda: app.live is not None)
         assert app.theme == "mine"
         assert app.theme_variables["user-message-bg"] == "#202020"
-        await pilot.pause(0.3)  # the watcher is up
-        path.write_text(MINE.format(bg="#303060"), encoding="utf-8")
-        await wait_for(pilot, lambda: app.theme_variables.get("user-message-bg") == "#303060")
+        await wait_for(pilot, lambda: app.theme_variables.get("user-message-bg") == "#303060",
+                       every=edit_file(path, MINE.format(bg="#303060")))
         app.main.editor.load_text("hi")
         await pilot.press("enter")
         await wait_for(pilot, lambda: bool(list(app.main.transcript.query("UserBlock"))))
         block = app.main.transcript.query_one("UserBlock")
         assert block.styles.background == Color.parse("#303060")
-        path.write_text("[colors]\nprimary = 12\n", encoding="utf-8")
-        await wait_for(pilot, lambda: any("mine.toml" in n.message for n in app._notifications))
+        await wait_for(pilot, lambda: any("mine.toml" in n.message for n in app._notifications),
+                       every=edit_file(path, "[colors]\nprimary = 12"))
         assert app.theme == "mine"  # the last good version stays
 
 
@@ -90,13 +90,11 @@ async def test_an_outside_edit_of_the_settings_file_switches_theme_and_keys(make
     app = make_app(watch=True)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: app.live is not None)
-        await pilot.pause(0.3)  # the watcher is up
-        settings_file().write_text('theme = "light"\n[keymap]\n"app.expand-tools" = "f3"\n', encoding="utf-8")
-        await wait_for(pilot, lambda: app.theme == "light")
+        await wait_for(pilot, lambda: app.theme == "light",
+                       every=edit_file(settings_file(), 'theme = "light"\n[keymap]\n"app.expand-tools" = "f3"'))
         await wait_for(pilot, lambda: app.settings.keymap == {"app.expand-tools": "f3"})
         await pilot.press("f3")
-        await pilot.pause()
-        assert app.main.transcript.tools_expanded
+        await wait_for(pilot, lambda: app.main.transcript.tools_expanded)
 
 
 async def test_an_unknown_theme_falls_back_to_dark_with_a_notice(make_app, wait) -> None:

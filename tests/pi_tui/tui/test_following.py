@@ -1,0 +1,135 @@
+"""The transcript follows the work: new output stays in view unless the user scrolled up to read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_tui.widgets.conversation import Conversation
+from pi_tui.widgets.transcript import Transcript
+
+PAGE_UP, PAGE_DOWN = "\x1b[5~", "\x1b[6~"
+
+
+def long_conversation(items: int, lines: int) -> Conversation:
+    body = "\n".join(f"line {n}" for n in range(1, lines))
+    return Conversation.from_messages([
+        {"role": "user", "content": [{"type": "text", "text": f"message {n}\n{body}"}], "timestamp": n}
+        for n in range(items)])
+
+
+def at_bottom(transcript: Transcript) -> bool:
+    return transcript.max_scroll_y > 0 and transcript.scroll_y == transcript.max_scroll_y
+
+
+async def write_lines(transcript: Transcript, pilot: Any, count: int, tag: str) -> None:
+    for n in range(count):
+        await transcript.add_note(f"{tag} {n}\nmore output\nand more")
+    await pilot.pause()
+
+
+async def test_back_at_the_bottom_after_paging_up_new_output_is_followed(make_app, wait, wait_for,
+                                                                         raw) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        transcript = app.main.transcript
+        await write_lines(transcript, pilot, 30, "before")
+        await wait_for(pilot, lambda: at_bottom(transcript))
+        await pilot.press("pageup")
+        await write_lines(transcript, pilot, 5, "while up")
+        assert not at_bottom(transcript)  # the user reads: the view stays where it is
+        for _ in range(3):  # back down, and once more at the bottom
+            await pilot.press("pagedown")
+        await wait_for(pilot, lambda: at_bottom(transcript))
+        await write_lines(transcript, pilot, 10, "after")
+        await wait_for(pilot, lambda: at_bottom(transcript))
+
+
+async def test_a_burst_of_page_downs_while_output_streams_reaches_the_bottom_and_follows(make_app, wait,
+                                                                                        wait_for, raw) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        transcript = app.main.transcript
+        await write_lines(transcript, pilot, 30, "before")
+        await pilot.press("pageup", "pageup", "pageup")
+        raw(app, PAGE_DOWN * 4)  # keys held down or sent by tmux: all queued before the first is handled
+        await write_lines(transcript, pilot, 3, "streaming")
+        await wait(pilot)
+        await write_lines(transcript, pilot, 10, "after")
+        await wait_for(pilot, lambda: at_bottom(transcript) and not transcript.new_below.display)
+
+
+async def test_new_output_below_is_marked_and_ctrl_end_jumps_to_it(make_app, wait, wait_for, shown) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        transcript = app.main.transcript
+        await write_lines(transcript, pilot, 30, "before")
+        await pilot.press("pageup", "pageup")
+        assert "new output below" not in shown(app)
+        await write_lines(transcript, pilot, 3, "while up")
+        await wait_for(pilot, lambda: "▼ new output below" in shown(app))
+        assert "while up 2" not in shown(app)
+        await pilot.press("ctrl+end")
+        await wait_for(pilot, lambda: "while up 2" in shown(app) and "new output below" not in shown(app))
+        await write_lines(transcript, pilot, 3, "followed")
+        await wait_for(pilot, lambda: "followed 2" in shown(app))
+
+
+async def test_sending_jumps_to_the_bottom_and_command_output_shows(make_app, wait, wait_for, shown) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        transcript = app.main.transcript
+        await write_lines(transcript, pilot, 30, "before")
+        await pilot.press("pageup", "pageup")
+        await wait_for(pilot, lambda: not at_bottom(transcript))
+        app.main.editor.load_text("/pruner status")
+        await pilot.press("enter")
+        await wait(pilot)
+        await wait_for(pilot, lambda: at_bottom(transcript) and "new output below" not in shown(app))
+        assert transcript.conversation.items[-1].kind == "note"  # the status is the newest item...
+        status_lines = transcript.conversation.items[-1].message["text"].splitlines()
+        assert status_lines[-1].strip() in shown(app)  # ... and it is on screen
+
+
+async def test_a_burst_of_page_ups_at_the_top_loads_one_page(make_app, wait, wait_for, raw) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        transcript = app.main.transcript
+        # a page of items 60 lines tall: 40 PageUps cannot reach the top of the page loaded first
+        await transcript.show(long_conversation(400, 60))
+        transcript.scroll_home(animate=False)
+        await wait_for(pilot, lambda: transcript.scroll_y == 0)
+        raw(app, PAGE_UP * 40)  # one burst, as a held-down key or a fast hand sends it
+        await wait(pilot)
+        await wait_for(pilot, lambda: transcript.scroll_y > 0)  # back on the item that was being read
+        assert transcript.first_live == 400 - 2 * Transcript.PAGE
+        assert len(transcript.live) == 2 * Transcript.PAGE
+
+
+async def test_command_output_taller_than_the_view_shows_from_its_start(make_app, wait, wait_for, shown) -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 16)) as pilot:
+        await wait(pilot)
+        app.main.editor.load_text("/pruner status")
+        await pilot.press("enter")
+        await wait(pilot)
+        status = app.main.transcript.conversation.items[-1].message["text"].splitlines()
+        assert len(status) > 12  # taller than the transcript's part of a 16-row terminal
+        await wait_for(pilot, lambda: status[0].strip() in shown(app))
+
+
+async def test_a_click_on_the_new_output_mark_jumps_to_it(make_app, wait, wait_for, shown) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        transcript = app.main.transcript
+        await write_lines(transcript, pilot, 30, "before")
+        await pilot.press("pageup")
+        await write_lines(transcript, pilot, 3, "while up")
+        await wait_for(pilot, lambda: transcript.new_below.display)
+        await pilot.click(transcript.new_below)
+        await wait_for(pilot, lambda: "while up 2" in shown(app) and transcript.is_following)
