@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 import re2
-from pathspec import GitIgnoreSpec, Pattern
+from pathspec import GitIgnoreSpec
+from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 
 def _class_to_regex(body: str) -> str:
@@ -143,7 +144,7 @@ def _is_ignored(rules: list[GitIgnore], rel_path: str, is_dir: bool) -> bool:
     return ignored
 
 
-def _ignoring_rule(patterns: list[Pattern], directory: str) -> int | None:
+def _ignoring_rule(patterns: list[GitIgnoreSpecPattern], directory: str) -> int | None:
     hit = GitIgnoreSpec(patterns, backend="re2").check_file(directory)
     return hit.index if hit.include else None
 
