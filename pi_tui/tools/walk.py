@@ -23,6 +23,8 @@ import re2
 from pathspec import GitIgnoreSpec
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
+from pi_tui.tools.base import ToolError
+
 
 def _class_to_regex(body: str) -> str:
     if body[:1] in ("!", "^"):
@@ -63,10 +65,15 @@ def _translate(pattern: str) -> str:
     return "".join(out)
 
 
-def glob_regex(pattern: str) -> re.Pattern[str]:
+_QUIET = re2.Options()
+_QUIET.log_errors = False  # RE2 would print a bad pattern's error to stderr, over the TUI; the caller reports it
+
+
+def glob_regex(pattern: str) -> re2._Regexp:
     """Compile a glob for whole-string matching: `*`, `?` and `[...]` stay inside one path segment,
-    `**` spans directories (`**/` also matches none), `{a,b}` picks one of several."""
-    return re.compile(rf"(?s:{_translate(pattern)})\Z")
+    `**` spans directories (`**/` also matches none), `{a,b}` picks one of several. RE2 matches in
+    linear time: a pattern like `a*a*a*a*a*a*a*b` would keep a backtracking regex busy for days."""
+    return re2.compile(rf"(?s:{_translate(pattern)})\z", _QUIET)
 
 
 @dataclass(frozen=True)
@@ -74,14 +81,18 @@ class GlobMatcher:
     """A user's glob: without `/` it matches a name at any depth (like `fd` and `rg --glob`), with `/`
     it matches the whole path relative to the search root."""
 
-    regex: re.Pattern[str]
+    regex: re2._Regexp
     whole_path: bool
 
     @classmethod
     def parse(cls, pattern: str) -> GlobMatcher:
         if pattern.startswith("./"):
             pattern = pattern[2:]
-        return cls(glob_regex(pattern), "/" in pattern)
+        try:
+            return cls(glob_regex(pattern), "/" in pattern)
+        except re2.error as exc:
+            reason = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+            raise ToolError(f"Invalid glob '{pattern}': {reason}") from None
 
     def matches(self, rel_path: str) -> bool:
         subject = rel_path if self.whole_path else rel_path.rsplit("/", 1)[-1]

@@ -120,6 +120,12 @@ async def test_errors(project: Path) -> None:
     assert str(info.value) == f"Not a directory: {project / 'setup.py'}"
 
 
+async def test_an_invalid_glob_is_one_line_saying_why(project: Path) -> None:
+    with pytest.raises(ToolError) as info:
+        await find(project, pattern="[z-a].py")
+    assert str(info.value) == "Invalid glob '[z-a].py': invalid character class range: z-a"
+
+
 async def test_symlink_loops_are_listed_not_followed(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "loop").symlink_to(tmp_path)

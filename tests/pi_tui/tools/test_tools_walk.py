@@ -1,5 +1,5 @@
 """The tree walk behind find and grep (and @-completion) when `fd`/`rg` are missing: it must skip exactly
-what git skips, and a hostile pattern in a `.gitignore` must not hang a search."""
+what git skips, and no hostile pattern, in a `.gitignore` or in a search, may hang it."""
 
 from __future__ import annotations
 
@@ -72,22 +72,35 @@ def test_ignores_exactly_what_git_ignores(tmp_path: Path) -> None:
 PROBE = """
 import sys
 from pathlib import Path
-from pi_tui.tools.walk import walk
-print(sorted(entry.rel for entry in walk(Path(sys.argv[1]))))
+from pi_tui.tools.walk import GlobMatcher, walk
+glob = GlobMatcher.parse(sys.argv[2])
+print(sorted(entry.rel for entry in walk(Path(sys.argv[1])) if glob.matches(entry.rel)))
 """
+HOSTILE = "a*a*a*a*a*a*a*a*a*b"  # a backtracking regex needs about C(200, 9) steps on "a" * 200: days
 
 
-def test_a_pathological_pattern_does_not_hang_the_walk(tmp_path: Path) -> None:
-    # A backtracking regex needs about C(200, 9) steps for this name: days. A linear-time matcher, a blink.
-    (tmp_path / ".gitignore").write_text("a*a*a*a*a*a*a*a*a*b\n")
-    (tmp_path / ("a" * 200)).write_text("")
-    (tmp_path / "ab").write_text("")
+def walk_in_a_process(root: Path, glob: str) -> str:
+    """In its own process, so that a hang ends with the timeout instead of keeping a thread of the tests."""
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, str(tmp_path)],
+        [sys.executable, "-c", PROBE, str(root), glob],
         cwd=Path(__file__).resolve().parents[3], capture_output=True, text=True, timeout=120, check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == str([".gitignore", "a" * 200, "ab"])
+    return done.stdout.strip()
+
+
+def test_a_pathological_ignore_pattern_does_not_hang_the_walk(tmp_path: Path) -> None:
+    (tmp_path / ".gitignore").write_text(HOSTILE + "\n")
+    (tmp_path / ("a" * 200)).write_text("")
+    (tmp_path / "aaaaaaaaab").write_text("")
+    assert walk_in_a_process(tmp_path, "*") == str([".gitignore", "a" * 200])
+
+
+def test_a_pathological_search_glob_does_not_hang_the_search(tmp_path: Path) -> None:
+    (tmp_path / ("a" * 200)).write_text("")
+    (tmp_path / "deep" / "aaaaaaaaab").mkdir(parents=True)
+    assert walk_in_a_process(tmp_path, HOSTILE) == str(["deep/aaaaaaaaab"])
+    assert walk_in_a_process(tmp_path, "**/" + HOSTILE) == str(["deep/aaaaaaaaab"])
 
 
 def test_a_pattern_the_matcher_cannot_compile_drops_only_that_line(tmp_path: Path) -> None:
