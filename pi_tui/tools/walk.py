@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 import re2
 from pathspec import GitIgnoreSpec
+from pathspec.patterns.gitignore import GitIgnorePatternError
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 from pi_tui.tools.base import ToolError
@@ -101,18 +102,19 @@ class GlobMatcher:
 
 def _spec(lines: list[str]) -> GitIgnoreSpec:
     """Compiled for RE2, which matches in linear time: a backtracking regex can take hours on a
-    pattern like `a*a*a*a*a*a*a*b`, and a search must not hang on someone's `.gitignore`. A line RE2
-    cannot take is dropped on its own, as git drops a pattern it cannot parse; the rest still count."""
+    pattern like `a*a*a*a*a*a*a*b`, and a search must not hang on someone's `.gitignore`. A line that
+    cannot be compiled (`!` alone, a trailing `\\`) is dropped on its own, as git drops a pattern it
+    cannot parse; the rest still count."""
     try:
         return GitIgnoreSpec.from_lines(lines, backend="re2")
-    except re2.error:
+    except (GitIgnorePatternError, re2.error):
         return GitIgnoreSpec.from_lines([line for line in lines if _compiles(line)], backend="re2")
 
 
 def _compiles(line: str) -> bool:
     try:
         GitIgnoreSpec.from_lines([line], backend="re2")
-    except re2.error:
+    except (GitIgnorePatternError, re2.error):
         return False
     return True
 
