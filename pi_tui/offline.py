@@ -15,11 +15,12 @@ from condense.engine import CondenseEngine
 from condense.host import CancelSignal, CompletionEvent, ContextUsage, Level
 from condense.measure import estimate_tokens
 from condense.messages import AgentMessage
+from pi_tui.ai.completion import stream_completion
 from pi_tui.ai.convert import convert_to_llm
 from pi_tui.ai.models import has_key, parse_model_ref
 from pi_tui.ai.transform import transform_messages
 from pi_tui.ai.types import ModelSpec
-from pi_tui.pruning import blobs_dir_of, stream_completion
+from pi_tui.pruning import blobs_dir_of
 from pi_tui.session.store import Session
 
 

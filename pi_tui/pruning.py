@@ -8,7 +8,6 @@ and cannot start a model turn.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -20,14 +19,11 @@ from condense.commands import run_command
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
 from condense.host import CancelSignal, CompletionEvent, ContextUsage, Level
-from pi_tui.agent.abort import AbortSignal
 from pi_tui.agent.host import AgentHost
-from pi_tui.ai.errors import classify_error_text
+from pi_tui.ai.completion import stream_completion
 from pi_tui.ai.models import has_key, parse_model_ref
-from pi_tui.ai.types import ModelClient, ModelRequest, ModelSpec
 from pi_tui.errors import UserError
 from pi_tui.session.store import Session
-from pi_tui.session.timefmt import now_ms
 from pi_tui.settings import Settings, save_settings
 from pi_tui.tools.base import Tool, ToolContext, ToolOutput, ToolParams
 
@@ -36,38 +32,6 @@ def blobs_dir_of(session: Session) -> Path | None:
     if session.path is None:
         return None
     return blob_dir(session.path.parent, session.session_id)
-
-
-async def stream_completion(client: ModelClient, model: ModelSpec, prompt: str, thinking: str | None,
-                            cancel: CancelSignal) -> AsyncIterator[CompletionEvent]:
-    """One summariser call through a ModelClient, as condense's CompletionEvents."""
-    signal = AbortSignal()
-
-    async def watch() -> None:
-        while not cancel.aborted:
-            await asyncio.sleep(0.1)
-        signal.abort()
-
-    watcher = asyncio.ensure_future(watch())
-    request = ModelRequest(model=model, system_prompt="", thinking_level=thinking or "off",
-                           messages=[{"role": "user", "content": [{"type": "text", "text": prompt}],
-                                      "timestamp": now_ms()}])
-    try:
-        async for event in client.stream(request, signal):
-            if event.type == "text_delta":
-                yield CompletionEvent("delta", event.delta)
-            elif event.type == "thinking_delta":
-                yield CompletionEvent("thinking", event.delta)
-            elif event.type == "done":
-                message = event.message
-                text = "\n".join(b["text"] for b in message["content"] if b.get("type") == "text")
-                yield CompletionEvent("done", text, message["stopReason"], dict(message["usage"]))
-            elif event.type == "error":
-                error = event.message.get("errorMessage", "")
-                kind = "other" if event.message["stopReason"] == "aborted" else classify_error_text(error)
-                yield CompletionEvent("error", error, event.message["stopReason"], error_kind=kind)
-    finally:
-        watcher.cancel()
 
 
 class AgentPruningHost:

@@ -9,9 +9,9 @@ from typing import Any
 
 from condense.host import CancelSignal
 from condense.messages import AgentMessage
+from pi_tui.ai.completion import stream_completion
 from pi_tui.ai.types import ModelClient, ModelSpec
 from pi_tui.errors import UserError
-from pi_tui.pruning import stream_completion
 from pi_tui.session.context import compaction_message, entry_message
 from pi_tui.session.store import Session
 from pi_tui.transcript_text import format_conversation

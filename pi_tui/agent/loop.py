@@ -24,7 +24,7 @@ from condense.messages import (
     empty_usage,
     tool_calls,
 )
-from pi_tui.agent.abort import AbortSignal
+from pi_tui.abort import AbortSignal
 from pi_tui.agent.events import EventBus
 from pi_tui.ai.convert import convert_to_llm
 from pi_tui.ai.errors import classify_error_text

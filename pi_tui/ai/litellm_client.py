@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
 from condense.messages import AssistantMessage, Usage, content_text, empty_usage
-from pi_tui.agent.abort import AbortError, AbortSignal
+from pi_tui.abort import AbortError, AbortSignal
 from pi_tui.ai.errors import ModelError, classify_error_text, classify_exception, error_line, format_error
 from pi_tui.ai.models import missing_key
 from pi_tui.ai.openai_format import to_openai_messages, to_openai_tools

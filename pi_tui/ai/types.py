@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from condense.messages import AssistantMessage, Message
-from pi_tui.agent.abort import AbortSignal
+from pi_tui.abort import AbortSignal
 from pi_tui.ai.model_map import Prices
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from condense.messages import AssistantMessage, StopReason, TextContent, ToolCall, Usage, content_text
-from pi_tui.agent.abort import AbortSignal
+from pi_tui.abort import AbortSignal
 from pi_tui.agent.branch_summary import OPENING as BRANCH_SUMMARY_OPENING
 from pi_tui.ai.types import EventType, ModelRequest, StreamEvent
 from pi_tui.demo.script import DEMO_OVER, TASKS, Step, Task

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from condense.commands import HELP as PRUNER_HELP
 from condense.config import CondenseConfig
 from condense.messages import content_text
-from pi_tui.agent.abort import AbortSignal
+from pi_tui.abort import AbortSignal
 from pi_tui.agent.branch_summary import abandoned_entries, summarize_branch, summary_prompt
 from pi_tui.ai.models import DEMO_REF, PROVIDERS, available_providers, missing_key, parse_model_ref
 from pi_tui.errors import UserError

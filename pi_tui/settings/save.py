@@ -1,7 +1,8 @@
 """Writing `settings.toml` without ever losing what the user wrote.
 
-We merge changes into the document as it is on disk (tomli-w drops comments, but no key is lost), refuse to
-touch a file we could not parse, and replace the file atomically so readers see the old or the new text.
+We edit the document as it is on disk with tomlkit, so the user's comments, key order, spelling and unknown
+keys survive a save; we refuse to touch a file we could not parse, validate the exact text we are about to
+write, and replace the file atomically so readers see the old or the new text.
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ import os
 import tempfile
 import threading
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 from typing import Any
 
-import tomli_w
+import tomlkit
+from tomlkit.exceptions import TOMLKitError
 
 from pi_tui.paths import ensure_private_dir, settings_file
 from pi_tui.settings.keys import KeyPath, normalise_keys, same_key
@@ -65,19 +67,24 @@ def _without_none(value: Any) -> Any:
     return value
 
 
-def _merge(table: dict[str, Any], changes: Mapping[str, Any], path: KeyPath = ()) -> dict[str, Any]:
-    """Apply snake_case `changes` to a document table key by key, keeping the user's spelling of a key."""
-    out = dict(table)
+def _merge(table: MutableMapping[str, Any], changes: Mapping[str, Any], path: KeyPath = ()) -> None:
+    """Apply snake_case `changes` to a tomlkit table in place, key by key: a value is replaced where it
+    stands (its comment too), under the user's spelling of its key; any other spelling of it goes."""
     for key, value in changes.items():
-        spellings = [written for written in out if same_key(written, key, path)]
-        name, old = (spellings[0], out[spellings[0]]) if spellings else (key, None)
-        for written in spellings:
-            del out[written]
+        spellings = [written for written in table if same_key(written, key, path)]
+        name, old = (spellings[0], table[spellings[0]]) if spellings else (key, None)
+        for written in spellings[1:]:
+            del table[written]
         if isinstance(value, Mapping):
-            value = _merge(old if isinstance(old, dict) else {}, value, (*path, key)) or None
+            nested = old if isinstance(old, MutableMapping) else tomlkit.table()
+            _merge(nested, value, (*path, key))
+            if nested is old and nested:
+                continue
+            value = nested or None
         if value is not None:
-            out[name] = _without_none(value)
-    return out
+            table[name] = _without_none(value)
+        elif spellings:
+            del table[name]
 
 
 def _leaf_paths(changes: Mapping[str, Any], path: KeyPath = ()) -> list[KeyPath]:
@@ -131,19 +138,33 @@ def save_settings(settings_or_changes: Settings | Mapping[str, Any], path: Path 
         if error:
             raise SettingsError(f"Settings not saved: {error}. Fix {path} first.")
         changes = _changes_from(settings_or_changes, raw, path.name)
-        document = _merge(raw, changes)
+        text = _edited(data, changes, path)
+        document, error = parse_toml(text.encode("utf-8"), path.name)
+        if error:
+            raise SettingsError(f"Settings not saved: the edited file would not read back ({error})")
         settings, problems = validate(document, path.name)
         changed = _leaf_paths(changes)
         for problem in problems:
             if any(_overlaps(problem.path, leaf) for leaf in changed):
                 raise SettingsError(f"Settings not saved: {problem.line}")
         try:
-            _write_atomic(path, tomli_w.dumps(document).encode("utf-8"))
-        except (TypeError, ValueError) as exc:
-            raise SettingsError(f"Settings not saved: a value cannot be written as TOML ({exc})") from None
+            _write_atomic(path, text.encode("utf-8"))
         except OSError as exc:
             raise SettingsError(f"Settings not saved: cannot write {path} ({exc.strerror or exc})") from None
     return settings
+
+
+def _edited(data: bytes | None, changes: Mapping[str, Any], path: Path) -> str:
+    """The file's text with `changes` applied; tomllib has already accepted `data`, tomlkit must too."""
+    try:
+        document = tomlkit.parse(data.decode("utf-8-sig")) if data is not None else tomlkit.document()
+    except TOMLKitError as exc:
+        raise SettingsError(f"Settings not saved: {path.name} cannot be edited ({exc}). Fix {path} first.") from None
+    try:
+        _merge(document, changes)
+    except (TypeError, ValueError) as exc:
+        raise SettingsError(f"Settings not saved: a value cannot be written as TOML ({exc})") from None
+    return tomlkit.dumps(document)
 
 
 def set_value(key: str, value: Any, path: Path | None = None) -> Settings:

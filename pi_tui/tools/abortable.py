@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from pi_tui.agent.abort import AbortSignal
+from pi_tui.abort import AbortSignal
 from pi_tui.tools.base import ToolError
 
 ABORTED_TEXT = "Operation aborted"

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 from condense.messages import ImageContent, TextContent
-from pi_tui.agent.abort import AbortSignal
+from pi_tui.abort import AbortSignal
 
 
 class ToolError(Exception):

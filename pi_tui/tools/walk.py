@@ -2,9 +2,12 @@
 
 The search tools must not drown the model in `node_modules/` or build output, so the walk skips
 `.git` and whatever `.gitignore` files say (the ones in the tree, plus those above it up to the
-repository root), and includes hidden files. Ignore matching is deliberately rough: glob patterns,
-`!` negation, trailing `/` for directories, leading or inner `/` to anchor. No global excludes.
-Symlinks are listed but never followed, so a link loop cannot hang a search.
+repository root), and includes hidden files. Patterns mean what they mean to git (pathspec reads
+them: `**`, `!` negation, trailing `/` for directories, leading or inner `/` to anchor, a deeper
+file overriding a shallower one). No global excludes and no `.git/info/exclude`, like `fd` outside
+a repository. As with `rg DIR`, a directory searched explicitly is searched even if it is ignored:
+only paths below the search root are judged. Symlinks are listed but never followed, so a link loop
+cannot hang a search.
 """
 
 from __future__ import annotations
@@ -12,9 +15,16 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
+
+import re2
+from pathspec import GitIgnoreSpec
+from pathspec.patterns.gitignore import GitIgnorePatternError
+from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
+from pi_tui.tools.base import ToolError
 
 
 def _class_to_regex(body: str) -> str:
@@ -56,10 +66,15 @@ def _translate(pattern: str) -> str:
     return "".join(out)
 
 
-def glob_regex(pattern: str) -> re.Pattern[str]:
+_QUIET = re2.Options()
+_QUIET.log_errors = False  # RE2 would print a bad pattern's error to stderr, over the TUI; the caller reports it
+
+
+def glob_regex(pattern: str) -> re2._Regexp:
     """Compile a glob for whole-string matching: `*`, `?` and `[...]` stay inside one path segment,
-    `**` spans directories (`**/` also matches none), `{a,b}` picks one of several."""
-    return re.compile(rf"(?s:{_translate(pattern)})\Z")
+    `**` spans directories (`**/` also matches none), `{a,b}` picks one of several. RE2 matches in
+    linear time: a pattern like `a*a*a*a*a*a*a*b` would keep a backtracking regex busy for days."""
+    return re2.compile(rf"(?s:{_translate(pattern)})\z", _QUIET)
 
 
 @dataclass(frozen=True)
@@ -67,50 +82,50 @@ class GlobMatcher:
     """A user's glob: without `/` it matches a name at any depth (like `fd` and `rg --glob`), with `/`
     it matches the whole path relative to the search root."""
 
-    regex: re.Pattern[str]
+    regex: re2._Regexp
     whole_path: bool
 
     @classmethod
     def parse(cls, pattern: str) -> GlobMatcher:
         if pattern.startswith("./"):
             pattern = pattern[2:]
-        return cls(glob_regex(pattern), "/" in pattern)
+        try:
+            return cls(glob_regex(pattern), "/" in pattern)
+        except re2.error as exc:
+            reason = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+            raise ToolError(f"Invalid glob '{pattern}': {reason}") from None
 
     def matches(self, rel_path: str) -> bool:
         subject = rel_path if self.whole_path else rel_path.rsplit("/", 1)[-1]
         return self.regex.match(subject) is not None
 
 
-@dataclass(frozen=True)
-class _Rule:
-    regex: re.Pattern[str]
-    negated: bool
-    dir_only: bool
-    anchored: bool
+def _spec(lines: list[str]) -> GitIgnoreSpec:
+    """Compiled for RE2, which matches in linear time: a backtracking regex can take hours on a
+    pattern like `a*a*a*a*a*a*a*b`, and a search must not hang on someone's `.gitignore`. A line that
+    cannot be compiled (`!` alone, a trailing `\\`) is dropped on its own, as git drops a pattern it
+    cannot parse; the rest still count."""
+    try:
+        return GitIgnoreSpec.from_lines(lines, backend="re2")
+    except (GitIgnorePatternError, re2.error):
+        return GitIgnoreSpec.from_lines([line for line in lines if _compiles(line)], backend="re2")
 
 
-def _parse_rule(line: str) -> _Rule | None:
-    text = line.rstrip("\r\n").rstrip(" ")
-    if not text or text.startswith("#"):
-        return None
-    negated = text.startswith("!")
-    if negated or text.startswith("\\"):
-        text = text[1:]
-    dir_only = text.endswith("/")
-    text = text.rstrip("/")
-    anchored = "/" in text
-    text = text.lstrip("/")
-    if not text:
-        return None
-    return _Rule(glob_regex(text), negated, dir_only, anchored)
+def _compiles(line: str) -> bool:
+    try:
+        GitIgnoreSpec.from_lines([line], backend="re2")
+    except (GitIgnorePatternError, re2.error):
+        return False
+    return True
 
 
 @dataclass(frozen=True)
 class GitIgnore:
-    """The rules of one `.gitignore`. `base` is its directory relative to the walk root ("" for the
-    root and above); `prefix` is the root's path relative to a `.gitignore` found above the root."""
+    """The rules of one `.gitignore`, matched as git matches them (by pathspec). `base` is its
+    directory relative to the walk root ("" for the root and above); `prefix` is the root's path
+    relative to a `.gitignore` found above the root."""
 
-    rules: tuple[_Rule, ...]
+    spec: GitIgnoreSpec
     base: str = ""
     prefix: str = ""
 
@@ -120,8 +135,8 @@ class GitIgnore:
             lines = file.read_text("utf-8", errors="replace").splitlines()
         except OSError:
             return None
-        rules = tuple(rule for line in lines if (rule := _parse_rule(line)) is not None)
-        return cls(rules, base, prefix) if rules else None
+        spec = _spec(lines)
+        return cls(spec, base, prefix) if any(rule.include is not None for rule in spec.patterns) else None
 
     def verdict(self, rel_path: str, is_dir: bool) -> bool | None:
         """True if ignored, False if re-included by `!`, None if no rule here speaks about it."""
@@ -130,13 +145,7 @@ class GitIgnore:
                 return None
             rel_path = rel_path[len(self.base) + 1 :]
         local = self.prefix + rel_path
-        name = local.rsplit("/", 1)[-1]
-        for rule in reversed(self.rules):
-            if rule.dir_only and not is_dir:
-                continue
-            if rule.regex.match(local if rule.anchored else name):
-                return not rule.negated
-        return None
+        return self.spec.check_file(local + "/" if is_dir else local).include
 
 
 def _is_ignored(rules: list[GitIgnore], rel_path: str, is_dir: bool) -> bool:
@@ -146,6 +155,22 @@ def _is_ignored(rules: list[GitIgnore], rel_path: str, is_dir: bool) -> bool:
         if verdict is not None:
             ignored = verdict
     return ignored
+
+
+def _ignoring_rule(patterns: list[GitIgnoreSpecPattern], directory: str) -> int | None:
+    hit = GitIgnoreSpec(patterns, backend="re2").check_file(directory)
+    return hit.index if hit.include else None
+
+
+def _sparing_the_root(ignore: GitIgnore) -> GitIgnore:
+    """The rules of a `.gitignore` above the root, less those that ignore the root or a directory between:
+    git (and pathspec) would ignore everything below such a directory, but `rg DIR` still searches it."""
+    patterns = list(ignore.spec.patterns)
+    parts = ignore.prefix.split("/")[:-1]
+    for depth in range(1, len(parts) + 1):
+        while (index := _ignoring_rule(patterns, "/".join(parts[:depth]) + "/")) is not None:
+            del patterns[index]
+    return replace(ignore, spec=GitIgnoreSpec(patterns, backend="re2")) if len(patterns) < len(ignore.spec) else ignore
 
 
 def _rules_above(root: Path) -> list[GitIgnore]:
@@ -158,7 +183,7 @@ def _rules_above(root: Path) -> list[GitIgnore]:
         directory = directory.parent
         ignore = GitIgnore.load(directory / ".gitignore", prefix="/".join(parts) + "/")
         if ignore is not None:
-            found.insert(0, ignore)
+            found.insert(0, _sparing_the_root(ignore))
     return found if (directory / ".git").exists() else []
 
 

@@ -208,6 +208,46 @@ def test_unknown_keys_survive_a_save(home: Path) -> None:
     assert any("did you mean" in line for line in load_settings(path).errors)
 
 
+HAND_WRITTEN = """\
+# pi-tui settings, kept by hand
+theme = "dark"  # easier on the eyes at night
+
+# not a pi-tui key yet: mine
+future_option = "kept"
+
+[retry]
+# give flaky proxies a chance
+maxRetries = 7
+"""
+
+
+def test_a_save_changes_only_the_lines_it_must(home: Path) -> None:
+    path = write(home / "settings.toml", HAND_WRITTEN)
+    set_value("theme", "light")
+    assert path.read_text(encoding="utf-8") == HAND_WRITTEN.replace('"dark"', '"light"')
+    set_value("retry.max_retries", 3)
+    set_value("retry.enabled", False)
+    set_value("quiet_startup", True)
+    assert path.read_text(encoding="utf-8") == HAND_WRITTEN.replace('"dark"', '"light"').replace(
+        'future_option = "kept"\n', 'future_option = "kept"\nquiet_startup = true\n'
+    ).replace("maxRetries = 7\n", "maxRetries = 3\nenabled = false\n")
+
+
+def test_removing_a_key_keeps_the_comments_around_it(home: Path) -> None:
+    path = write(home / "settings.toml", HAND_WRITTEN)
+    set_value("theme", None)
+    theme_line = 'theme = "dark"  # easier on the eyes at night\n'
+    assert path.read_text(encoding="utf-8") == HAND_WRITTEN.replace(theme_line, "")
+
+
+def test_a_new_table_is_added_after_the_users_text(home: Path) -> None:
+    path = write(home / "settings.toml", HAND_WRITTEN)
+    set_value("condense.purge_errors.cooldown_turns", 5)
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith(HAND_WRITTEN)
+    assert tomllib.loads(text[len(HAND_WRITTEN):]) == {"condense": {"purge_errors": {"cooldown_turns": 5}}}
+
+
 def test_nested_tables_merge_key_by_key(home: Path) -> None:
     path = write(
         home / "settings.toml",

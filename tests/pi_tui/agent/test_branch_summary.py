@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_tui.agent.abort import AbortSignal
+from pi_tui.abort import AbortSignal
 from pi_tui.agent.branch_summary import abandoned_entries, summarize_branch, summary_prompt
 from pi_tui.ai.litellm_client import LiteLLMClient, warm_up
 from pi_tui.ai.types import ModelSpec

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from condense.messages import AssistantMessage, empty_usage
-from pi_tui.agent.abort import AbortError, AbortSignal
+from pi_tui.abort import AbortError, AbortSignal
 from pi_tui.ai.errors import ModelError, classify_error_text, is_context_overflow
 from pi_tui.ai.litellm_client import (
     PLACEHOLDER_KEY,

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from condense.messages import AssistantMessage, ToolCall, ToolResultMessage, content_text, tool_calls
-from pi_tui.agent.abort import AbortSignal
+from pi_tui.abort import AbortSignal
 from pi_tui.ai.types import ModelRequest, StreamEvent, ToolSpec
 from pi_tui.demo import DEMO_MODEL
 from pi_tui.demo.client import DemoModelClient, locate

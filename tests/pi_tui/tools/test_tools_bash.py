@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_tui.agent.abort import AbortSignal
+from pi_tui.abort import AbortSignal
 from pi_tui.tools.base import ToolContext, ToolError, ToolOutput
 from pi_tui.tools.bash import UPDATE_INTERVAL, BashTool
 

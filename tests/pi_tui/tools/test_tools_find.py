@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_tui.agent.abort import AbortSignal
+from pi_tui.abort import AbortSignal
 from pi_tui.tools.base import ToolContext, ToolError, ToolOutput
 from pi_tui.tools.find import FindTool
 from pi_tui.tools.walk import GlobMatcher, glob_regex, walk
@@ -118,6 +118,12 @@ async def test_errors(project: Path) -> None:
     with pytest.raises(ToolError) as info:
         await find(project, pattern="*", path="setup.py")
     assert str(info.value) == f"Not a directory: {project / 'setup.py'}"
+
+
+async def test_an_invalid_glob_is_one_line_saying_why(project: Path) -> None:
+    with pytest.raises(ToolError) as info:
+        await find(project, pattern="[z-a].py")
+    assert str(info.value) == "Invalid glob '[z-a].py': invalid character class range: z-a"
 
 
 async def test_symlink_loops_are_listed_not_followed(tmp_path: Path) -> None:
