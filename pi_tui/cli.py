@@ -81,13 +81,17 @@ def _parser() -> argparse.ArgumentParser:
                         help="session files, or parts of names from `pi-tui sessions` (a table each)")
     whatif.add_argument("--strategies", action="append", metavar="NAMES",
                         help="strategies to run, comma-separated, repeatable (default: all): recorded,"
-                             " none, pi-compaction, masking, every-turn, condense, condense-no-chains,"
-                             " condense-group-batches")
+                             " none, pi-compaction, masking, anthropic-clear-tool-uses,"
+                             " anthropic-clear-at-least, anthropic-clear-tool-inputs, openhands-condenser,"
+                             " every-turn, condense, condense-no-chains, condense-group-batches")
     whatif.add_argument("--pricing", metavar="NAME",
                         help="price every request with this model's table: claude-opus-4-5, claude-sonnet-4-5"
                              " or gpt-5.1-codex (default: the model that answered each request)")
-    whatif.add_argument("--cache-ttl", type=float, default=5.0, metavar="MINUTES",
-                        help="prompt-cache lifetime (default 5)")
+    whatif.add_argument("--cache-model", default="anthropic", metavar="MODEL",
+                        help="anthropic (default: entries at breakpoints, 20-block lookback) or prefix"
+                             " (any common prefix with the previous request)")
+    whatif.add_argument("--cache-ttl", default="5m", metavar="DURATION",
+                        help="prompt-cache lifetime: 5m (default) or 1h, priced at its write price")
     whatif.add_argument("--json", action="store_true", help="print JSON instead of tables")
     whatif.add_argument("--plot", metavar="FILE",
                         help="also write an SVG chart of context tokens per request")
@@ -218,7 +222,7 @@ def cmd_whatif(args: argparse.Namespace) -> int:
     from condense.simulate import format_report, plot_svg
     from pi_tui.whatif import run_whatif, whatif_options
 
-    options = whatif_options(args.strategies, args.pricing, args.cache_ttl)
+    options = whatif_options(args.strategies, args.pricing, args.cache_ttl, args.cache_model)
     interactive = sys.stderr.isatty()
 
     def progress(name: str) -> None:
