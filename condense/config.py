@@ -133,6 +133,10 @@ class CondenseConfig(_Table):
         description="Flush when context use grows by this share in one turn (0 = off).",
         json_schema_extra=_FRACTION_EXPECTED,
     )
+    purge_summarized_args: bool = Field(
+        False, description="Also shrink long argument strings (write bodies, edit texts) of calls whose output"
+        " is stubbed; context_tree_query still returns them."
+    )
     show_prune_status_line: bool = Field(True, description="Show the pruner's segment in the footer.")
     chain_compression: ChainCompressionConfig = Field(
         default_factory=ChainCompressionConfig, description="Compression of closed conversation chains."

@@ -37,6 +37,7 @@ from condense.metrics import ContextMetrics, compute_context_metrics
 from condense.protect import is_protected
 from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_NAME, QUERY_TOOL_PARAMETERS, run_query
 from condense.records import FLUSH_METRICS, SUMMARY, Batch, SummaryRef
+from condense.render.args_purge import ArgsPurgeMemo
 from condense.render.orphans import sweep_dedup_key, sweep_detail
 from condense.render.pipeline import RenderOptions, prune_messages
 from condense.render.stub import StubMemo
@@ -73,6 +74,7 @@ class CondenseEngine:
         self._cancel = _Cancel()
         self._reclaim_version = -1
         self._stub_memo = StubMemo()
+        self._args_memo = ArgsPurgeMemo()
         self._config_version = 0
 
     # ----- protection -------------------------------------------------------------------------
@@ -305,9 +307,10 @@ class CondenseEngine:
         chains = self.config.chain_compression
         phase3 = self._apply_chains if chains.enabled and len(self.chains) else None
         version = (len(self.index), self.index.next_ref_number, self._config_version)
+        args_memo = self._args_memo if self.config.purge_summarized_args else None
         return RenderOptions(self.is_protected, self.config.recovery_grace_turns, purge.enabled,
                              purge.cooldown_turns, purge.min_arg_chars, self._report_orphans, phase3,
-                             self._stub_memo, version)
+                             self._stub_memo, version, args_memo)
 
     def _apply_chains(self, messages: list[Any]) -> list[Any]:
         return apply_chain_compressions(messages, self.chains, self.index, diagnostics=self.diagnostics,
