@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
 from condense.simulate import (
     ANTHROPIC_EDITS,
@@ -47,6 +48,7 @@ from condense.simulate import (
     calibrate,
     check_recovery,
     condense_config,
+    condense_config_with,
     model_summary_tokens,
     observed_miss_rate,
     recorded_requests,
@@ -309,16 +311,16 @@ def _flush_read_turns_only(engine: CondenseEngine, run: _Run) -> None:
     engine.flusher.batch_filter = lambda batch: batch.turn_index < run.sent - 1
 
 
-def _run_condense(run: _Run, name: str, window: int) -> Recovery:
+def _run_condense(run: _Run, config: CondenseConfig, window: int, after_read: bool = False) -> Recovery:
     source = without_compactions(run.recording.session)
     with tempfile.TemporaryDirectory(prefix="pi-tui-whatif-") as folder:
         out = output_session(source, Path(folder) / "replay.jsonl")
         counter = iter(range(len(run.recording.requests)))
-        replayer = Replayer(source, out, condense_config(name), window,
+        replayer = Replayer(source, out, config, window,
                             on_render=lambda _before, rendered: run.request(next(counter), rendered))
         _record_summaries(replayer.engine.summarizer,
                           lambda asked, text: run.summariser_call(asked, text, _latest_time(out)))
-        if name in PRUNE_AFTER_READ:
+        if after_read:
             _flush_read_turns_only(replayer.engine, run)
         asyncio.run(replayer.run())
         engine = replayer.engine
@@ -335,6 +337,8 @@ class WhatifOptions:
     pricing: str | None = None
     ttl_ms: int = DEFAULT_TTL_MS
     cache_model: CacheModel = "anthropic"
+    # more condense strategies, by name: settings changed from the defaults (benchmarks/sweep.py)
+    variants: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def parse_ttl(text: str) -> int | None:
@@ -388,13 +392,14 @@ def run_whatif(session: Session, options: WhatifOptions, encoder: Encoder | None
             progress(name)
         sim = StrategySimulation(name, meter.units_per_token, miss.rate, options.ttl_ms, options.cache_model)
         run = _Run(recording, meter, pricing, sim)
-        recovery = _dispatch(name, run, window)
+        recovery = _dispatch(name, run, window, options.variants)
         results.append(run.sim.result(recovery))
         if name == "recorded":
             calibration = calibrate(run.sim.outcomes, recording.requests, miss)
         meter.forget_messages()
-    results = with_ratios(results, window, CONDENSE_STRATEGIES)
-    base = baseline(results, CONDENSE_STRATEGIES)
+    condense = CONDENSE_STRATEGIES | set(options.variants)
+    results = with_ratios(results, window, condense)
+    base = baseline(results, condense)
     return SessionReport(
         session=str(session.path), tokenizer=meter.encoder.name, pricing=pricing.describe(),
         cache_model=options.cache_model, cache_ttl_ms=options.ttl_ms, context_window=window,
@@ -404,7 +409,7 @@ def run_whatif(session: Session, options: WhatifOptions, encoder: Encoder | None
         notes=sorted(set(pricing.notes)) + _window_notes(results, window))
 
 
-def _dispatch(name: str, run: _Run, window: int) -> Recovery:
+def _dispatch(name: str, run: _Run, window: int, variants: dict[str, dict[str, Any]]) -> Recovery:
     if name == "recorded":
         return _run_recorded(run)
     if name == "none":
@@ -417,5 +422,7 @@ def _dispatch(name: str, run: _Run, window: int) -> Recovery:
         return _run_summarising(run, SummarizingCondenser())
     if name in ANTHROPIC_EDITS:
         return _run_context_edit(run, ContextEditing(run.meter, ANTHROPIC_EDITS[name]))
-    return _run_condense(run, name, window)
+    if name in variants:
+        return _run_condense(run, condense_config_with(variants[name]), window)
+    return _run_condense(run, condense_config(name), window, name in PRUNE_AFTER_READ)
 

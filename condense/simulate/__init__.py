@@ -40,6 +40,7 @@ from condense.simulate.strategies import (
     PRUNE_AFTER_READ,
     STRATEGIES,
     condense_config,
+    condense_config_with,
     unknown_strategies,
 )
 from condense.simulate.summarizing_condenser import SummarizingCondenser
@@ -90,6 +91,7 @@ __all__ = [
     "check_recovery",
     "common_units",
     "condense_config",
+    "condense_config_with",
     "extractive_compaction",
     "format_report",
     "mask_placeholder",

@@ -26,6 +26,7 @@ STRATEGIES: dict[str, str] = {
     "condense": "condense with its default settings",
     "condense-no-chains": "condense without chain compression",
     "condense-group-batches": "condense with one batch per user message",
+    "condense-purge-args": "condense, also shrinking the long arguments of calls whose output is stubbed",
 }
 
 _CONDENSE_VARIANTS: dict[str, dict[str, Any]] = {
@@ -34,6 +35,7 @@ _CONDENSE_VARIANTS: dict[str, dict[str, Any]] = {
     "condense": {},
     "condense-no-chains": {"chain_compression": {"enabled": False}},
     "condense-group-batches": {"batching_mode": "agent-message"},
+    "condense-purge-args": {"purge_summarized_args": True},
 }
 
 CONDENSE_STRATEGIES = frozenset(_CONDENSE_VARIANTS)
@@ -57,7 +59,12 @@ def unknown_strategies(names: list[str]) -> list[str]:
 
 def condense_config(name: str) -> CondenseConfig:
     """The settings of a condense strategy: defaults, extractive summaries, the variant's changes."""
+    return condense_config_with(_CONDENSE_VARIANTS[name])
+
+
+def condense_config_with(changes: dict[str, Any]) -> CondenseConfig:
+    """Defaults with extractive summaries, and `changes` (a nested table merges key by key)."""
     data = CondenseConfig(summarizer_model="extractive").model_dump()
-    for key, value in _CONDENSE_VARIANTS[name].items():
+    for key, value in changes.items():
         data[key] = {**data[key], **value} if isinstance(value, dict) else value
     return CondenseConfig.model_validate(data)

@@ -9,13 +9,12 @@ from typing import Any
 
 import pytest
 
-from condense.simulate import ANTHROPIC_EDITS, STRATEGIES
+from condense.simulate import ANTHROPIC_EDITS, CONDENSE_STRATEGIES, STRATEGIES
 from pi_tui.cli import main
 from pi_tui.session.store import Session
 from tests.conftest import corpus_path
 
 SVG = "{http://www.w3.org/2000/svg}"
-CONDENSE_STRATEGIES = ("every-turn", "condense", "condense-no-chains", "condense-group-batches")
 
 
 def _usage(prompt: int, cached: int) -> dict[str, Any]:
