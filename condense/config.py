@@ -133,6 +133,10 @@ class CondenseConfig(_Table):
         description="Flush when context use grows by this share in one turn (0 = off).",
         json_schema_extra=_FRACTION_EXPECTED,
     )
+    min_flush_chars: Count = Field(
+        0, description="At a final reply, flush only once the pending tool outputs hold this many characters"
+        " (0 = always); a flush rewrites the cached prompt, so it should remove enough to pay for that."
+    )
     purge_summarized_args: bool = Field(
         False, description="Also shrink long argument strings (write bodies, edit texts) of calls whose output"
         " is stubbed; context_tree_query still returns them."

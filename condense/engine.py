@@ -185,7 +185,13 @@ class CondenseEngine:
             return
         if message.get("stopReason") in ("error", "aborted"):
             return
+        if self.config.min_flush_chars and not self._enough_pending(self.config.min_flush_chars):
+            return  # the work stays pending; the budget triggers still apply
         await self.flush("message-end", closing=message)
+
+    def _enough_pending(self, minimum: int) -> bool:
+        """Do the outputs a flush would summarise now hold at least `minimum` characters?"""
+        return sum(batch.raw_chars for batch in self.flusher.collect(self.is_protected)) >= minimum
 
     def on_agent_end(self) -> None:
         self.update_status()

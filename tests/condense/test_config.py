@@ -149,6 +149,7 @@ def test_every_key_has_the_designed_default() -> None:
         "summarizer_max_timeout_ms": 180000,
         "auto_budget_threshold": 0.735,
         "budget_turn_delta": 0.04,
+        "min_flush_chars": 0,
         "purge_summarized_args": False,
         "show_prune_status_line": True,
         "chain_compression": {
