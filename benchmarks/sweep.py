@@ -1,6 +1,6 @@
 """Let whatif choose condense's defaults: a sweep of its settings over the four corpus sessions.
 
-Run: .venv/bin/python benchmarks/sweep.py [NAME ...]     (default: every variant below)
+Run: .venv/bin/python benchmarks/sweep.py [NAME ...]     (default: every variant below; `a+b` combines two)
 
 Each variant is condense with some settings changed from the defaults (extractive summaries, priced
 as a model's), replayed by `pi-tui whatif` under Anthropic's cache rule. The table gives, per session,
@@ -35,13 +35,23 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "budget_turn_delta=0.02": {"budget_turn_delta": 0.02},
     "budget_turn_delta=off": {"budget_turn_delta": 0},
     "purge_summarized_args": {"purge_summarized_args": True},
+    **{f"min_flush_chars={n // 1000}k": {"min_flush_chars": n} for n in (20_000, 50_000, 100_000)},
 }
+
+
+def settings(name: str) -> dict[str, Any]:
+    """A variant's changes; `a+b` combines two variants (nested tables merge key by key)."""
+    merged: dict[str, Any] = {}
+    for part in name.split("+"):
+        for key, value in VARIANTS[part].items():
+            merged[key] = {**merged.get(key, {}), **value} if isinstance(value, dict) else value
+    return merged
 
 
 def sweep(names: list[str]) -> dict[str, dict[str, dict[str, Any]]]:
     """variant -> session -> {ratio, cost, recoverable}; the baseline per session under "baseline"."""
     table: dict[str, dict[str, dict[str, Any]]] = {}
-    variants = {name: VARIANTS[name] for name in names}
+    variants = {name: settings(name) for name in names}
     for session in SESSIONS:
         print(f"sweep: {session}", file=sys.stderr, flush=True)
         options = WhatifOptions([*BASELINES, *variants], variants=variants)
@@ -79,7 +89,7 @@ def markdown(table: dict[str, dict[str, dict[str, Any]]]) -> str:
 
 def main() -> int:
     names = sys.argv[1:] or list(VARIANTS)
-    unknown = [n for n in names if n not in VARIANTS]
+    unknown = [n for n in names if any(part not in VARIANTS for part in n.split("+"))]
     if unknown:
         print(f"sweep: unknown variants {', '.join(unknown)}; choose from {', '.join(VARIANTS)}", file=sys.stderr)
         return 2
