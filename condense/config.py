@@ -56,7 +56,7 @@ class _Table(BaseModel):
 class ChainCompressionConfig(_Table):
     enabled: bool = Field(True, description="Compress closed conversation chains into one summary message.")
     rolling_window: Count = Field(
-        3, description="How many of the most recent closed chains stay raw (0 compresses all of them)."
+        0, description="How many of the most recent closed chains stay raw (0 compresses all of them)."
     )
     strip_final_assistant_thinking: bool = Field(
         True, description="Drop the thinking blocks of a compressed chain's final assistant reply."
@@ -106,7 +106,7 @@ class CondenseConfig(_Table):
         2048, description="Bytes of a spilled output kept inline as a preview."
     )
     min_batch_chars: Count = Field(
-        1000, description="Skip summarizing batches smaller than this many characters (0 disables)."
+        2000, description="Skip summarizing batches smaller than this many characters (0 disables)."
     )
     dedup_by_content_hash: bool = Field(
         True, description="Reuse an earlier summary for a byte-identical output instead of a new model call."

@@ -322,7 +322,7 @@ def test_condense_strategies_change_only_their_own_settings() -> None:
     assert every.min_batch_chars == 0 and every.auto_budget_threshold is not None
     assert every.auto_budget_threshold < 1e-6
     assert condense_config("condense-no-chains").chain_compression.enabled is False
-    assert condense_config("condense-no-chains").chain_compression.rolling_window == 3
+    assert condense_config("condense-no-chains").chain_compression.rolling_window == 0
     assert condense_config("condense-group-batches").batching_mode == "agent-message"
     assert default.batching_mode == "turn" and default.chain_compression.enabled
 
