@@ -28,7 +28,7 @@ BASELINES = ["recorded", "pi-compaction", "anthropic-clear-tool-inputs", "openha
 VARIANTS: dict[str, dict[str, Any]] = {
     "defaults": {},
     **{f"K={k}": {"chain_compression": {"rolling_window": k}} for k in (0, 1, 2, 4, 5)},
-    **{f"min_batch_chars={n}": {"min_batch_chars": n} for n in (0, 500, 2000, 4000)},
+    **{f"min_batch_chars={n}": {"min_batch_chars": n} for n in (0, 500, 2000, 3000, 4000)},
     "batching=agent-message": {"batching_mode": "agent-message"},
     "auto_budget_threshold=0.5": {"auto_budget_threshold": 0.5},
     "auto_budget_threshold=off": {"auto_budget_threshold": 0},
