@@ -4,8 +4,8 @@ Every recorded assistant message stands for one model request. For each strategy
 of those requests is rebuilt (condense strategies through `pi-tui replay`'s machinery, into a
 throw-away session file), turned into exactly what the provider would read (`convert_to_llm` and the
 provider transform for the model that answered), measured with one tokenizer for all strategies, and
-priced by `condense.simulate`'s cache model (Anthropic's rule by default). This module is the host side: it owns litellm
-(prices, tokenizer) and the session; the arithmetic lives in the engine package.
+priced by `condense.simulate`'s cache model (Anthropic's rule by default). This module is the host
+side: it owns litellm (prices, tokenizer) and the session; the arithmetic lives in the engine package.
 """
 
 from __future__ import annotations
@@ -271,10 +271,9 @@ def _run_masking(run: _Run) -> Recovery:
 def _run_summarising(run: _Run, summariser: PiCompaction | SummarizingCondenser) -> Recovery:
     """A strategy that folds old history into one summary before a request when its rule says so."""
     history = run.recording.history
-    fold = summariser.maybe_compact if isinstance(summariser, PiCompaction) else summariser.maybe_condense
     for number, before in enumerate(run.recording.before):
         time_ms = run.recording.requests[number].time_ms
-        done: Compaction | None = fold(history[:before], time_ms)
+        done: Compaction | None = summariser.maybe_compact(history[:before], time_ms)
         if done is not None:
             run.summariser_call(done.folded, done.summary, time_ms)
         run.request(number, summariser.context(history[:before]))

@@ -31,7 +31,7 @@ class SummarizingCondenser:
             return history
         return [*history[: self.keep_first], self.summary, *history[self.tail_start:]]
 
-    def maybe_condense(self, history: list[dict[str, Any]], time_ms: int) -> Compaction | None:
+    def maybe_compact(self, history: list[dict[str, Any]], time_ms: int) -> Compaction | None:
         """Condense before a request whose view is over `max_size` events; returns what was folded."""
         if len(self.context(history)) <= self.max_size:
             return None

@@ -397,15 +397,15 @@ def test_clear_thinking_keeps_thinking_only_in_the_newest_turn() -> None:
 def test_the_summarising_condenser_keeps_the_first_4_and_newest_55_events_past_120() -> None:
     history = [user("task", 0), *turns(60)]  # 121 events
     condenser = SummarizingCondenser()
-    assert condenser.maybe_condense(history[:120], 1) is None
-    done = condenser.maybe_condense(history, 2)
+    assert condenser.maybe_compact(history[:120], 1) is None
+    done = condenser.maybe_compact(history, 2)
     assert done is not None
     view = condenser.context(history)
     assert view[:4] == history[:4] and view[4]["role"] == "compactionSummary"
     assert view[5:] == history[-55:] or (view[5]["role"] != "toolResult" and view[6:] == history[-55:])
     assert done.folded == history[4:condenser.tail_start]
     grown = [*history, *turns(35, start=60)]
-    again = condenser.maybe_condense(grown, 3)
+    again = condenser.maybe_compact(grown, 3)
     assert again is not None and again.folded[0] is view[4], "the previous summary is folded into the next"
     assert len(condenser.context(grown)) <= 4 + 1 + 55 + 1, "one more when the tail would start at a result"
 
