@@ -75,7 +75,7 @@ def _parser() -> argparse.ArgumentParser:
 
     whatif = sub.add_parser("whatif", help="replay a session under each pruning strategy and compare costs",
                             description="Rebuild every model request of a recorded session under each pruning"
-                                        " strategy, price it with a prefix-cache model and print what each"
+                                        " strategy, price it with a prompt-cache model and print what each"
                                         " strategy would have cost. Offline: summaries are extractive.")
     whatif.add_argument("sessions", metavar="SESSION", nargs="+",
                         help="session files, or parts of names from `pi-tui sessions` (a table each)")
