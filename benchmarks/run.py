@@ -2,7 +2,8 @@
 
 Run: .venv/bin/python benchmarks/run.py
 
-First `pi-tui whatif` on both corpus sessions (every strategy: cost, ratio to no pruning, context size,
+First `pi-tui whatif` on the four corpus sessions (every strategy: cost, ratio to the cheapest runnable
+strategy that is not condense, context size,
 cache busts, calibration of the `recorded` strategy), then every other `benchmarks/*.py` that defines
 a `main`, each in its own process so none skews another's timings. The summary table comes first,
 then each benchmark's own output under its name. Exits 1 when any benchmark failed.
@@ -23,7 +24,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
-SESSIONS = ("pi-large-session.jsonl", "pi-before-compaction.jsonl")
+SESSIONS = ("pi-large-session.jsonl", "pi-before-compaction.jsonl", "pi-compact-hooks.jsonl",
+            "pi-compaction-check.jsonl")
 TIMEOUT_S = 1800
 
 
@@ -62,7 +64,8 @@ def whatif_rows(report: dict[str, Any]) -> list[tuple[str, str, str]]:
     session = Path(report["session"]).name
     rows = []
     for result in report["strategies"]:
-        ratio = "" if result["ratio_to_none"] is None else f" = {result['ratio_to_none']:.2f}x none"
+        ratio = " (cannot run)" if not result["can_run"] else "" if result["ratio_to_baseline"] is None \
+            else f" = {result['ratio_to_baseline']:.2f}x {report['baseline']}"
         recovery = result["recovery"]
         kept = f"; {recovery['recoverable']}/{recovery['pruned']} recoverable" if recovery["pruned"] else ""
         rows.append(("whatif", f"{session}: {result['name']}",

@@ -56,7 +56,7 @@ class _Table(BaseModel):
 class ChainCompressionConfig(_Table):
     enabled: bool = Field(True, description="Compress closed conversation chains into one summary message.")
     rolling_window: Count = Field(
-        3, description="How many of the most recent closed chains stay raw (0 compresses all of them)."
+        0, description="How many of the most recent closed chains stay raw (0 compresses all of them)."
     )
     strip_final_assistant_thinking: bool = Field(
         True, description="Drop the thinking blocks of a compressed chain's final assistant reply."
@@ -109,7 +109,7 @@ class CondenseConfig(_Table):
         2048, description="Bytes of a spilled output kept inline as a preview."
     )
     min_batch_chars: Count = Field(
-        1000, description="Skip summarizing batches smaller than this many characters (0 disables)."
+        2000, description="Skip summarizing batches smaller than this many characters (0 disables)."
     )
     dedup_by_content_hash: bool = Field(
         True, description="Reuse an earlier summary for a byte-identical output instead of a new model call."
@@ -135,6 +135,14 @@ class CondenseConfig(_Table):
         0.04,
         description="Flush when context use grows by this share in one turn (0 = off).",
         json_schema_extra=_FRACTION_EXPECTED,
+    )
+    min_flush_chars: Count = Field(
+        0, description="At a final reply, flush only once the pending tool outputs hold this many characters"
+        " (0 = always); a flush rewrites the cached prompt, so it should remove enough to pay for that."
+    )
+    purge_summarized_args: bool = Field(
+        False, description="Also shrink long argument strings (write bodies, edit texts) of calls whose output"
+        " is stubbed; context_tree_query still returns them."
     )
     show_prune_status_line: bool = Field(True, description="Show the pruner's segment in the footer.")
     chain_compression: ChainCompressionConfig = Field(

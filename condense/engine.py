@@ -37,6 +37,7 @@ from condense.metrics import ContextMetrics, compute_context_metrics
 from condense.protect import is_protected
 from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_NAME, QUERY_TOOL_PARAMETERS, run_query
 from condense.records import FLUSH_METRICS, SUMMARY, Batch, SummaryRef
+from condense.render.args_purge import ArgsPurgeMemo
 from condense.render.orphans import sweep_dedup_key, sweep_detail
 from condense.render.pipeline import RenderOptions, prune_messages
 from condense.render.stub import StubMemo
@@ -76,6 +77,7 @@ class CondenseEngine:
         self._cancel = _Cancel()
         self._reclaim_version = -1
         self._stub_memo = StubMemo()
+        self._args_memo = ArgsPurgeMemo()
         self._config_version = 0
         self._last_input: list[Any] | None = None  # the last request's messages, measured again after a flush
         self._saved_at_reply: int | None = None  # the saving already in the host's last reported usage
@@ -192,7 +194,13 @@ class CondenseEngine:
             return
         if message.get("stopReason") in ("error", "aborted"):
             return
+        if self.config.min_flush_chars and not self._enough_pending(self.config.min_flush_chars):
+            return  # the work stays pending; the budget triggers still apply
         await self.flush("message-end", closing=message)
+
+    def _enough_pending(self, minimum: int) -> bool:
+        """Do the outputs a flush would summarise now hold at least `minimum` characters?"""
+        return sum(batch.raw_chars for batch in self.flusher.collect(self.is_protected)) >= minimum
 
     def on_agent_end(self) -> None:
         self.update_status()
@@ -319,10 +327,12 @@ class CondenseEngine:
         return out
 
     def _measure_again(self) -> None:
-        """A flush changes what the next request will carry: measure the last one again now, so the
-        status line shows the new saving without waiting for the next request."""
+        """A flush changes what the next request will carry: measure it now, so the status line shows the
+        new saving without waiting for the next request. The branch, not the last request's input: a flush
+        on the final reply compresses a chain that ends with that reply, which the last request never
+        carried (rendering that input again would report the chain's range as unresolved)."""
         if self._last_input is not None and self.config.enabled:
-            self.render(self._last_input)
+            self.render(branch_messages(self.host.branch()))
 
     def _saved(self) -> int:
         reclaim = self.stats.live_reclaim()
@@ -346,9 +356,10 @@ class CondenseEngine:
         chains = self.config.chain_compression
         phase3 = self._apply_chains if chains.enabled and len(self.chains) else None
         version = (len(self.index), self.index.next_ref_number, self._config_version)
+        args_memo = self._args_memo if self.config.purge_summarized_args else None
         return RenderOptions(self.is_protected, self.config.recovery_grace_turns, purge.enabled,
                              purge.cooldown_turns, purge.min_arg_chars, self._report_orphans, phase3,
-                             self._stub_memo, version)
+                             self._stub_memo, version, args_memo)
 
     def _apply_chains(self, messages: list[Any]) -> list[Any]:
         return apply_chain_compressions(messages, self.chains, self.index, diagnostics=self.diagnostics,

@@ -75,19 +75,24 @@ def _parser() -> argparse.ArgumentParser:
 
     whatif = sub.add_parser("whatif", help="replay a session under each pruning strategy and compare costs",
                             description="Rebuild every model request of a recorded session under each pruning"
-                                        " strategy, price it with a prefix-cache model and print what each"
+                                        " strategy, price it with a prompt-cache model and print what each"
                                         " strategy would have cost. Offline: summaries are extractive.")
     whatif.add_argument("sessions", metavar="SESSION", nargs="+",
                         help="session files, or parts of names from `pi-tui sessions` (a table each)")
     whatif.add_argument("--strategies", action="append", metavar="NAMES",
                         help="strategies to run, comma-separated, repeatable (default: all): recorded,"
-                             " none, pi-compaction, masking, every-turn, condense, condense-no-chains,"
-                             " condense-group-batches")
+                             " none, pi-compaction, masking, anthropic-clear-tool-uses,"
+                             " anthropic-clear-at-least, anthropic-clear-tool-inputs, openhands-condenser,"
+                             " every-turn, condense, condense-no-chains, condense-group-batches,"
+                             " condense-purge-args")
     whatif.add_argument("--pricing", metavar="NAME",
                         help="price every request with this model's table: claude-opus-4-5, claude-sonnet-4-5"
                              " or gpt-5.1-codex (default: the model that answered each request)")
-    whatif.add_argument("--cache-ttl", type=float, default=5.0, metavar="MINUTES",
-                        help="prompt-cache lifetime (default 5)")
+    whatif.add_argument("--cache-model", default="anthropic", metavar="MODEL",
+                        help="anthropic (default: entries at breakpoints, 20-block lookback) or prefix"
+                             " (any common prefix with the previous request)")
+    whatif.add_argument("--cache-ttl", default="5m", metavar="DURATION",
+                        help="prompt-cache lifetime: 5m (default) or 1h, priced at its write price")
     _condense_arguments(whatif)
     whatif.add_argument("--json", action="store_true", help="print JSON instead of tables")
     whatif.add_argument("--plot", metavar="FILE",
@@ -221,7 +226,7 @@ def cmd_whatif(args: argparse.Namespace) -> int:
     from pi_tui.whatif import run_whatif, whatif_options
 
     condense = offline_condense_config(args.settings, args.overrides)
-    options = whatif_options(args.strategies, args.pricing, args.cache_ttl, condense)
+    options = whatif_options(args.strategies, args.pricing, args.cache_ttl, args.cache_model, condense)
     interactive = sys.stderr.isatty()
 
     def progress(name: str) -> None:

@@ -4,13 +4,14 @@ Every recorded assistant message stands for one model request. For each strategy
 of those requests is rebuilt (condense strategies through `pi-tui replay`'s machinery, into a
 throw-away session file), turned into exactly what the provider would read (`convert_to_llm` and the
 provider transform for the model that answered), measured with one tokenizer for all strategies, and
-priced by `condense.simulate`'s prefix-cache model. This module is the host side: it owns litellm
-(prices, tokenizer) and the session; the arithmetic lives in the engine package.
+priced by `condense.simulate`'s cache model (Anthropic's rule by default). This module is the host
+side: it owns litellm (prices, tokenizer) and the session; the arithmetic lives in the engine package.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -20,11 +21,17 @@ from typing import Any
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
 from condense.simulate import (
+    ANTHROPIC_EDITS,
+    CACHE_MODELS,
+    CONDENSE_STRATEGIES,
     DEFAULT_TTL_MS,
+    LONG_TTL_MS,
     PRUNE_AFTER_READ,
     STRATEGIES,
+    CacheModel,
     CharEncoder,
     Compaction,
+    ContextEditing,
     Encoder,
     Meter,
     ObservationMasking,
@@ -36,9 +43,13 @@ from condense.simulate import (
     SessionReport,
     StrategyResult,
     StrategySimulation,
+    SummarizingCondenser,
+    baseline,
     calibrate,
     check_recovery,
     condense_config,
+    condense_config_with,
+    model_summary_tokens,
     observed_miss_rate,
     recorded_requests,
     unknown_strategies,
@@ -87,11 +98,17 @@ def price_table(model: str) -> PriceTable:
 
 @dataclass
 class Pricing:
-    """Each request priced with the table of the model that answered it, unless one is forced."""
+    """Each request priced with the table of the model that answered it, unless one is forced; with
+    1-hour cache entries, writes cost what Anthropic charges for those."""
 
     forced: PriceTable | None = None
+    one_hour: bool = False
     tables: dict[str, PriceTable] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.forced is not None and self.one_hour:
+            self.forced = self.forced.with_one_hour_writes()
 
     def for_model(self, model: str) -> PriceTable:
         if self.forced is not None:
@@ -103,8 +120,8 @@ class Pricing:
             if not known:
                 self.notes.append(f"no litellm prices for {model or '(unknown model)'}:"
                                   f" priced as {FALLBACK_PRICING}")
-            self.tables[model] = table
-        return table
+            self.tables[model] = table.with_one_hour_writes() if self.one_hour else table
+        return self.tables[model]
 
     def describe(self) -> str:
         if self.forced is not None:
@@ -113,6 +130,7 @@ class Pricing:
 
 
 def context_window(model: str) -> int:
+    """The model's input window, the one figure every strategy must fit in."""
     entry = _model_entry(model) or {}
     return int(entry.get("max_input_tokens") or DEFAULT_WINDOW)
 
@@ -203,21 +221,29 @@ class _Run:
     pricing: Pricing
     sim: StrategySimulation
     sent: int = 0
+    edit: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] | None = None  # the provider's, server-side
 
     def request(self, number: int, context: list[dict[str, Any]]) -> None:
         recorded = self.recording.requests[number]
         self.sent = number + 1
         if not recorded.billed:
             return
-        llm = transform_messages(convert_to_llm(context), self.recording.specs[number])  # type: ignore[arg-type]
+        llm = self.provider_view(context, number)
         self.sim.request(self.meter.prompt(llm), recorded, self.pricing.for_model(recorded.model))  # type: ignore[arg-type]
 
+    def provider_view(self, context: list[dict[str, Any]], number: int) -> list[dict[str, Any]]:
+        """What the model reads of `context`: converted, transformed for the model, edited server-side."""
+        llm = transform_messages(convert_to_llm(context), self.recording.specs[number])  # type: ignore[arg-type]
+        return llm if self.edit is None else self.edit(llm)  # type: ignore[arg-type]
+
     def summariser_call(self, prompt: str | list[dict[str, Any]], output: str, time_ms: int) -> None:
+        """Priced at the length a model writes, not the extractive text's (see `summary_length`)."""
         current = self.recording.requests[max(0, self.sent - 1)]
         meter = self.meter
         asked = meter.text_prompt(prompt) if isinstance(prompt, str) else meter.prompt(prompt, system=False)
-        prices = self.pricing.for_model(current.model)
-        self.sim.summariser_call(asked, meter.text_tokens(output), time_ms, prices)
+        written = model_summary_tokens(prompt, meter.text_tokens(output)) if isinstance(prompt, str) \
+            else meter.text_tokens(output)
+        self.sim.summariser_call(asked, written, time_ms, self.pricing.for_model(current.model))
 
 
 def _run_recorded(run: _Run) -> Recovery:
@@ -242,15 +268,26 @@ def _run_masking(run: _Run) -> Recovery:
     return check_recovery(history, masking.apply(history), None)
 
 
-def _run_pi_compaction(run: _Run, window: int) -> Recovery:
-    history, compaction = run.recording.history, PiCompaction(run.meter, window)
+def _run_summarising(run: _Run, summariser: PiCompaction | SummarizingCondenser) -> Recovery:
+    """A strategy that folds old history into one summary before a request when its rule says so."""
+    history = run.recording.history
     for number, before in enumerate(run.recording.before):
         time_ms = run.recording.requests[number].time_ms
-        done: Compaction | None = compaction.maybe_compact(history[:before], time_ms)
+        done: Compaction | None = summariser.maybe_compact(history[:before], time_ms)
         if done is not None:
             run.summariser_call(done.folded, done.summary, time_ms)
-        run.request(number, compaction.context(history[:before]))
-    return check_recovery(history, compaction.context(history), None)
+        run.request(number, summariser.context(history[:before]))
+    return check_recovery(history, summariser.context(history), None)
+
+
+def _run_context_edit(run: _Run, editing: ContextEditing) -> Recovery:
+    """The full history every time, edited by the provider: nothing it clears can be asked back."""
+    history = run.recording.history
+    run.edit = editing.apply
+    for number, before in enumerate(run.recording.before):
+        run.request(number, history[:before])
+    final = run.provider_view(history, len(run.recording.before) - 1) if run.recording.before else history
+    return check_recovery(history, final, None)
 
 
 def _latest_time(session: Session) -> int:
@@ -273,16 +310,16 @@ def _flush_read_turns_only(engine: CondenseEngine, run: _Run) -> None:
     engine.flusher.batch_filter = lambda batch: batch.turn_index < run.sent - 1
 
 
-def _run_condense(run: _Run, name: str, window: int, base: CondenseConfig) -> Recovery:
+def _run_condense(run: _Run, config: CondenseConfig, window: int, after_read: bool = False) -> Recovery:
     source = without_compactions(run.recording.session)
     with tempfile.TemporaryDirectory(prefix="pi-tui-whatif-") as folder:
         out = output_session(source, Path(folder) / "replay.jsonl")
         counter = iter(range(len(run.recording.requests)))
-        replayer = Replayer(source, out, condense_config(name, base), window,
+        replayer = Replayer(source, out, config, window,
                             on_render=lambda _before, rendered: run.request(next(counter), rendered))
         _record_summaries(replayer.engine.summarizer,
                           lambda asked, text: run.summariser_call(asked, text, _latest_time(out)))
-        if name in PRUNE_AFTER_READ:
+        if after_read:
             _flush_read_turns_only(replayer.engine, run)
         asyncio.run(replayer.run())
         engine = replayer.engine
@@ -298,29 +335,48 @@ class WhatifOptions:
     strategies: list[str]
     pricing: str | None = None
     ttl_ms: int = DEFAULT_TTL_MS
+    cache_model: CacheModel = "anthropic"
+    # more condense strategies, by name: settings changed from the defaults (benchmarks/sweep.py)
+    variants: dict[str, dict[str, Any]] = field(default_factory=dict)
     condense: CondenseConfig = field(default_factory=CondenseConfig)  # what each condense variant starts from
 
 
-def whatif_options(strategies: list[str] | None, pricing: str | None, ttl_minutes: float,
-                   condense: CondenseConfig | None = None) -> WhatifOptions:
-    """The command line's choices, checked: strategy names (comma-separated, default all),
-    a pricing model, a positive cache lifetime; `condense` is `offline_condense_config`'s."""
+def parse_ttl(text: str) -> int | None:
+    """`5m`, `1h` or a bare number of minutes, in ms; None when it is not a positive duration."""
+    text = text.strip()
+    unit = {"m": 60_000, "h": 3_600_000}.get(text[-1:].lower())
+    try:
+        value = float(text[:-1] if unit else text) * (unit or 60_000)
+    except ValueError:
+        return None
+    return round(value) if math.isfinite(value) and value > 0 else None
+
+
+def whatif_options(strategies: list[str] | None, pricing: str | None, ttl: str,
+                   cache_model: str = "anthropic", condense: CondenseConfig | None = None) -> WhatifOptions:
+    """The command line's choices, checked: strategy names (comma-separated, default all), a pricing
+    model, a cache model and a cache lifetime it offers (Anthropic: 5 minutes or 1 hour); `condense` is
+    `offline_condense_config`'s."""
     names = [name for arg in strategies or [] for name in arg.split(",") if name] or list(STRATEGIES)
     unknown = unknown_strategies(names)
     if unknown:
         raise UserError(f"--strategies: unknown {', '.join(unknown)}; choose from {', '.join(STRATEGIES)}")
     if pricing is not None and pricing not in PRICING_MODELS:
         raise UserError(f"--pricing {pricing}: choose one of {', '.join(PRICING_MODELS)}")
-    if not ttl_minutes > 0:
-        raise UserError("--cache-ttl: give a positive number of minutes, e.g. --cache-ttl 5")
-    return WhatifOptions(list(dict.fromkeys(names)), pricing, round(ttl_minutes * 60_000),
-                         condense or CondenseConfig())
+    if cache_model not in CACHE_MODELS:
+        raise UserError(f"--cache-model {cache_model}: choose one of {', '.join(CACHE_MODELS)}")
+    ttl_ms = parse_ttl(ttl)
+    if ttl_ms is None:
+        raise UserError(f"--cache-ttl {ttl}: give a duration such as 5m or 1h")
+    if cache_model == "anthropic" and ttl_ms not in (DEFAULT_TTL_MS, LONG_TTL_MS):
+        raise UserError(f"--cache-ttl {ttl}: Anthropic's cache lives 5m or 1h (--cache-model prefix takes any)")
+    return WhatifOptions(list(dict.fromkeys(names)), pricing, ttl_ms, cache_model,  # type: ignore[arg-type]
+                         condense=condense or CondenseConfig())
 
 
 def _window_notes(results: list[StrategyResult], window: int) -> list[str]:
-    return [f"{r.name}: its peak context ({r.peak_context_tokens:,.0f} tokens) is over the {window:,}-token"
-            " window, so the session could not have run like this" for r in results
-            if r.peak_context_tokens > window]
+    return [f"{r.name}: cannot run: its peak context ({r.peak_context_tokens:,.0f} tokens) is over the"
+            f" {window:,}-token window" for r in results if not r.can_run]
 
 
 def run_whatif(session: Session, options: WhatifOptions, encoder: Encoder | None = None,
@@ -328,7 +384,7 @@ def run_whatif(session: Session, options: WhatifOptions, encoder: Encoder | None
     recording = Recording(session, session.branch_entries())
     if not any(r.billed for r in recording.requests):
         raise UserError(f"{session.path}: no model request with recorded usage to replay")
-    pricing = Pricing(price_table(options.pricing) if options.pricing else None)
+    pricing = Pricing(price_table(options.pricing) if options.pricing else None, options.ttl_ms >= LONG_TTL_MS)
     window = context_window(recording.main_model)
     meter = Meter(encoder or default_encoder())
     miss = observed_miss_rate(recording.requests)
@@ -336,22 +392,26 @@ def run_whatif(session: Session, options: WhatifOptions, encoder: Encoder | None
     for name in options.strategies:
         if progress is not None:
             progress(name)
-        run = _Run(recording, meter, pricing, StrategySimulation(name, meter.units_per_token, miss.rate,
-                                                                 options.ttl_ms))
-        recovery = _dispatch(name, run, window, options.condense)
+        sim = StrategySimulation(name, meter.units_per_token, miss.rate, options.ttl_ms, options.cache_model)
+        run = _Run(recording, meter, pricing, sim)
+        recovery = _dispatch(name, run, window, options)
         results.append(run.sim.result(recovery))
         if name == "recorded":
             calibration = calibrate(run.sim.outcomes, recording.requests, miss)
         meter.forget_messages()
+    condense = CONDENSE_STRATEGIES | set(options.variants)
+    results = with_ratios(results, window, condense)
+    base = baseline(results, condense)
     return SessionReport(
         session=str(session.path), tokenizer=meter.encoder.name, pricing=pricing.describe(),
-        cache_ttl_ms=options.ttl_ms, context_window=window, miss_rate=miss,
+        cache_model=options.cache_model, cache_ttl_ms=options.ttl_ms, context_window=window,
+        baseline=base.name if base else None, miss_rate=miss,
         unpriced_requests=sum(1 for r in recording.requests if not r.billed),
-        calibration=calibration, pricing_forced=pricing.forced is not None, strategies=with_ratios(results),
+        calibration=calibration, pricing_forced=pricing.forced is not None, strategies=results,
         notes=sorted(set(pricing.notes)) + _window_notes(results, window))
 
 
-def _dispatch(name: str, run: _Run, window: int, condense: CondenseConfig) -> Recovery:
+def _dispatch(name: str, run: _Run, window: int, options: WhatifOptions) -> Recovery:
     if name == "recorded":
         return _run_recorded(run)
     if name == "none":
@@ -359,6 +419,12 @@ def _dispatch(name: str, run: _Run, window: int, condense: CondenseConfig) -> Re
     if name == "masking":
         return _run_masking(run)
     if name == "pi-compaction":
-        return _run_pi_compaction(run, window)
-    return _run_condense(run, name, window, condense)
+        return _run_summarising(run, PiCompaction(run.meter, window))
+    if name == "openhands-condenser":
+        return _run_summarising(run, SummarizingCondenser())
+    if name in ANTHROPIC_EDITS:
+        return _run_context_edit(run, ContextEditing(run.meter, ANTHROPIC_EDITS[name]))
+    if name in options.variants:
+        return _run_condense(run, condense_config_with(options.variants[name], options.condense), window)
+    return _run_condense(run, condense_config(name, options.condense), window, name in PRUNE_AFTER_READ)
 

@@ -1,4 +1,5 @@
-"""The render pipeline, in the order the design fixes: stubs, error purge, chain ranges, orphan sweep."""
+"""The render pipeline, in the order the design fixes: stubs (and, opt-in, the stubbed calls' arguments),
+error purge, chain ranges, orphan sweep."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from condense.grace import in_grace_recovery_keys
+from condense.render.args_purge import ArgsPurgeMemo, purge_summarized_args
 from condense.render.orphans import sweep_orphans
 from condense.render.purge import purge_errored_args
 from condense.render.stub import StubIndex, StubMemo, replace_stubs
@@ -27,12 +29,15 @@ class RenderOptions:
     chains: Phase | None = None  # phase 3, when chain compression has entries to apply
     memo: StubMemo | None = None  # phase 1 decisions kept between renders while `version` holds
     version: object = None
+    args_memo: ArgsPurgeMemo | None = None  # set when stubbed calls' arguments are purged too
 
 
 def prune_messages(messages: list[Any], index: StubIndex, options: RenderOptions) -> list[Any]:
     """What the model sees; the very same list when nothing changes."""
     grace = in_grace_recovery_keys(messages, options.grace_turns) if options.grace_turns > 0 else set()
     out = replace_stubs(messages, index, options.is_protected, grace, options.memo, options.version)
+    if options.args_memo is not None:
+        out = purge_summarized_args(messages, out, options.args_memo)
     out = purge_errored_args(out, enabled=options.purge_enabled, cooldown_turns=options.purge_cooldown_turns,
                              min_arg_chars=options.purge_min_arg_chars)
     if options.chains is not None:

@@ -14,6 +14,7 @@ later, successful call that happens to share its id, nor the reverse.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from condense.measure import json_chars
@@ -25,16 +26,17 @@ def _marker(size: int) -> str:
     return f'<purged-errored-args size="{size}"/>'
 
 
-def _shrink_long_strings(value: Any) -> Any:
+def shrink_long_strings(value: Any, marker: Callable[[int], str] = _marker) -> Any:
     """`value` with every string longer than LONG_STRING_CHARS replaced by its marker, copying only the
     containers on the way to a change: an unchanged value comes back as the very same object."""
     if isinstance(value, str):
-        return _marker(len(value)) if len(value) > LONG_STRING_CHARS else value
+        return marker(len(value)) if len(value) > LONG_STRING_CHARS else value
     if isinstance(value, dict):
-        changed = {key: new for key, item in value.items() if (new := _shrink_long_strings(item)) is not item}
+        changed = {key: new for key, item in value.items()
+                   if (new := shrink_long_strings(item, marker)) is not item}
         return {**value, **changed} if changed else value
     if isinstance(value, list):
-        items = [_shrink_long_strings(item) for item in value]
+        items = [shrink_long_strings(item, marker) for item in value]
         return items if any(new is not old for new, old in zip(items, value, strict=True)) else value
     return value
 
@@ -65,7 +67,7 @@ def _purge_message(message: dict[str, Any], ids: set[str], min_arg_chars: int) -
         arguments = block.get("arguments")
         if json_chars(arguments) < min_arg_chars:
             continue
-        shrunk = _shrink_long_strings(arguments)
+        shrunk = shrink_long_strings(arguments)
         if shrunk is not arguments:
             new_content[slot] = {**block, "arguments": shrunk}
     if all(new is old for new, old in zip(new_content, content, strict=True)):

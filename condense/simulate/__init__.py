@@ -1,6 +1,6 @@
-"""The cost simulator behind `pi-tui whatif`: prompts as token segments, a prefix cache with a TTL,
-prices, the baseline strategies, recovery checks and the report. Standard library and pydantic only;
-the host supplies prices, the tokenizer and the contexts."""
+"""The cost simulator behind `pi-tui whatif`: prompts as token segments, Anthropic's prompt cache (and
+a plain prefix cache to compare), prices, the baseline strategies, recovery checks and the report.
+Standard library and pydantic only; the host supplies prices, the tokenizer and the contexts."""
 
 from condense.simulate.baselines import (
     Compaction,
@@ -9,8 +9,18 @@ from condense.simulate.baselines import (
     extractive_compaction,
     mask_placeholder,
 )
-from condense.simulate.cache import DEFAULT_TTL_MS, CacheRead, PrefixCache, expected_cached
-from condense.simulate.pricing import CACHE_READ_FACTOR, CACHE_WRITE_FACTOR, PriceTable
+from condense.simulate.cache import (
+    CACHE_MODELS,
+    DEFAULT_TTL_MS,
+    LONG_TTL_MS,
+    LOOKBACK_BLOCKS,
+    AnthropicCache,
+    CacheModel,
+    CacheRead,
+    PrefixCache,
+)
+from condense.simulate.context_editing import CLEARED_RESULT, ClearToolUses, ContextEditing
+from condense.simulate.pricing import CACHE_READ_FACTOR, CACHE_WRITE_1H_FACTOR, CACHE_WRITE_FACTOR, PriceTable
 from condense.simulate.prompt import CharEncoder, Encoder, Meter, Prompt, Segment, common_units, message_text
 from condense.simulate.recorded import MissRate, RecordedRequest, observed_miss_rate, recorded_requests
 from condense.simulate.recovery import Query, Recovery, check_recovery, returns_original
@@ -20,27 +30,45 @@ from condense.simulate.simulation import (
     RequestOutcome,
     StrategyResult,
     StrategySimulation,
+    baseline,
     calibrate,
     with_ratios,
 )
 from condense.simulate.strategies import (
+    ANTHROPIC_EDITS,
+    CONDENSE_STRATEGIES,
     PRUNE_AFTER_READ,
     STRATEGIES,
     condense_config,
+    condense_config_with,
     unknown_strategies,
 )
+from condense.simulate.summarizing_condenser import SummarizingCondenser
+from condense.simulate.summary_length import MODEL_TOKENS_PER_CALL, model_summary_tokens
 from condense.simulate.svg import plot_svg
 
 __all__ = [
+    "ANTHROPIC_EDITS",
+    "CACHE_MODELS",
     "CACHE_READ_FACTOR",
+    "CACHE_WRITE_1H_FACTOR",
     "CACHE_WRITE_FACTOR",
+    "CLEARED_RESULT",
+    "CONDENSE_STRATEGIES",
     "DEFAULT_TTL_MS",
+    "LONG_TTL_MS",
+    "LOOKBACK_BLOCKS",
+    "MODEL_TOKENS_PER_CALL",
     "PRUNE_AFTER_READ",
     "STRATEGIES",
+    "AnthropicCache",
+    "CacheModel",
     "CacheRead",
     "Calibration",
     "CharEncoder",
+    "ClearToolUses",
     "Compaction",
+    "ContextEditing",
     "Encoder",
     "Meter",
     "MissRate",
@@ -57,15 +85,18 @@ __all__ = [
     "SessionReport",
     "StrategyResult",
     "StrategySimulation",
+    "SummarizingCondenser",
+    "baseline",
     "calibrate",
     "check_recovery",
     "common_units",
     "condense_config",
-    "expected_cached",
+    "condense_config_with",
     "extractive_compaction",
     "format_report",
     "mask_placeholder",
     "message_text",
+    "model_summary_tokens",
     "observed_miss_rate",
     "plot_svg",
     "recorded_requests",

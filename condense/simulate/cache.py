@@ -1,30 +1,46 @@
-"""The provider's prefix cache, as the simulator models it.
+"""The provider's prompt cache, as the simulator models it: two models, one interface.
 
-A request reads from the cache the longest prefix it shares with the previous request of the same
-lane, if that one was sent less than the TTL ago; every other prompt token is written (Anthropic
-caches the whole prompt up to its last breakpoint, which pi-tui puts on the newest message). A cache
-bust is a request inside the TTL that could not reuse the whole previous prompt: something in it was
-rewritten. Main-model requests and summariser calls are separate lanes (their prompts share nothing,
-and a provider keeps both cached side by side).
+`anthropic` (the default) is Anthropic's documented rule. A request writes a cache entry for the
+prefix that ends at each of its breakpoints (where the provider conversion puts `cache_control`: the
+system prompt and the newest user or tool message). A later request reads the longest prefix that
+ends at a block boundary at most `LOOKBACK_BLOCKS` blocks before one of its own breakpoints and for
+which an entry exists that was written or read less than the TTL ago; reading an entry refreshes it.
+Nothing else is ever read: a request that rewrote a message far back reads the system prompt only,
+however long the unchanged stretch before the rewrite is.
 
-Recorded sessions show one more effect no prefix model explains: many first requests after a new
-user message are full misses. `expected_cached` prices those in expectation with a miss rate.
+`prefix` is the older, more generous model: the common prefix with the previous request of the lane,
+token by token, wherever it ends. No provider gives that credit; it is kept as a comparison.
+
+A cache bust is a request inside the TTL that could not read everything the previous request of its
+lane wrote. Main-model requests and summariser calls are separate lanes. Recorded sessions show one
+more effect no cache rule explains: many first requests after a new user message are full misses;
+the simulation prices those in expectation with the session's miss rate.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, Protocol
 
 from condense.simulate.prompt import Prompt, common_prefix_tokens
 
 DEFAULT_TTL_MS = 5 * 60 * 1000
+LONG_TTL_MS = 60 * 60 * 1000
+LOOKBACK_BLOCKS = 20
+CacheModel = Literal["anthropic", "prefix"]
+CACHE_MODELS: tuple[CacheModel, ...] = ("anthropic", "prefix")
 
 
 @dataclass(frozen=True)
 class CacheRead:
     cached: float  # tokens read from the cache
-    bust: bool  # inside the TTL, yet the previous prompt was not reused whole
+    written: float  # tokens written to it; the rest of the prompt is plain input
+    bust: bool  # inside the TTL, yet what the previous request wrote was not read whole
     expired: bool  # the previous request is older than the TTL
+
+
+class Cache(Protocol):
+    def send(self, prompt: Prompt, time_ms: int) -> CacheRead: ...
 
 
 class PrefixCache:
@@ -38,13 +54,68 @@ class PrefixCache:
         previous, self._previous = self._previous, prompt
         previous_time, self._previous_time = self._previous_time, time_ms
         if previous is None:
-            return CacheRead(0.0, False, False)
+            return CacheRead(0.0, prompt.tokens, False, False)
         if time_ms - previous_time >= self.ttl_ms:
-            return CacheRead(0.0, False, True)
+            return CacheRead(0.0, prompt.tokens, False, True)
         cached = common_prefix_tokens(previous, prompt, self.units_per_token)
-        return CacheRead(cached, cached < previous.tokens, False)
+        return CacheRead(cached, prompt.tokens - cached, cached < previous.tokens, False)
 
 
-def expected_cached(cached: float, first_after_user: bool, miss_rate: float) -> float:
-    """Cached tokens in expectation: a first request after a user message misses with `miss_rate`."""
-    return cached * (1.0 - miss_rate) if first_after_user else cached
+class AnthropicCache:
+    """Entries keyed by the exact segment sequence they cover. A prefix key comes from a trie of
+    segment identities, so equal prefixes get equal keys in one walk over the prompt."""
+
+    def __init__(self, ttl_ms: int = DEFAULT_TTL_MS, lookback_blocks: int = LOOKBACK_BLOCKS) -> None:
+        self.ttl_ms = ttl_ms
+        self.lookback_blocks = lookback_blocks
+        self._trie: dict[tuple[int, int], int] = {}
+        self._entries: dict[int, int] = {}  # prefix key -> when it was last written or read
+        self._previous_end = 0.0  # tokens up to the previous request's last breakpoint
+        self._previous_time: int | None = None
+
+    def _keys(self, prompt: Prompt) -> list[int]:
+        """keys[n]: the key of the prefix made of the first n segments (segments are interned and
+        pinned by the meter, so their identities are stable)."""
+        keys = [0]
+        for segment in prompt.segments:
+            keys.append(self._trie.setdefault((keys[-1], id(segment)), len(self._trie) + 1))
+        return keys
+
+    def _alive(self, key: int, time_ms: int) -> bool:
+        written = self._entries.get(key)
+        return written is not None and time_ms - written < self.ttl_ms
+
+    def _hit(self, prompt: Prompt, keys: list[int], time_ms: int) -> int:
+        """The segment count of the longest readable prefix: for each breakpoint, the boundaries at
+        it and up to `lookback_blocks` blocks before it are tried, nearest first."""
+        best = 0
+        for breakpoint in prompt.breakpoints:
+            end, blocks = breakpoint, 0
+            while end > best:
+                if self._alive(keys[end], time_ms):
+                    best = end
+                    break
+                blocks += prompt.segments[end - 1].blocks
+                if blocks > self.lookback_blocks:
+                    break
+                end -= 1
+        return best
+
+    def send(self, prompt: Prompt, time_ms: int) -> CacheRead:
+        keys = self._keys(prompt)
+        hit = self._hit(prompt, keys, time_ms)
+        if hit:
+            self._entries[keys[hit]] = time_ms
+        for breakpoint in prompt.breakpoints:
+            self._entries[keys[breakpoint]] = time_ms
+        cached = prompt.tokens_before(hit)
+        end = prompt.tokens_before(max(prompt.breakpoints, default=0))
+        previous_time, self._previous_time = self._previous_time, time_ms
+        previous_end, self._previous_end = self._previous_end, end
+        expired = previous_time is not None and time_ms - previous_time >= self.ttl_ms
+        bust = previous_time is not None and not expired and cached < previous_end
+        return CacheRead(cached, max(0.0, end - cached), bust, expired)
+
+
+def make_cache(model: CacheModel, units_per_token: float, ttl_ms: int) -> Cache:
+    return AnthropicCache(ttl_ms) if model == "anthropic" else PrefixCache(units_per_token, ttl_ms)

@@ -42,20 +42,30 @@ class CharEncoder:
 
 @dataclass(frozen=True, eq=False)
 class Segment:
-    """One message's tokens. Compared by identity: the meter makes one object per distinct text."""
+    """One message's tokens. Compared by identity: the meter makes one object per distinct text.
+    `blocks` is how many content blocks the provider sees for it: Anthropic's cache lookback counts
+    blocks, not messages."""
 
     text: str
     units: Sequence[Any]
     tokens: float
+    blocks: int = 1
 
 
 @dataclass(frozen=True, eq=False)
 class Prompt:
+    """A request's segments and its cache breakpoints: segment counts `n` such that the provider
+    transform puts `cache_control` on the last block of `segments[n - 1]`."""
+
     segments: tuple[Segment, ...]
+    breakpoints: tuple[int, ...] = ()
     tokens: float = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tokens", sum(s.tokens for s in self.segments))
+
+    def tokens_before(self, end: int) -> float:
+        return sum(s.tokens for s in self.segments[:end])
 
 
 def common_units(a: Sequence[Any], b: Sequence[Any]) -> int:
@@ -122,6 +132,24 @@ def message_text(message: dict[str, Any]) -> str:
     return f"{role}\n{_content_text(message.get('content'))}"
 
 
+def block_count(message: dict[str, Any]) -> int:
+    """Content blocks the provider receives for a message: one per text, thinking, tool call or image;
+    a tool result is one `tool_result` block."""
+    content = message.get("content")
+    if message.get("role") == "toolResult" or not isinstance(content, list):
+        return 1
+    return max(1, sum(1 for block in content if isinstance(block, dict)))
+
+
+def breakpoints(messages: Sequence[dict[str, Any]], offset: int) -> tuple[int, ...]:
+    """Where pi-tui's provider conversion puts `cache_control` among `messages`: on the newest message
+    that is not the assistant's (a user message or a tool result); `offset` segments come first."""
+    for position in range(len(messages) - 1, -1, -1):
+        if messages[position].get("role") != "assistant":
+            return (offset + position + 1,)
+    return ()
+
+
 class Meter:
     """Turns message lists into prompts, remembering every text (and every message object) it saw.
 
@@ -133,31 +161,35 @@ class Meter:
         self.units_per_token = encoder.units_per_token
         units = round(system_tokens * encoder.units_per_token)
         self.system = Segment("<system prompt and tools>", (None,) * units, units / encoder.units_per_token)
-        self._by_text: dict[str, Segment] = {}
+        self._by_text: dict[tuple[str, int], Segment] = {}
         self._by_message: dict[int, tuple[Any, Segment]] = {}
 
-    def segment_of_text(self, text: str) -> Segment:
-        segment = self._by_text.get(text)
+    def segment_of_text(self, text: str, blocks: int = 1) -> Segment:
+        segment = self._by_text.get((text, blocks))
         if segment is None:
             units = self.encoder.encode(text)
-            segment = Segment(text, units, len(units) / self.units_per_token)
-            self._by_text[text] = segment
+            segment = Segment(text, units, len(units) / self.units_per_token, blocks)
+            self._by_text[(text, blocks)] = segment
         return segment
 
     def segment(self, message: dict[str, Any]) -> Segment:
         pinned = self._by_message.get(id(message))
         if pinned is not None:
             return pinned[1]
-        segment = self.segment_of_text(message_text(message))
+        segment = self.segment_of_text(message_text(message), block_count(message))
         self._by_message[id(message)] = (message, segment)
         return segment
 
     def prompt(self, messages: Sequence[dict[str, Any]], system: bool = True) -> Prompt:
+        """The request for `messages`; with `system`, the system prompt (a breakpoint of its own)
+        comes first."""
         head = (self.system,) if system else ()
-        return Prompt(head + tuple(self.segment(m) for m in messages))
+        marks = ((1,) if system else ()) + breakpoints(messages, len(head))
+        return Prompt(head + tuple(self.segment(m) for m in messages), marks)
 
     def text_prompt(self, text: str) -> Prompt:
-        return Prompt((self.segment_of_text(text),))
+        """A one-message request (a summariser call): its only breakpoint is at its end."""
+        return Prompt((self.segment_of_text(text),), (1,))
 
     def tokens(self, messages: Sequence[dict[str, Any]]) -> float:
         """What a context of these messages weighs, system prompt included."""

@@ -10,7 +10,7 @@ from condense.simulate.recorded import MissRate
 from condense.simulate.simulation import Calibration, StrategyResult
 
 COLUMNS = ("strategy", "requests", "mean ctx", "peak ctx", "cache hit", "busts", "main $", "summ. $",
-           "total $", "vs none", "recoverable")
+           "total $", "prefix $", "vs base", "recoverable")
 
 
 class SessionReport(BaseModel):
@@ -18,8 +18,10 @@ class SessionReport(BaseModel):
     tokenizer: str
     pricing: str
     pricing_forced: bool
+    cache_model: str
     cache_ttl_ms: int
     context_window: int
+    baseline: str | None  # the cheapest runnable strategy that is not condense
     miss_rate: MissRate
     unpriced_requests: int
     calibration: Calibration | None
@@ -34,12 +36,17 @@ def _recoverable(result: StrategyResult) -> str:
     return f"{share:.0%} of {result.recovery.pruned}"
 
 
+def _ratio(result: StrategyResult) -> str:
+    if not result.can_run:
+        return "cannot run"
+    return "-" if result.ratio_to_baseline is None else f"{result.ratio_to_baseline:.2f}x"
+
+
 def _row(result: StrategyResult) -> tuple[str, ...]:
-    ratio = "-" if result.ratio_to_none is None else f"{result.ratio_to_none:.2f}x"
     return (result.name, f"{result.requests}", f"{result.mean_context_tokens:,.0f}",
             f"{result.peak_context_tokens:,.0f}", f"{result.cache_hit_rate:.1%}", f"{result.cache_busts}",
-            f"{result.main_cost:.2f}", f"{result.summariser_cost:.2f}", f"{result.total_cost:.2f}", ratio,
-            _recoverable(result))
+            f"{result.main_cost:.2f}", f"{result.summariser_cost:.2f}", f"{result.total_cost:.2f}",
+            f"{result.prefix_model_cost:.2f}", _ratio(result), _recoverable(result))
 
 
 def _table(rows: list[tuple[str, ...]]) -> list[str]:
@@ -82,9 +89,12 @@ def format_report(report: SessionReport) -> str:
     unpriced = report.unpriced_requests
     left_out = f" ({unpriced} with no recorded usage left out)" if unpriced else ""
     miss = report.miss_rate
+    base = report.baseline or "none could run"
     lines = [f"{Path(report.session).name}: {priced} priced requests{left_out}",
-             f"tokens: {report.tokenizer}; prices: {report.pricing}; "
-             f"cache TTL {report.cache_ttl_ms / 60000:g} min; window {report.context_window:,}", ""]
+             f"tokens: {report.tokenizer}; prices: {report.pricing}; cache model {report.cache_model}, "
+             f"TTL {report.cache_ttl_ms / 60000:g} min; window {report.context_window:,}",
+             f"vs base: against {base}, the cheapest strategy that fits the window and is not condense;"
+             " prefix $: the total under the `prefix` cache model", ""]
     lines += _table([COLUMNS, *(_row(r) for r in report.strategies)])
     lines += ["", _miss_line(miss)]
     if report.calibration is not None:

@@ -3,16 +3,19 @@
 The host feeds each strategy's requests in recorded order (the prompt it would have sent, and the
 recorded request it stands for: time, output tokens, whether a user message came just before) plus
 any summariser calls the strategy made. Output tokens are the recorded ones for every strategy, so
-strategies differ only in what they send.
+strategies differ only in what they send. Under the `anthropic` cache model every request is priced a
+second time under the `prefix` model too, so a report can show how much a cache rule no provider
+offers would flatter a strategy.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from condense.simulate.cache import DEFAULT_TTL_MS, PrefixCache, expected_cached
+from condense.simulate.cache import DEFAULT_TTL_MS, Cache, CacheModel, CacheRead, make_cache
 from condense.simulate.pricing import PriceTable
 from condense.simulate.prompt import Prompt
 from condense.simulate.recorded import MissRate, RecordedRequest
@@ -26,6 +29,7 @@ class RequestOutcome:
     cached: float  # in expectation
     bust: bool
     cost: float  # in expectation
+    prefix_model_cost: float  # the same request under the `prefix` cache model
 
 
 class StrategyResult(BaseModel):
@@ -39,37 +43,65 @@ class StrategyResult(BaseModel):
     summariser_calls: int
     summariser_cost: float
     total_cost: float
+    prefix_model_cost: float  # total_cost under the `prefix` cache model
     ratio_to_none: float | None = None
+    can_run: bool = True  # its peak context fits the model's window
+    ratio_to_baseline: float | None = None  # against the cheapest runnable non-condense strategy
     recovery: Recovery
     context_tokens: list[float]  # per priced request, in order
     bust_requests: list[int]  # positions in `context_tokens`
 
 
+class _Lane:
+    """One stream of requests (the main model, or the summariser) and its cache(s)."""
+
+    def __init__(self, model: CacheModel, units_per_token: float, ttl_ms: int) -> None:
+        self.cache = make_cache(model, units_per_token, ttl_ms)
+        self.prefix: Cache | None = make_cache("prefix", units_per_token, ttl_ms) if model != "prefix" else None
+
+    def price(self, prompt: Prompt, time_ms: int, miss: float, output: float,
+              prices: PriceTable) -> tuple[CacheRead, float, float, float]:
+        """(what the cache did, cached tokens and cost in expectation, cost under the prefix model)."""
+        read = self.cache.send(prompt, time_ms)
+        cached, cost = _priced(prompt, read, miss, output, prices)
+        prefix_cost = cost if self.prefix is None else _priced(prompt, self.prefix.send(prompt, time_ms), miss,
+                                                               output, prices)[1]
+        return read, cached, cost, prefix_cost
+
+
+def _priced(prompt: Prompt, read: CacheRead, miss: float, output: float, prices: PriceTable) -> tuple[float, float]:
+    """An expected miss turns the tokens it would have read into written ones."""
+    cached = read.cached * (1.0 - miss)
+    plain = max(0.0, prompt.tokens - read.cached - read.written)
+    return cached, prices.cost(cached, prompt.tokens - plain - cached, output, plain)
+
+
 class StrategySimulation:
     def __init__(self, name: str, units_per_token: float, miss_rate: float,
-                 ttl_ms: int = DEFAULT_TTL_MS) -> None:
+                 ttl_ms: int = DEFAULT_TTL_MS, cache_model: CacheModel = "anthropic") -> None:
         self.name = name
         self.miss_rate = miss_rate
-        self._main = PrefixCache(units_per_token, ttl_ms)
-        self._side = PrefixCache(units_per_token, ttl_ms)
+        self._main = _Lane(cache_model, units_per_token, ttl_ms)
+        self._side = _Lane(cache_model, units_per_token, ttl_ms)
         self.outcomes: list[RequestOutcome] = []
         self.summariser_calls = 0
         self.summariser_cost = 0.0
+        self.summariser_prefix_cost = 0.0
 
     def request(self, prompt: Prompt, recorded: RecordedRequest, prices: PriceTable) -> RequestOutcome:
-        read = self._main.send(prompt, recorded.time_ms)
-        cached = expected_cached(read.cached, recorded.first_after_user, self.miss_rate)
-        cost = prices.cost(cached, prompt.tokens - cached, recorded.output_tokens)
-        outcome = RequestOutcome(recorded.number, prompt.tokens, cached, read.bust, cost)
+        miss = self.miss_rate if recorded.first_after_user else 0.0  # see cache.py: recorded full misses
+        read, cached, cost, prefix_cost = self._main.price(prompt, recorded.time_ms, miss,
+                                                           recorded.output_tokens, prices)
+        outcome = RequestOutcome(recorded.number, prompt.tokens, cached, read.bust, cost, prefix_cost)
         self.outcomes.append(outcome)
         return outcome
 
     def summariser_call(self, prompt: Prompt, output_tokens: float, time_ms: int,
                         prices: PriceTable) -> float:
-        read = self._side.send(prompt, time_ms)
-        cost = prices.cost(read.cached, prompt.tokens - read.cached, output_tokens)
+        _, _, cost, prefix_cost = self._side.price(prompt, time_ms, 0.0, output_tokens, prices)
         self.summariser_calls += 1
         self.summariser_cost += cost
+        self.summariser_prefix_cost += prefix_cost
         return cost
 
     def result(self, recovery: Recovery) -> StrategyResult:
@@ -83,16 +115,30 @@ class StrategySimulation:
             cache_hit_rate=sum(o.cached for o in self.outcomes) / prompt_total if prompt_total else 0.0,
             cache_busts=sum(o.bust for o in self.outcomes), main_cost=main_cost,
             summariser_calls=self.summariser_calls, summariser_cost=self.summariser_cost,
-            total_cost=main_cost + self.summariser_cost, recovery=recovery, context_tokens=tokens,
+            total_cost=main_cost + self.summariser_cost,
+            prefix_model_cost=sum(o.prefix_model_cost for o in self.outcomes) + self.summariser_prefix_cost,
+            recovery=recovery, context_tokens=tokens,
             bust_requests=[i for i, o in enumerate(self.outcomes) if o.bust])
 
 
-def with_ratios(results: list[StrategyResult]) -> list[StrategyResult]:
-    """Each result's total against the `none` strategy's, when that one ran."""
-    none = next((r for r in results if r.name == "none"), None)
-    if none is None or none.total_cost <= 0:
-        return results
-    return [r.model_copy(update={"ratio_to_none": r.total_cost / none.total_cost}) for r in results]
+def with_ratios(results: list[StrategyResult], window: int | None = None,
+                condense: Collection[str] = ()) -> list[StrategyResult]:
+    """Marks the strategies whose peak context is over `window` as unable to run, and sets each total
+    against `none` (when it ran) and against the baseline: the cheapest runnable strategy that is not
+    one of `condense`. A strategy that could never have run is never a denominator."""
+    marked = [r.model_copy(update={"can_run": window is None or r.peak_context_tokens <= window})
+              for r in results]
+    none = next((r for r in marked if r.name == "none" and r.total_cost > 0), None)
+    base = baseline(marked, condense)
+    return [r.model_copy(update={
+        "ratio_to_none": r.total_cost / none.total_cost if none else None,
+        "ratio_to_baseline": r.total_cost / base.total_cost if base else None}) for r in marked]
+
+
+def baseline(results: list[StrategyResult], condense: Collection[str]) -> StrategyResult | None:
+    """The cheapest strategy that could have run and is not a condense strategy."""
+    candidates = [r for r in results if r.can_run and r.name not in condense and r.total_cost > 0]
+    return min(candidates, key=lambda r: r.total_cost, default=None)
 
 
 class Calibration(BaseModel):

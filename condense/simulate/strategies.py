@@ -9,16 +9,24 @@ from __future__ import annotations
 from typing import Any
 
 from condense.config import CondenseConfig
+from condense.simulate.context_editing import ClearToolUses
 
 STRATEGIES: dict[str, str] = {
     "recorded": "each request as the recording agent built it (its own compactions included)",
     "none": "the full history, nothing ever removed",
     "pi-compaction": "Pi's rule: near the window, all but the last ~20k tokens become one summary",
     "masking": "the last 10 tool outputs verbatim, older ones a one-line placeholder",
+    "anthropic-clear-tool-uses": "Anthropic's context edit with its defaults: over 100k input tokens, all"
+                                 " but the 3 newest tool results cleared (and old thinking)",
+    "anthropic-clear-at-least": "the same edit, applied only when it clears at least 5,000 tokens",
+    "anthropic-clear-tool-inputs": "the same edit, clearing the calls' arguments too",
+    "openhands-condenser": "OpenHands' LLMSummarizingCondenser: past 120 events, the first 4 and the"
+                           " newest 55 stay and one summary replaces the rest",
     "every-turn": "condense flushing after every tool turn",
     "condense": "condense with its default settings",
     "condense-no-chains": "condense without chain compression",
     "condense-group-batches": "condense with one batch per user message",
+    "condense-purge-args": "condense, also shrinking the long arguments of calls whose output is stubbed",
 }
 
 _CONDENSE_VARIANTS: dict[str, dict[str, Any]] = {
@@ -27,6 +35,15 @@ _CONDENSE_VARIANTS: dict[str, dict[str, Any]] = {
     "condense": {},
     "condense-no-chains": {"chain_compression": {"enabled": False}},
     "condense-group-batches": {"batching_mode": "agent-message"},
+    "condense-purge-args": {"purge_summarized_args": True},
+}
+
+CONDENSE_STRATEGIES = frozenset(_CONDENSE_VARIANTS)
+
+ANTHROPIC_EDITS: dict[str, ClearToolUses] = {
+    "anthropic-clear-tool-uses": ClearToolUses(),
+    "anthropic-clear-at-least": ClearToolUses(clear_at_least=5_000),
+    "anthropic-clear-tool-inputs": ClearToolUses(clear_tool_inputs=True),
 }
 
 # A turn_end flush runs after the turn's results arrived but before the next request, so it would
@@ -43,7 +60,13 @@ def unknown_strategies(names: list[str]) -> list[str]:
 def condense_config(name: str, base: CondenseConfig | None = None) -> CondenseConfig:
     """The settings of a condense strategy: `base` (default: the defaults), extractive summaries, the
     variant's changes."""
+    return condense_config_with(_CONDENSE_VARIANTS[name], base)
+
+
+def condense_config_with(changes: dict[str, Any], base: CondenseConfig | None = None) -> CondenseConfig:
+    """`base` (default: the defaults) with extractive summaries, and `changes` (a nested table merges key
+    by key)."""
     data = {**(base or CondenseConfig()).model_dump(), "summarizer_model": "extractive"}
-    for key, value in _CONDENSE_VARIANTS[name].items():
+    for key, value in changes.items():
         data[key] = {**data[key], **value} if isinstance(value, dict) else value
     return CondenseConfig.model_validate(data)

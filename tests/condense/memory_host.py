@@ -159,9 +159,16 @@ class Driver:
         return self.engine.render(self.host.messages())
 
 
+# Engine scenarios keep the settings their fixtures were sized for (1,000-character batches, the three
+# newest chains raw); the shipped defaults, chosen by benchmarks/sweep.py, are pinned in test_config.py.
+SCENARIO_SETTINGS: dict[str, Any] = {"min_batch_chars": 1000, "chain_compression": {"rolling_window": 3}}
+
+
 def make(config: dict[str, Any] | None = None, **host_args: Any) -> tuple[MemoryHost, CondenseEngine, Driver]:
     host = MemoryHost(**host_args)
-    engine = CondenseEngine(host, CondenseConfig.model_validate(config or {}))
+    settings = {**SCENARIO_SETTINGS, **(config or {})}
+    settings["chain_compression"] = {**SCENARIO_SETTINGS["chain_compression"], **settings["chain_compression"]}
+    engine = CondenseEngine(host, CondenseConfig.model_validate(settings))
     engine.on_session_start()
     return host, engine, Driver(host, engine)
 

@@ -141,7 +141,7 @@ def test_every_key_has_the_designed_default() -> None:
         "protected_paths": ["**/skills/**/*.md"],
         "spill_threshold": 65536,
         "spill_preview_bytes": 2048,
-        "min_batch_chars": 1000,
+        "min_batch_chars": 2000,
         "dedup_by_content_hash": True,
         "recovery_grace_turns": 3,
         "quiet_oversized_skips": False,
@@ -149,10 +149,12 @@ def test_every_key_has_the_designed_default() -> None:
         "summarizer_max_timeout_ms": 180000,
         "auto_budget_threshold": 0.735,
         "budget_turn_delta": 0.04,
+        "min_flush_chars": 0,
+        "purge_summarized_args": False,
         "show_prune_status_line": True,
         "chain_compression": {
             "enabled": True,
-            "rolling_window": 3,
+            "rolling_window": 0,
             "strip_final_assistant_thinking": True,
             "fuse_range_summary": True,
         },
@@ -199,7 +201,7 @@ def test_nested_tables_merge_with_defaults_key_by_key(tmp_path: Path) -> None:
     assert result.errors == []
     merged = PurgeErrorsConfig(enabled=True, cooldown_turns=4, min_arg_chars=500)
     assert result.settings.condense.purge_errors == merged
-    chains = ChainCompressionConfig(enabled=False, rolling_window=3)
+    chains = ChainCompressionConfig(enabled=False, rolling_window=0)
     assert result.settings.condense.chain_compression == chains
 
 

@@ -1,5 +1,6 @@
-"""The cost simulator: prices, the prefix cache and its TTL, the miss-rate expectation, the baselines,
-recovery checks, and how strategies rank on a small synthetic session."""
+"""The cost simulator: prices, Anthropic's cache rule (breakpoints, lookback, TTL), the prefix cache,
+the miss-rate expectation, the baselines (masking, Pi's compaction, Anthropic's context editing,
+OpenHands' condenser), honest ratios, recovery checks, and how strategies rank on a small session."""
 
 from __future__ import annotations
 
@@ -10,7 +11,11 @@ from typing import Any
 import pytest
 
 from condense.simulate import (
+    CLEARED_RESULT,
+    AnthropicCache,
     CharEncoder,
+    ClearToolUses,
+    ContextEditing,
     Meter,
     MissRate,
     ObservationMasking,
@@ -21,11 +26,13 @@ from condense.simulate import (
     Recovery,
     SessionReport,
     StrategySimulation,
+    SummarizingCondenser,
     calibrate,
     check_recovery,
     condense_config,
     format_report,
     mask_placeholder,
+    model_summary_tokens,
     observed_miss_rate,
     plot_svg,
     recorded_requests,
@@ -79,8 +86,89 @@ def test_missing_cache_prices_default_to_a_tenth_and_five_quarters_of_the_input_
     assert (explicit.cache_read, explicit.cache_write) == (1e-7, 4e-6)
 
 
-def test_request_cost_adds_cached_written_and_output_tokens_at_their_prices() -> None:
+def test_request_cost_adds_cached_written_plain_and_output_tokens_at_their_prices() -> None:
     assert PRICES.cost(cached=1000, written=200, output=30) == pytest.approx(1000 * 0.1 + 200 * 1.25 + 30 * 5)
+    assert PRICES.cost(cached=0, written=0, output=0, plain=10) == pytest.approx(10 * 1.0)
+
+
+def test_one_hour_cache_entries_are_written_at_twice_the_input_price() -> None:
+    table = PriceTable.from_prices("m", input_price=3e-6, output_price=1.5e-5).with_one_hour_writes()
+    assert table.cache_write == pytest.approx(6e-6) and table.cache_read == pytest.approx(3e-7)
+
+
+# ----- Anthropic's cache rule -----------------------------------------------------------------------
+
+def turns(count: int, start: int = 0) -> list[dict[str, Any]]:
+    """`count` tool turns: a call and its result, two blocks each."""
+    return [m for n in range(start, start + count) for m in (call(f"c{n}", n), result(f"c{n}", f"out {n}", n))]
+
+
+def test_breakpoints_sit_on_the_system_prompt_and_the_newest_user_or_tool_message() -> None:
+    meter = Meter(CharEncoder(1.0), system_tokens=10)
+    history = [user("go", 0), *turns(2), reply("done", 9)]
+    assert meter.prompt(history).breakpoints == (1, 1 + 5)
+    assert meter.prompt(history, system=False).breakpoints == (5,)
+    assert meter.text_prompt("summarise this").breakpoints == (1,)
+
+
+def test_anthropic_a_request_reads_what_an_earlier_one_wrote_at_its_breakpoint() -> None:
+    meter = Meter(CharEncoder(1.0), system_tokens=10)
+    cache = AnthropicCache()
+    first = meter.prompt([user("go", 0), *turns(3)])
+    second = meter.prompt([user("go", 0), *turns(4)])
+    assert cache.send(first, 0).cached == 0
+    read = cache.send(second, MINUTE)
+    assert read.cached == first.tokens and not read.bust
+    assert read.written == second.tokens - first.tokens
+
+
+def test_anthropic_the_lookback_reaches_20_blocks_back_from_a_breakpoint_and_no_further() -> None:
+    meter = Meter(CharEncoder(1.0), system_tokens=10)
+    base = [user("go", 0), *turns(1)]
+    for added_turns, reads_base in ((10, True), (11, False)):  # two blocks a turn
+        cache = AnthropicCache()
+        cache.send(meter.prompt(base), 0)
+        grown = meter.prompt([*base, *turns(added_turns, start=1)])
+        read = cache.send(grown, MINUTE)
+        assert read.cached == (meter.prompt(base).tokens if reads_base else meter.system.tokens)
+        assert read.bust is not reads_base
+
+
+def test_anthropic_a_rewrite_far_back_reads_only_the_system_prompt_where_a_prefix_cache_reads_up_to_it() -> None:
+    meter = Meter(CharEncoder(1.0), system_tokens=10)
+    history = [user("go", 0), *turns(30)]
+    rewritten = [*history[:3], {**history[3], "content": [{"type": "text", "text": "stub"}]}, *history[4:],
+                 *turns(1, start=30)]
+    anthropic, prefix = AnthropicCache(), PrefixCache(1.0)
+    for cache in (anthropic, prefix):
+        cache.send(meter.prompt(history), 0)
+    assert anthropic.send(meter.prompt(rewritten), MINUTE).cached == meter.system.tokens
+    assert prefix.send(meter.prompt(rewritten), MINUTE).cached >= meter.prompt(history[:3]).tokens
+
+
+def test_anthropic_entries_expire_after_the_ttl_unless_a_read_refreshed_them() -> None:
+    meter = Meter(CharEncoder(1.0), system_tokens=10)
+    first = meter.prompt([user("go", 0), *turns(1)])
+    second = meter.prompt([user("go", 0), *turns(2)])
+    refreshed = AnthropicCache(ttl_ms=5 * MINUTE)
+    refreshed.send(first, 0)
+    refreshed.send(second, 4 * MINUTE)  # reads `first`'s entry: refreshed until minute 9
+    assert refreshed.send(first, 8 * MINUTE).cached == first.tokens
+    lapsed = AnthropicCache(ttl_ms=5 * MINUTE)
+    lapsed.send(first, 0)
+    late = lapsed.send(second, 5 * MINUTE)
+    assert late.cached == 0 and late.expired and not late.bust
+
+
+def test_anthropic_tokens_after_the_last_breakpoint_are_plain_input() -> None:
+    meter = Meter(CharEncoder(1.0), system_tokens=10)
+    prompt = meter.prompt([user("go", 0), reply("thinking aloud", 1)])
+    read = AnthropicCache().send(prompt, 0)
+    assert read.written == meter.prompt([user("go", 0)]).tokens
+    sim = StrategySimulation("s", 1.0, miss_rate=0.0)
+    outcome = sim.request(prompt, RecordedRequest(0, 0, "m", 0, 0, 0, 0.0, False), PRICES)
+    plain = prompt.tokens - read.written
+    assert outcome.cost == pytest.approx(read.written * 1.25 + plain * 1.0)
 
 
 # ----- the prefix cache -----------------------------------------------------------------------------
@@ -234,9 +322,116 @@ def test_condense_strategies_change_only_their_own_settings() -> None:
     assert every.min_batch_chars == 0 and every.auto_budget_threshold is not None
     assert every.auto_budget_threshold < 1e-6
     assert condense_config("condense-no-chains").chain_compression.enabled is False
-    assert condense_config("condense-no-chains").chain_compression.rolling_window == 3
+    assert condense_config("condense-no-chains").chain_compression.rolling_window == 0
     assert condense_config("condense-group-batches").batching_mode == "agent-message"
     assert default.batching_mode == "turn" and default.chain_compression.enabled
+
+
+def _tool_history(uses: int, output_chars: int, name: str = "bash") -> list[dict[str, Any]]:
+    history: list[dict[str, Any]] = [user("go", 0)]
+    for n in range(uses):
+        history += [call(f"c{n}", 2 * n + 1, name=name), result(f"c{n}", f"{n:03d}" + "o" * output_chars, 2 * n + 2,
+                                                                name=name)]
+    return history
+
+
+def _result_texts(messages: list[dict[str, Any]]) -> list[str]:
+    return [m["content"][0]["text"] for m in messages if m["role"] == "toolResult"]
+
+
+def test_clear_tool_uses_waits_for_the_trigger_then_keeps_only_the_three_newest_results() -> None:
+    meter = Meter(CharEncoder(1.0), system_tokens=0)
+    history = _tool_history(uses=6, output_chars=1_000)
+    editing = ContextEditing(meter, ClearToolUses(trigger=meter.tokens(history)))
+    assert editing.apply(history) is history, "at the trigger, nothing is cleared"
+    grown = [*history, call("c6", 13), result("c6", "newest", 14)]
+    edited = editing.apply(grown)
+    texts = _result_texts(edited)
+    assert texts[:4] == [CLEARED_RESULT] * 4 and texts[4:] == [_result_texts(grown)[4], _result_texts(grown)[5],
+                                                             "newest"]
+    assert [m for m in edited if m["role"] == "assistant"] == [m for m in grown if m["role"] == "assistant"]
+    assert editing.apply(grown)[2] is edited[2], "a cleared copy is made once, so the meter sees one object"
+
+
+def test_clear_tool_uses_defaults_are_anthropics() -> None:
+    assert ClearToolUses() == ClearToolUses(trigger=100_000, keep=3, clear_at_least=0, clear_tool_inputs=False)
+
+
+def test_clear_tool_inputs_also_empties_the_arguments_of_cleared_calls_and_excluded_tools_stay() -> None:
+    meter = Meter(CharEncoder(1.0), system_tokens=0)
+    history = [*_tool_history(uses=5, output_chars=500), call("r0", 20, name="read"),
+               result("r0", "file", 21, name="read")]
+    edited = ContextEditing(meter, ClearToolUses(trigger=0, keep=1, clear_tool_inputs=True,
+                                                 exclude_tools=frozenset({"bash"}))).apply(history)
+    assert edited is history, "the only clearable use is the newest, which is kept"
+    edited = ContextEditing(meter, ClearToolUses(trigger=0, keep=1, clear_tool_inputs=True)).apply(history)
+    calls = [m["content"][0] for m in edited if m["role"] == "assistant"]
+    assert [c["arguments"] for c in calls] == [{}] * 5 + [{"command": "run r0"}]
+    assert [c["id"] for c in calls] == [f"c{n}" for n in range(5)] + ["r0"], "calls stay paired with results"
+
+
+def test_clear_at_least_skips_an_edit_that_would_free_too_little() -> None:
+    meter = Meter(CharEncoder(1.0), system_tokens=0)
+    history = _tool_history(uses=4, output_chars=300)  # one clearable result of about 300 tokens
+    freed = meter.tokens(history) - meter.tokens(ContextEditing(meter, ClearToolUses(trigger=0)).apply(history))
+    assert 250 < freed < 350
+    assert ContextEditing(meter, ClearToolUses(trigger=0, clear_at_least=350)).apply(history) is history
+    more = _tool_history(uses=5, output_chars=300)
+    assert _result_texts(ContextEditing(meter, ClearToolUses(trigger=0, clear_at_least=350)).apply(more))[:2] == \
+        [CLEARED_RESULT] * 2
+
+
+def test_clear_thinking_keeps_thinking_only_in_the_newest_turn() -> None:
+    meter = Meter(CharEncoder(1.0), system_tokens=0)
+
+    def thought(text: str, ts: int) -> dict[str, Any]:
+        message = reply(text, ts)
+        return {**message, "content": [{"type": "thinking", "thinking": f"why {text}"}, *message["content"]]}
+
+    history = [user("one", 0), thought("a", 1), user("two", 2), thought("b", 3), thought("c", 4)]
+    edited = ContextEditing(meter, ClearToolUses()).apply(history)
+    assert [len(m["content"]) for m in edited if m["role"] == "assistant"] == [1, 2, 2]
+    assert edited[1]["content"] == history[1]["content"][1:]
+
+
+def test_the_summarising_condenser_keeps_the_first_4_and_newest_55_events_past_120() -> None:
+    history = [user("task", 0), *turns(60)]  # 121 events
+    condenser = SummarizingCondenser()
+    assert condenser.maybe_compact(history[:120], 1) is None
+    done = condenser.maybe_compact(history, 2)
+    assert done is not None
+    view = condenser.context(history)
+    assert view[:4] == history[:4] and view[4]["role"] == "compactionSummary"
+    assert view[5:] == history[-55:] or (view[5]["role"] != "toolResult" and view[6:] == history[-55:])
+    assert done.folded == history[4:condenser.tail_start]
+    grown = [*history, *turns(35, start=60)]
+    again = condenser.maybe_compact(grown, 3)
+    assert again is not None and again.folded[0] is view[4], "the previous summary is folded into the next"
+    assert len(condenser.context(grown)) <= 4 + 1 + 55 + 1, "one more when the tail would start at a result"
+
+
+def test_a_model_written_summary_is_priced_per_call_not_at_the_extractive_length() -> None:
+    prompt = "instructions\n\n<tool-call-batch>\n[[1:bash]] Tool: bash({})\nResult (OK): x\n---\n" \
+             "[[2:read]] Tool: read({})\nResult (OK): y\n</tool-call-batch>"
+    assert model_summary_tokens(prompt, produced_tokens=999) == 2 * 50
+    assert model_summary_tokens("fuse these summaries", produced_tokens=321) == 321
+
+
+# ----- honest ratios --------------------------------------------------------------------------------
+
+def _result(name: str, cost: float, peak: float) -> Any:
+    sim = StrategySimulation(name, 1.0, 0.0)
+    return sim.result(Recovery(pruned=0, recoverable=0, truncated=0)).model_copy(
+        update={"total_cost": cost, "peak_context_tokens": peak})
+
+
+def test_ratios_are_against_the_cheapest_runnable_strategy_that_is_not_condense() -> None:
+    results = with_ratios([_result("none", 10.0, 300), _result("masking", 8.0, 150), _result("pi", 9.0, 120),
+                           _result("condense", 2.0, 90)], window=200, condense={"condense"})
+    by_name = {r.name: r for r in results}
+    assert not by_name["none"].can_run and by_name["masking"].can_run
+    assert by_name["condense"].ratio_to_baseline == pytest.approx(2.0 / 8.0)
+    assert by_name["none"].ratio_to_none == 1.0 and by_name["masking"].ratio_to_baseline == 1.0
 
 
 # ----- recovery -------------------------------------------------------------------------------------
@@ -322,7 +517,8 @@ def test_with_a_cold_cache_every_pruning_strategy_is_cheaper_than_keeping_everyt
 def test_the_report_prints_a_row_per_strategy_and_the_chart_is_valid_svg() -> None:
     results = _simulate(_session(turns=12, output_chars=500, gap_ms=1000), ttl_ms=5 * MINUTE)
     report = SessionReport(session="/x/s.jsonl", tokenizer="chars/1", pricing="test-model",
-                           pricing_forced=False, cache_ttl_ms=5 * MINUTE, context_window=60_000,
+                           pricing_forced=False, cache_model="anthropic", cache_ttl_ms=5 * MINUTE,
+                           context_window=60_000, baseline="none",
                            miss_rate=MissRate(misses=1, firsts=4),
                            unpriced_requests=0, calibration=None, strategies=list(results.values()))
     text = format_report(report)

@@ -103,9 +103,10 @@ def test_print_mode_demo_then_show_context_and_continue(tmp_path: Path) -> None:
     context = json.loads(run_cli("context", path, "--json", cwd=tmp_path).stdout)
     last_reply = max(i for i, m in enumerate(context) if m["role"] == "assistant")
     assert context[0]["role"] == "user" and "(demo task 1/6 done)" in context[last_reply]["content"][0]["text"]
-    # the final reply flushed the task's tool work: its summaries are the last thing the model will read
-    after = context[last_reply + 1:]
-    assert after and all("Summarized tool refs" in m["content"][0]["text"] for m in after)
+    # the final reply flushed the task's tool work: the closed task is now one compressed chain of its
+    # summaries, just before the reply (rolling_window 0)
+    chain = context[last_reply - 1]["content"][0]["text"]
+    assert chain.startswith("<compressed-chain") and "`t1`" in chain
     for n in range(2, 6):
         more = run_cli("-p", f"task {n}", "--continue", cwd=tmp_path)
         assert more.returncode == 0, more.stderr

@@ -62,7 +62,7 @@ async def test_final_reply_flushes_and_the_next_request_carries_stubs_and_the_su
     (tmp_path / "big.txt").write_text("line of a big file\n" * 300)
     fake_openai.push(tool_reply(call("read", {"path": "big.txt"}, "c1")), text_reply("read it"),
                      text_reply("next answer"))
-    host, notes = await agent(fake_openai, tmp_path)
+    host, notes = await agent(fake_openai, tmp_path, chain_compression={"rolling_window": 3})  # chain kept raw
     await host.prompt("read big.txt")
     assert notes.status["condense"].startswith("│ prune: ON · reads ")  # measured as the flush ends
     await host.prompt("and now?")

@@ -9,13 +9,12 @@ from typing import Any
 
 import pytest
 
-from condense.simulate import STRATEGIES
+from condense.simulate import ANTHROPIC_EDITS, CONDENSE_STRATEGIES, STRATEGIES
 from pi_tui.cli import main
 from pi_tui.session.store import Session
 from tests.conftest import corpus_path
 
 SVG = "{http://www.w3.org/2000/svg}"
-CONDENSE_STRATEGIES = ("every-turn", "condense", "condense-no-chains", "condense-group-batches")
 
 
 def _usage(prompt: int, cached: int) -> dict[str, Any]:
@@ -73,13 +72,15 @@ def test_whatif_prints_a_table_row_per_strategy_and_the_calibration(
     out = capsys.readouterr().out
     lines = out.splitlines()
     header = next(line for line in lines if line.startswith("strategy"))
-    columns = ("requests", "mean ctx", "peak ctx", "cache hit", "busts", "total $", "vs none", "recoverable")
+    columns = ("requests", "mean ctx", "peak ctx", "cache hit", "busts", "total $", "prefix $", "vs base",
+               "recoverable")
     for column in columns:
         assert column in header
     rows = {line.split()[0]: line for line in lines[lines.index(header) + 1:] if line.strip()}
     assert set(STRATEGIES) <= set(rows)
     assert rows["none"].split()[1] == "16", "every recorded request is priced"
     assert "calibration" in out and "first requests after a user message" in out
+    assert "cache model anthropic" in out and "vs base: against " in out
 
 
 def test_whatif_json_holds_every_strategy_and_condense_loses_no_output(
@@ -98,6 +99,42 @@ def test_whatif_json_holds_every_strategy_and_condense_loses_no_output(
     assert results["masking"]["recovery"]["recoverable"] == 0 < results["masking"]["recovery"]["pruned"]
     assert results["every-turn"]["cache_busts"] > results["condense"]["cache_busts"]
     assert report["calibration"]["recorded_cost"] > 0 and report["miss_rate"]["firsts"] == 3
+    assert report["context_window"] == 200_000 and report["cache_model"] == "anthropic"
+    assert report["baseline"] in results and not report["baseline"].startswith("condense")
+    for result in results.values():
+        assert result["can_run"] and result["total_cost"] > 0 and result["peak_context_tokens"] > 0
+        assert result["prefix_model_cost"] > 0
+        assert result["ratio_to_baseline"] >= 1.0 or result["name"] in CONDENSE_STRATEGIES
+        assert set(result["recovery"]) == {"pruned", "recoverable", "truncated"}
+
+
+def test_whatif_baselines_the_small_session_never_triggers_leave_the_context_whole(
+        small_session: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The small session stays under 100k tokens and 120 events: Anthropic's edit and OpenHands'
+    condenser never fire, so they cost exactly what keeping everything costs."""
+    names = ",".join(["none", *ANTHROPIC_EDITS, "openhands-condenser"])
+    assert main(["whatif", str(small_session), "--json", "--strategies", names]) == 0
+    results = {s["name"]: s for s in json.loads(capsys.readouterr().out)["sessions"][0]["strategies"]}
+    for name in [*ANTHROPIC_EDITS, "openhands-condenser"]:
+        assert results[name]["total_cost"] == pytest.approx(results["none"]["total_cost"]), name
+        assert results[name]["recovery"]["pruned"] == 0
+
+
+def test_whatif_cache_model_and_ttl_change_the_price_the_way_the_provider_would(
+        small_session: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def total(*args: str) -> tuple[float, float, dict[str, Any]]:
+        assert main(["whatif", str(small_session), "--json", "--strategies", "masking", *args]) == 0
+        report = json.loads(capsys.readouterr().out)["sessions"][0]
+        row = report["strategies"][0]
+        return row["total_cost"], row["prefix_model_cost"], report
+
+    anthropic, prefix_figure, _ = total()
+    prefix, _, prefix_report = total("--cache-model", "prefix")
+    assert prefix_report["cache_model"] == "prefix" and prefix == pytest.approx(prefix_figure)
+    assert anthropic > prefix, "masking rewrites old outputs: Anthropic reads nothing past the rewrite"
+    hour, _, hour_report = total("--cache-ttl", "1h")
+    assert hour_report["cache_ttl_ms"] == 3_600_000 and "1h cache" in hour_report["pricing"]
+    assert hour > anthropic, "no request here waits 5 minutes, so 1-hour entries only cost more to write"
 
 
 def test_whatif_plot_writes_a_valid_svg_with_a_line_per_strategy(small_session: Path, tmp_path: Path,
@@ -130,7 +167,9 @@ def test_whatif_forced_pricing_prices_every_request_with_that_table(
 @pytest.mark.parametrize("args, message", [
     (["--strategies", "condense,bogus"], "--strategies: unknown bogus"),
     (["--pricing", "gpt-2"], "--pricing gpt-2: choose one of"),
-    (["--cache-ttl", "0"], "--cache-ttl"),
+    (["--cache-ttl", "0"], "--cache-ttl 0: give a duration"),
+    (["--cache-ttl", "7m"], "--cache-ttl 7m: Anthropic's cache lives 5m or 1h"),
+    (["--cache-model", "lru"], "--cache-model lru: choose one of anthropic, prefix"),
 ])
 def test_whatif_bad_options_fail_with_one_line(small_session: Path, capsys: pytest.CaptureFixture[str],
                                                args: list[str], message: str) -> None:

@@ -77,9 +77,9 @@ def _demo_crashes(tmp: Path, tasks: int, chosen: list[tuple[int, str]], continue
 
 
 def test_kill_during_the_first_demo_task_at_every_write(tmp_path: Path) -> None:
-    """Fast variant: every write of one demo task (two summaries, their index records, the frontier)."""
+    """Fast variant: every write of one demo task (its summary, the index records, the frontier)."""
     _, ref = _reference_run(tmp_path / "reference", demo_runs(1))
-    assert ref.summaries >= 2 and ref.writes >= 15
+    assert ref.summaries >= 1 and len(ref.index_writes) >= 2 and ref.writes >= 15
     tally = _demo_crashes(tmp_path, 1, points(range(1, ref.writes + 1)), continue_every=10)
     print(tally.line("demo, 1 task"))
     assert tally.kills == ref.writes

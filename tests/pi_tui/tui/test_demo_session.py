@@ -12,10 +12,12 @@ import tomllib
 
 from textual.widgets import Markdown
 
+from condense.config import CondenseConfig
 from pi_tui.paths import settings_file
 from pi_tui.screens.form import SettingsFormScreen
 from pi_tui.screens.pruner_tree import PrunerTreeScreen
 from pi_tui.screens.text_view import TextViewScreen
+from pi_tui.settings import load_settings
 from pi_tui.widgets.assistant import AssistantBlock
 from pi_tui.widgets.blocks import AssistantText, SummaryBlock
 from pi_tui.widgets.tool_card import ToolCard
@@ -57,7 +59,9 @@ async def test_a_prompt_plays_a_task_with_cards_a_streamed_reply_and_a_flush(mak
 
 
 async def test_pruner_tree_lists_the_calls_and_opens_outputs_and_summaries(make_app, send, wait) -> None:
-    app = make_app()
+    # every turn of demo task 1 summarised, its chain kept raw: the tree the assertions below walk
+    condense = CondenseConfig(min_batch_chars=1000, chain_compression={"rolling_window": 3})
+    app = make_app(settings=load_settings().settings.model_copy(update={"condense": condense}))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait(pilot)
         await send(pilot, "fix the failing test")
