@@ -20,6 +20,7 @@ def litellm_summarizer(model: str, **completion_args: Any) -> Callable[[str], Aw
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # never wait on the network to import
         import litellm
 
+        litellm.suppress_debug_info = True  # its "Give Feedback" banner would land in the agent's stdout
         response = await litellm.acompletion(model=model, messages=[{"role": "user", "content": prompt}],
                                              **completion_args)
         return response.choices[0].message.content or ""

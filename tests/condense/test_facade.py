@@ -48,12 +48,17 @@ async def anthropic_run(condenser: AnthropicCondenser, turns: int = 3) -> None:
     await condenser.add([{"role": "assistant", "content": [{"type": "text", "text": "Fixed."}]}])
 
 
+# The rolling window keeps the newest finished task raw, so its outputs show as stubs followed by the
+# summaries (the default window of 0 compresses the task into one block at once, as docs/LIBRARY.md shows).
+STUBS = {"chain_compression": {"rolling_window": 3}}
+
+
 def texts(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
 async def test_openai_history_is_flushed_by_the_final_reply_and_rendered_pruned() -> None:
-    condenser = OpenAICondenser()
+    condenser = OpenAICondenser(config=STUBS)
     await openai_run(condenser)
     request = condenser.messages()
     tools = [m["content"] for m in request if m["role"] == "tool"]
@@ -87,7 +92,7 @@ async def test_openai_query_tool_answers_with_the_original_output() -> None:
 
 
 async def test_anthropic_history_is_flushed_and_rendered_with_results_and_summaries_as_user_content() -> None:
-    condenser = AnthropicCondenser()
+    condenser = AnthropicCondenser(config=STUBS)
     await anthropic_run(condenser)
     await condenser.add([{"role": "user", "content": "and the tests?"}])
     request = condenser.messages()
@@ -129,7 +134,7 @@ async def test_summaries_come_from_the_agents_function_sync_or_async() -> None:
         return write(prompt)
 
     for summarize in (write, write_async):
-        condenser = OpenAICondenser(summarizer=summarize)
+        condenser = OpenAICondenser(summarizer=summarize, config=STUBS)
         await openai_run(condenser, turns=1)
         assert "return process(event)" in prompts[-1]
         assert "read a handler module" in texts(condenser.messages()[-1])
