@@ -7,7 +7,9 @@ restart may lose without harm (the pending queue, the budget trigger's last frac
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -16,8 +18,8 @@ from typing import Any
 from condense.budget import should_budget_flush, should_delta_flush, usage_fraction
 from condense.capture import capture_batch, records_for_keys, without_protected
 from condense.chains import (
+    ChainPhase,
     ChainRegistry,
-    apply_chain_compressions,
     branch_messages,
     compress_eligible,
     detect_chains,
@@ -31,14 +33,14 @@ from condense.frontier import trim_batch
 from condense.grace import in_grace_recovery_keys
 from condense.host import Host
 from condense.index import ToolCallIndexer
-from condense.measure import model_chars
+from condense.measure import estimate_from_chars
 from condense.messages import tool_calls
 from condense.metrics import ContextMetrics, compute_context_metrics
 from condense.protect import is_protected
 from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_NAME, QUERY_TOOL_PARAMETERS, run_query
 from condense.records import FLUSH_METRICS, SUMMARY, Batch, SummaryRef
 from condense.render.orphans import sweep_dedup_key, sweep_detail
-from condense.render.pipeline import RenderOptions, prune_messages
+from condense.render.pipeline import IncrementalRender, RenderOptions, prune_messages
 from condense.render.stub import StubMemo
 from condense.spill import spill_oversized_batch, spill_record
 from condense.stats import PruneStats, status_line, status_text
@@ -73,7 +75,9 @@ class CondenseEngine:
         self._cancel = _Cancel()
         self._reclaim_version = -1
         self._stub_memo = StubMemo()
+        self._renderer = IncrementalRender()
         self._config_version = 0
+        self.check_renders = os.environ.get("CONDENSE_CHECK_RENDERS") == "1"
 
     # ----- protection -------------------------------------------------------------------------
 
@@ -95,6 +99,7 @@ class CondenseEngine:
         self.previous_fraction = None
         self._reclaim_version = -1
         self._stub_memo = StubMemo()  # the index was rebuilt: no decision carries over
+        self._renderer = IncrementalRender()
         self.rearmed = self._probe_rearm()
         self.update_status()
 
@@ -288,30 +293,53 @@ class CondenseEngine:
     # ----- rendering --------------------------------------------------------------------------
 
     def render(self, messages: list[Any]) -> list[Any]:
-        """The `context` transform; the same list object when pruning is off or changes nothing."""
+        """The `context` transform; the same list object when pruning is off or changes nothing. Each
+        request renders only what changed since the previous one (`IncrementalRender`)."""
         if not self.config.enabled:
             return messages
-        out = prune_messages(messages, self.index, self._render_options())
+        options = self._render_options()
+        key = (options.version, self.chains.version if options.chains is not None else None)
+        out = self._renderer.render(messages, self.index, options, key)
+        if self.check_renders:
+            out = self._checked(messages, out, options)
         if out is not messages and self._reclaim_version != len(self.index):
             self._reclaim_version = len(self.index)
-            # what the model reads (text, thinking, arguments, results): a walk over the blocks, where
-            # serialising the whole unpruned context would cost seconds with a 10 MB output in it
-            self.stats.set_live_reclaim(model_chars(messages), model_chars(out))
+            # what the model reads (text, thinking, arguments, results), counted as the history grows,
+            # where serialising the whole unpruned context would cost seconds with a 10 MB output in it
+            self.stats.set_live_reclaim(*self._renderer.model_chars())
             self.update_status()
+        return out
+
+    def rendered_tokens(self) -> int:
+        """Estimated tokens of the last render (what the model reads, plus the system prompt)."""
+        return estimate_from_chars(self._renderer.model_chars()[1])
+
+    def full_render(self, messages: list[Any]) -> list[Any]:
+        """The reference render: every phase over every message, nothing reused from an earlier render."""
+        if not self.config.enabled:
+            return messages
+        return prune_messages(messages, self.index, self._render_options())
+
+    def _checked(self, messages: list[Any], out: list[Any], options: RenderOptions) -> list[Any]:
+        """Debug mode (CONDENSE_CHECK_RENDERS=1): the incremental render against the full one; a
+        difference is logged, and the full render is what the model gets."""
+        full = prune_messages(messages, self.index, options)
+        if json.dumps(full) != json.dumps(out):
+            log.error("condense: the incremental render differs from the full render (%d messages)",
+                      len(messages))
+            self._renderer.reset()
+            return full
         return out
 
     def _render_options(self) -> RenderOptions:
         purge = self.config.purge_errors
         chains = self.config.chain_compression
-        phase3 = self._apply_chains if chains.enabled and len(self.chains) else None
+        phase3 = (ChainPhase(self.chains, self.index, chains.strip_final_assistant_thinking, self.diagnostics)
+                  if chains.enabled and len(self.chains) else None)
         version = (len(self.index), self.index.next_ref_number, self._config_version)
         return RenderOptions(self.is_protected, self.config.recovery_grace_turns, purge.enabled,
                              purge.cooldown_turns, purge.min_arg_chars, self._report_orphans, phase3,
                              self._stub_memo, version)
-
-    def _apply_chains(self, messages: list[Any]) -> list[Any]:
-        return apply_chain_compressions(messages, self.chains, self.index, diagnostics=self.diagnostics,
-                                        strip_final_thinking=self.config.chain_compression.strip_final_assistant_thinking)
 
     def _report_orphans(self, swept: list[str]) -> None:
         self.diagnostics.report("orphan-sweep", sweep_dedup_key(swept), sweep_detail(swept))

@@ -49,8 +49,12 @@ def model_chars(messages: list[Any]) -> int:
     return total
 
 
+def estimate_from_chars(chars: int) -> int:
+    return round(chars / CHARS_PER_TOKEN) + SYSTEM_TOKENS
+
+
 def estimate_tokens(messages: list[Any]) -> int:
-    return round(model_chars(messages) / CHARS_PER_TOKEN) + SYSTEM_TOKENS
+    return estimate_from_chars(model_chars(messages))
 
 
 def tool_result_chars(messages: list[Any]) -> int:

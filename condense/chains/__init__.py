@@ -17,6 +17,8 @@ from condense.chains.detect import (
 from condense.chains.model import ChainEntry, ChainRange, ChainRegistry
 from condense.chains.placeholders import substitute_block_refs
 from condense.chains.render import (
+    ChainPhase,
+    ChainTail,
     apply_chain_compressions,
     chain_body,
     is_per_batch_summary,
@@ -29,8 +31,10 @@ from condense.chains.select import select_eligible
 
 __all__ = [
     "ChainEntry",
+    "ChainPhase",
     "ChainRange",
     "ChainRegistry",
+    "ChainTail",
     "CompressResult",
     "RangeFuser",
     "Skipped",

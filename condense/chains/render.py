@@ -162,18 +162,60 @@ class _Plan:
     dropped_bare: set[str] = field(default_factory=set)
 
 
+@dataclass
+class ChainTail:
+    """What phase 3 decided that also holds for messages appended after the pass, so a growing
+    conversation renders its new messages alone. Ranges are found by timestamp, so a new message at one
+    of the entries' boundary timestamps (or a synthetic message already in the input) can change them:
+    then `extend` answers None and the whole pass must run again."""
+
+    watched: set[int]
+    dropped_keys: set[str] = field(default_factory=set)
+    dropped_bare: set[str] = field(default_factory=set)
+
+    def extend(self, suffix: Sequence[dict[str, Any]]) -> list[Any] | None:
+        for message in suffix:
+            role = message.get("role")
+            if role in ("user", "assistant") and result_timestamp_of(message.get("timestamp")) in self.watched:
+                return None
+            if role == "user" and _synthetic_block_id(message) is not None:
+                return None
+        return [m for m in suffix
+                if not (is_per_batch_summary(m) and summary_overlaps_dropped(m, self.dropped_keys, self.dropped_bare))]
+
+
+@dataclass(frozen=True)
+class ChainPhase:
+    """Phase 3 of the render pipeline over one registry; call it on messages, or `run` it for the tail."""
+
+    registry: ChainSource
+    index: SummarySource
+    strip_final_thinking: bool
+    diagnostics: Reporter | None = None
+
+    def __call__(self, messages: list[Any]) -> list[Any]:
+        return self.run(messages)[0]
+
+    def run(self, messages: list[Any]) -> tuple[list[Any], ChainTail]:
+        entries = self.registry.entries()
+        tail = ChainTail({stamp for entry in entries
+                          for stamp in (entry.start_user_timestamp, entry.final_assistant_timestamp)
+                          if stamp is not None})
+        if not entries:
+            return messages, tail
+        applied = _accept(messages, entries, self.diagnostics)
+        if not applied:
+            return messages, tail
+        plan = _plan(messages, applied, self.diagnostics)
+        tail.dropped_keys, tail.dropped_bare = plan.dropped_keys, plan.dropped_bare
+        return _emit(messages, plan, self.registry, self.index, self.strip_final_thinking), tail
+
+
 def apply_chain_compressions(messages: list[Any], registry: ChainSource, index: SummarySource, *,
                              strip_final_thinking: bool, diagnostics: Reporter | None = None) -> list[Any]:
     """Render every compressed chain of `registry` into `messages`; the very same list when nothing
     changes (no entries, none resolved, or all already rendered)."""
-    entries = registry.entries()
-    if not entries:
-        return messages
-    applied = _accept(messages, entries, diagnostics)
-    if not applied:
-        return messages
-    plan = _plan(messages, applied, diagnostics)
-    return _emit(messages, plan, registry, index, strip_final_thinking)
+    return ChainPhase(registry, index, strip_final_thinking, diagnostics)(messages)
 
 
 def _accept(messages: Sequence[dict[str, Any]], entries: Sequence[ChainEntry],
@@ -272,18 +314,18 @@ def _synthetic(item: _Applied, registry: ChainSource, index: SummarySource) -> d
     return synthetic_chain_message(item.entry, body, item.protected_outputs)
 
 
+def _synthetic_block_id(message: dict[str, Any]) -> str | None:
+    """The block id of a user message that is a rendered `<compressed-chain>`, else None."""
+    content = message.get("content")
+    if isinstance(content, list):
+        content = content_text(content[:1])
+    match = _SYNTHETIC_ID.match(content) if isinstance(content, str) else None
+    return match.group(1) if match else None
+
+
 def _rendered_block_ids(messages: Sequence[dict[str, Any]]) -> set[str]:
-    found: set[str] = set()
-    for message in messages:
-        if message.get("role") != "user":
-            continue
-        content = message.get("content")
-        if isinstance(content, list):
-            content = content_text(content[:1])
-        match = _SYNTHETIC_ID.match(content) if isinstance(content, str) else None
-        if match:
-            found.add(match.group(1))
-    return found
+    return {block for message in messages
+            if message.get("role") == "user" and (block := _synthetic_block_id(message)) is not None}
 
 
 def _report(diagnostics: Reporter | None, kind: DiagnosticKind, key: str, detail: str) -> None:

@@ -1,14 +1,22 @@
-"""The render pipeline, in the order the design fixes: stubs, error purge, chain ranges, orphan sweep."""
+"""The render pipeline, in the order the design fixes: stubs, error purge, chain ranges, orphan sweep.
+
+`prune_messages` is the full render, the reference. `IncrementalRender` gives the same bytes for a
+conversation that grew since its previous render by rendering only the new messages; whatever could
+change the rendering of earlier messages sends it back to the full render.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from operator import is_
 from typing import Any
 
-from condense.grace import in_grace_recovery_keys
-from condense.render.orphans import sweep_orphans
-from condense.render.purge import purge_errored_args
+from condense.chains.render import ChainPhase, ChainTail
+from condense.grace import RecoveryAges
+from condense.measure import model_chars
+from condense.render.orphans import OrphanScan, without_positions
+from condense.render.purge import ErroredCalls, purge_errored_args, purge_message
 from condense.render.stub import StubIndex, StubMemo, replace_stubs
 
 IsProtected = Callable[[str, dict[str, Any]], bool]
@@ -29,15 +37,130 @@ class RenderOptions:
     version: object = None
 
 
-def prune_messages(messages: list[Any], index: StubIndex, options: RenderOptions) -> list[Any]:
-    """What the model sees; the very same list when nothing changes."""
-    grace = in_grace_recovery_keys(messages, options.grace_turns) if options.grace_turns > 0 else set()
+@dataclass
+class _Pass:
+    """One render and the state its phases end in, from which the next messages continue."""
+
+    inputs: list[Any]
+    out: list[Any]
+    ages: RecoveryAges
+    grace: set[str]
+    errored: ErroredCalls
+    purged: dict[int, frozenset[str]]  # errored calls past their cool-down -> the failed ids they had
+    chains: ChainTail | None
+    orphans: OrphanScan
+    swept: list[str] = field(default_factory=list)
+
+
+def _cooled(errored: ErroredCalls, options: RenderOptions) -> dict[int, frozenset[str]]:
+    if not options.purge_enabled:
+        return {}
+    return {position: frozenset(ids) for position, (turn, ids) in errored.errored.items()
+            if errored.turns - turn >= options.purge_cooldown_turns}
+
+
+def _full_pass(messages: list[Any], index: StubIndex, options: RenderOptions) -> _Pass:
+    ages = RecoveryAges()
+    ages.feed(messages)
+    grace = ages.in_grace(options.grace_turns)
     out = replace_stubs(messages, index, options.is_protected, grace, options.memo, options.version)
+    errored = ErroredCalls()
+    errored.feed(out)
     out = purge_errored_args(out, enabled=options.purge_enabled, cooldown_turns=options.purge_cooldown_turns,
                              min_arg_chars=options.purge_min_arg_chars)
-    if options.chains is not None:
+    tail = None
+    if isinstance(options.chains, ChainPhase):
+        out, tail = options.chains.run(out)
+    elif options.chains is not None:
         out = options.chains(out)
-    out, swept = sweep_orphans(out)
+    orphans = OrphanScan()
+    swept_at = orphans.feed(out)
+    swept = [str(out[i].get("toolCallId")) for i in swept_at]
     if swept:
+        out = without_positions(out, swept_at)
         options.report_orphans(swept)
-    return out
+    return _Pass(messages, out, ages, grace, errored, _cooled(errored, options), tail, orphans, swept)
+
+
+def prune_messages(messages: list[Any], index: StubIndex, options: RenderOptions) -> list[Any]:
+    """What the model sees; the very same list when nothing changes."""
+    return _full_pass(messages, index, options).out
+
+
+class IncrementalRender:
+    """Renders request n from request n-1's pass when the conversation only grew in between and the
+    index, settings and chain registry are the same (`key`): the earlier messages render as before, so
+    only the new ones go through the phases, carrying each phase's state from where the last pass
+    ended. A grace window that closed, a failed call whose cool-down just ended with arguments to
+    shrink, or a new message at a chain boundary could change earlier messages: one full render then."""
+
+    def __init__(self) -> None:
+        self._last: _Pass | None = None
+        self._key: object = None
+        self._chars: tuple[int, int] | None = None  # model_chars of the last inputs and output
+
+    def reset(self) -> None:
+        self._last = None
+
+    def render(self, messages: list[Any], index: StubIndex, options: RenderOptions, key: object) -> list[Any]:
+        last = self._last
+        grown = None
+        if last is not None and key == self._key and _extends(messages, last.inputs):
+            grown = self._extend(last, messages, index, options)
+        if grown is None:
+            last = _full_pass(messages, index, options)
+            self._chars = None
+        else:
+            last = grown
+        # the caller's list may grow in place later: keep a copy of what was rendered
+        noop = last.out is messages
+        last.inputs = list(messages)
+        last.out = last.inputs if noop else last.out
+        self._last, self._key = last, key
+        return messages if noop else list(last.out)
+
+    def model_chars(self) -> tuple[int, int]:
+        """Characters the model would read of the last inputs unpruned, and of the last render."""
+        if self._chars is None:
+            last = self._last
+            self._chars = (model_chars(last.inputs), model_chars(last.out)) if last is not None else (0, 0)
+        return self._chars
+
+    def _extend(self, last: _Pass, messages: list[Any], index: StubIndex, options: RenderOptions,
+                ) -> _Pass | None:
+        start = len(last.inputs)
+        suffix = messages[start:]
+        last.ages.feed(suffix)
+        grace = last.ages.in_grace(options.grace_turns)
+        if grace != last.grace:
+            return None
+        new = replace_stubs(suffix, index, options.is_protected, grace, options.memo, options.version)
+        last.errored.feed(new, start)
+        purged = _cooled(last.errored, options)
+        for position, ids in purged.items():
+            if last.purged.get(position) != ids:
+                message = messages[position]  # an assistant message: stubs never replace one
+                if purge_message(message, set(ids), options.purge_min_arg_chars) is not message:
+                    return None
+        if last.chains is not None:
+            rendered = last.chains.extend(new)
+            if rendered is None:
+                return None
+            new = rendered
+        elif options.chains is not None:
+            return None  # a phase 3 that cannot say what holds for later messages
+        swept_at = last.orphans.feed(new)
+        if swept_at:
+            last.swept = last.swept + [str(new[i].get("toolCallId")) for i in swept_at]
+            new = without_positions(new, swept_at)
+            options.report_orphans(last.swept)
+        noop = last.out is last.inputs and len(new) == len(suffix) and all(map(is_, new, suffix))
+        if self._chars is not None:
+            self._chars = (self._chars[0] + model_chars(suffix), self._chars[1] + model_chars(new))
+        out = messages if noop else last.out + new
+        return _Pass(messages, out, last.ages, grace, last.errored, purged, last.chains, last.orphans, last.swept)
+
+
+def _extends(messages: list[Any], previous: list[Any]) -> bool:
+    """Whether `messages` starts with exactly the message objects of `previous` (pointer comparisons)."""
+    return len(messages) >= len(previous) and all(map(is_, messages, previous))
