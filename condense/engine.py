@@ -310,6 +310,10 @@ class CondenseEngine:
             self.update_status()
         return out
 
+    @property
+    def last_render_was_incremental(self) -> bool:
+        return self._renderer.reused
+
     def rendered_tokens(self) -> int:
         """Estimated tokens of the last render (what the model reads, plus the system prompt)."""
         return estimate_from_chars(self._renderer.model_chars()[1])

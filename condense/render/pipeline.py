@@ -98,6 +98,7 @@ class IncrementalRender:
         self._last: _Pass | None = None
         self._key: object = None
         self._chars: tuple[int, int] | None = None  # model_chars of the last inputs and output
+        self.reused = False  # whether the last render continued the one before it
 
     def reset(self) -> None:
         self._last = None
@@ -107,6 +108,7 @@ class IncrementalRender:
         grown = None
         if last is not None and key == self._key and _extends(messages, last.inputs):
             grown = self._extend(last, messages, index, options)
+        self.reused = grown is not None
         if grown is None:
             last = _full_pass(messages, index, options)
             self._chars = None

@@ -1,0 +1,43 @@
+"""The incremental render gives the model exactly what the full render would, at every request of every
+corpus session, while doing less work: most requests reuse the previous one's render."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from condense.config import CondenseConfig
+from pi_tui.replay import Replayer, output_session
+from pi_tui.session.store import Session
+from tests.conftest import corpus_path
+
+ALL_CORPUS = ("pi-large-session.jsonl", "pi-before-compaction.jsonl", "pi-compact-hooks.jsonl",
+              "pi-compaction-check.jsonl")
+
+
+@pytest.mark.parametrize("name", ALL_CORPUS)
+def test_every_request_of_a_corpus_session_renders_as_the_full_render(name: str, tmp_path: Path) -> None:
+    corpus_file = corpus_path(name)
+    source = Session.open(corpus_file)
+    replayer: Replayer | None = None
+    compared = reused = 0
+
+    def on_render(messages: list[Any], rendered: list[Any]) -> None:
+        nonlocal compared, reused
+        assert replayer is not None
+        full = replayer.engine.full_render(messages)
+        assert json.dumps(rendered) == json.dumps(full), f"request {replayer.requests} of {corpus_file.name}"
+        assert (rendered is messages) == (full is messages)
+        compared += 1
+        reused += replayer.engine.last_render_was_incremental
+
+    config = CondenseConfig(summarizer_model="extractive")
+    replayer = Replayer(source, output_session(source, tmp_path / "out.jsonl"), config, 200_000, on_render)
+    report = asyncio.run(replayer.run())
+    assert compared == report.requests > 200
+    assert report.summaries > 0
+    assert reused > compared / 2, f"only {reused} of {compared} requests reused the previous render"
