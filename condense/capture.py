@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from condense.messages import content_text, tool_calls
-from condense.occurrence import result_timestamp_of
+from condense.occurrence import occ_key, result_timestamp_of
 from condense.records import Batch, ToolCallRecord
 
 NO_RESULT = "(no result)"
@@ -100,17 +100,22 @@ def _turns(branch: list[dict[str, Any]]) -> list[_Turn]:
 
 
 def capture_unindexed(branch: list[dict[str, Any]], is_summarized: IsSummarized,
-                      is_protected: IsProtected) -> list[Batch]:
-    """The rescan: every finished, unprotected, not yet summarised call on the branch, batched per turn."""
+                      is_protected: IsProtected, from_turn: int = 0) -> list[Batch]:
+    """The rescan: every finished, unprotected, not yet summarised call on the branch, batched per turn,
+    from turn `from_turn` on (a flush has nothing left to do before its frontier's turn). Records are
+    only built for calls still to summarise: a long session has thousands of summarised ones."""
     batches: list[Batch] = []
     for turn in _turns(branch):
+        if turn.turn_index < from_turn:
+            continue
         records = []
         for call in tool_calls(turn.message):
             result = turn.results.get(str(call.get("id")))
-            if result is None:
+            if result is None or is_summarized(occ_key(str(call.get("id", "")),
+                                                       result_timestamp_of(result.get("timestamp")))):
                 continue
             record = _record(call, result, turn.turn_index, turn.timestamp)
-            if is_summarized(record.key) or is_protected(record.tool_name, record.args):
+            if is_protected(record.tool_name, record.args):
                 continue
             records.append(record)
         if records:

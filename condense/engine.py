@@ -18,11 +18,11 @@ from typing import Any
 from condense.budget import should_budget_flush, should_delta_flush, usage_fraction
 from condense.capture import capture_batch, records_for_keys, without_protected
 from condense.chains import (
+    ChainDetector,
     ChainPhase,
     ChainRegistry,
     branch_messages,
     compress_eligible,
-    detect_chains,
     with_closing_message,
 )
 from condense.config import CondenseConfig
@@ -33,7 +33,7 @@ from condense.frontier import trim_batch
 from condense.grace import in_grace_recovery_keys
 from condense.host import Host
 from condense.index import ToolCallIndexer
-from condense.measure import estimate_from_chars
+from condense.measure import Sizes, estimate_from_chars
 from condense.messages import tool_calls
 from condense.metrics import ContextMetrics, compute_context_metrics
 from condense.protect import is_protected
@@ -76,6 +76,8 @@ class CondenseEngine:
         self._reclaim_version = -1
         self._stub_memo = StubMemo()
         self._renderer = IncrementalRender()
+        self._sizes = Sizes()  # per entry, for the flush metrics of an ever longer branch
+        self._chain_detector = ChainDetector()
         self._config_version = 0
         self.check_renders = os.environ.get("CONDENSE_CHECK_RENDERS") == "1"
 
@@ -100,6 +102,7 @@ class CondenseEngine:
         self._reclaim_version = -1
         self._stub_memo = StubMemo()  # the index was rebuilt: no decision carries over
         self._renderer = IncrementalRender()
+        self._chain_detector = ChainDetector()
         self.rearmed = self._probe_rearm()
         self.update_status()
 
@@ -241,8 +244,9 @@ class CondenseEngine:
                          preview_bytes=self.config.spill_preview_bytes, blobs_dir=blobs) if blobs else None)
         fuse = self.summarizer if self.config.chain_compression.fuse_range_summary else None
         try:
+            chains = self._chain_detector.detect(messages, self.is_protected, self._config_version)
             result = await compress_eligible(
-                detect_chains(messages, self.is_protected), keep, messages=messages, registry=self.chains,
+                chains, keep, messages=messages, registry=self.chains,
                 index=self.index, append=self.host.append_entry, compressed_at=self._now_marker(),
                 grace_keys=in_grace_recovery_keys(messages, self.config.recovery_grace_turns), fuser=fuse,
                 signal=self._cancel, spill=spill, diagnostics=self.diagnostics, stats=self.stats)
@@ -280,7 +284,7 @@ class CondenseEngine:
 
     def context_metrics(self) -> ContextMetrics:
         return compute_context_metrics(self.host.branch(), self.flusher.frontier, self.index.is_summarized,
-                                       self.is_protected)
+                                       self.is_protected, self._sizes)
 
     def _now_marker(self) -> int:
         """The newest message time on the branch: deterministic, unlike the wall clock."""

@@ -62,7 +62,8 @@ class Flusher:
 
     def collect(self, is_protected: Callable[[str, dict[str, Any]], bool]) -> list[Batch]:
         """Everything pending on the branch past the frontier, grouped as the batching mode says."""
-        batches = capture_unindexed(self.host.branch(), self.index.is_summarized, is_protected)
+        start = self.frontier.last_attempted_turn_index if self.frontier is not None else 0
+        batches = capture_unindexed(self.host.branch(), self.index.is_summarized, is_protected, start)
         trimmed = [b for b in (trim_batch(batch, self.frontier, self.index.is_summarized) for batch in batches) if b]
         if self.batch_filter is not None:
             trimmed = [b for b in trimmed if self.batch_filter(b)]

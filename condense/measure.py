@@ -9,6 +9,7 @@ and tool definitions per request.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 CHARS_PER_TOKEN = 3.0
@@ -31,6 +32,38 @@ def _block_chars(block: Any) -> int:
 def json_chars(value: Any) -> int:
     """Length of `value` as compact JSON (JavaScript's JSON.stringify): the unit of sizes and thresholds."""
     return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
+
+
+class Sizes:
+    """A size of values (`json_chars` by default) remembered by the identity of an owner object that is
+    never mutated in place (a session entry, a message), so a figure over a whole branch that grew since
+    the last time costs a lookup per message and a measurement per new one."""
+
+    def __init__(self, measure: Callable[[Any], int] = json_chars) -> None:
+        self._measure = measure
+        self._sizes: dict[int, tuple[Any, int]] = {}
+
+    def of(self, value: Any, owner: Any = None) -> int:
+        owner = value if owner is None else owner
+        known = self._sizes.get(id(owner))
+        if known is not None and known[0] is owner:
+            return known[1]
+        size = self._measure(value)
+        self._sizes[id(owner)] = (owner, size)
+        return size
+
+    def total(self, values: list[Any]) -> int:
+        return sum(map(self.of, values))
+
+    def forget_all_but(self, *groups: list[Any]) -> None:
+        """Drop what no longer matters (renders replaced since), so memory follows the session's size."""
+        self._sizes = {id(v): known for group in groups for v in group
+                       if (known := self._sizes.get(id(v))) is not None and known[0] is v}
+
+
+def message_chars(message: Any) -> int:
+    """Characters of everything the model reads in one message."""
+    return model_chars([message])
 
 
 def model_chars(messages: list[Any]) -> int:

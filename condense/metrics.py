@@ -21,7 +21,7 @@ from typing import Any
 
 from condense.capture import call_args, entry_ms
 from condense.frontier import Frontier
-from condense.measure import json_chars
+from condense.measure import Sizes, json_chars
 from condense.messages import tool_calls
 from condense.occurrence import bare_id, message_key
 from condense.stats import format_compact_count
@@ -69,17 +69,22 @@ def _custom_message(entry: dict[str, Any]) -> dict[str, Any]:
     return message
 
 
-def _branch_messages(branch_entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _branch_messages(branch_entries: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The messages the branch keeps in context: `message` entries, and `custom_message` entries (the
-    pruner's own summaries among them), which count toward the whole but never start or join a chain."""
+    pruner's own summaries among them), which count toward the whole but never start or join a chain;
+    and the entry each comes from."""
     messages: list[dict[str, Any]] = []
+    owners: list[dict[str, Any]] = []
     for entry in branch_entries:
         kind = entry.get("type")
         if kind == "message" and isinstance(entry.get("message"), dict):
             messages.append(entry["message"])
         elif kind == "custom_message":
             messages.append(_custom_message(entry))
-    return messages
+        else:
+            continue
+        owners.append(entry)
+    return messages, owners
 
 
 def _is_text_only_assistant(message: dict[str, Any]) -> bool:
@@ -118,8 +123,7 @@ def _chain_spans(messages: list[dict[str, Any]]) -> Iterator[tuple[int, int]]:
             start = None
 
 
-def _largest_chain_share(messages: list[dict[str, Any]], open_start: int) -> int:
-    sizes = [json_chars(message) for message in messages]
+def _largest_chain_share(messages: list[dict[str, Any]], sizes: list[int], open_start: int) -> int:
     largest_chain = max((sum(sizes[first : last + 1]) for first, last in _chain_spans(messages)), default=0)
     return _percent(max(largest_chain, sum(sizes[open_start:])), sum(sizes))
 
@@ -146,7 +150,7 @@ def _frontier_boundary(messages: list[dict[str, Any]],
     return assistants[turn] + 1, turn_end, frozenset(ids[: found + 1])
 
 
-def _frontier_gap_tokens(messages: list[dict[str, Any]], frontier: Frontier | None,
+def _frontier_gap_tokens(messages: list[dict[str, Any]], sizes: list[int], frontier: Frontier | None,
                          is_summarized: IsSummarized, is_protected: IsProtected) -> int:
     scan_from, turn_end, attempted = _frontier_boundary(messages, frontier)
     latest_args: dict[str, dict[str, Any]] = {}  # per id, the arguments of its nearest preceding call
@@ -164,22 +168,26 @@ def _frontier_gap_tokens(messages: list[dict[str, Any]], frontier: Frontier | No
             continue
         if is_protected(str(message.get("toolName", "")), latest_args.get(call_id, {})):
             continue
-        tokens += _tokens(json_chars(message))
+        tokens += _tokens(sizes[position])
     return tokens
 
 
 def compute_context_metrics(branch_entries: list[dict[str, Any]], frontier: Frontier | None,
-                            is_summarized: IsSummarized, is_protected: IsProtected) -> ContextMetrics:
+                            is_summarized: IsSummarized, is_protected: IsProtected,
+                            sizes: Sizes | None = None) -> ContextMetrics:
     """The three metrics of the branch (session entries, root to leaf). Turn indexes count every
-    assistant message from 0, as capture does, so the frontier's turn is found where the flush left it."""
-    messages = _branch_messages(branch_entries)
+    assistant message from 0, as capture does, so the frontier's turn is found where the flush left it.
+    `sizes` remembers each entry's size from one flush to the next (a fresh one measures everything)."""
+    messages, owners = _branch_messages(branch_entries)
     if not messages:
         return ContextMetrics()
+    sizes = sizes or Sizes()
+    measured = [sizes.of(message, entry) for message, entry in zip(messages, owners, strict=True)]
     open_start = _open_segment_start(messages)
     return ContextMetrics(
         open_cycle_thinking_tokens=_tokens(_thinking_chars(messages[open_start:])),
-        largest_chain_share_pct=_largest_chain_share(messages, open_start),
-        frontier_gap_tokens=_frontier_gap_tokens(messages, frontier, is_summarized, is_protected),
+        largest_chain_share_pct=_largest_chain_share(messages, measured, open_start),
+        frontier_gap_tokens=_frontier_gap_tokens(messages, measured, frontier, is_summarized, is_protected),
     )
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from condense.chains.render import ChainPhase, ChainTail
 from condense.grace import RecoveryAges
-from condense.measure import model_chars
+from condense.measure import Sizes, message_chars
 from condense.render.orphans import OrphanScan, without_positions
 from condense.render.purge import ErroredCalls, purge_errored_args, purge_message
 from condense.render.stub import StubIndex, StubMemo, replace_stubs
@@ -98,6 +98,7 @@ class IncrementalRender:
         self._last: _Pass | None = None
         self._key: object = None
         self._chars: tuple[int, int] | None = None  # model_chars of the last inputs and output
+        self._sizes = Sizes(message_chars)
         self.reused = False  # whether the last render continued the one before it
 
     def reset(self) -> None:
@@ -125,7 +126,10 @@ class IncrementalRender:
         """Characters the model would read of the last inputs unpruned, and of the last render."""
         if self._chars is None:
             last = self._last
-            self._chars = (model_chars(last.inputs), model_chars(last.out)) if last is not None else (0, 0)
+            if last is None:
+                return 0, 0
+            self._sizes.forget_all_but(last.inputs, last.out)
+            self._chars = (self._sizes.total(last.inputs), self._sizes.total(last.out))
         return self._chars
 
     def _extend(self, last: _Pass, messages: list[Any], index: StubIndex, options: RenderOptions,
@@ -158,7 +162,7 @@ class IncrementalRender:
             options.report_orphans(last.swept)
         noop = last.out is last.inputs and len(new) == len(suffix) and all(map(is_, new, suffix))
         if self._chars is not None:
-            self._chars = (self._chars[0] + model_chars(suffix), self._chars[1] + model_chars(new))
+            self._chars = (self._chars[0] + self._sizes.total(suffix), self._chars[1] + self._sizes.total(new))
         out = messages if noop else last.out + new
         return _Pass(messages, out, last.ages, grace, last.errored, purged, last.chains, last.orphans, last.swept)
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from condense.chains import ChainDetector, detect_chains
 from condense.config import CondenseConfig
 from pi_tui.replay import Replayer, output_session
 from pi_tui.session.store import Session
@@ -41,3 +42,17 @@ def test_every_request_of_a_corpus_session_renders_as_the_full_render(name: str,
     assert compared == report.requests > 200
     assert report.summaries > 0
     assert reused > compared / 2, f"only {reused} of {compared} requests reused the previous render"
+
+
+def test_chain_detection_of_a_growing_branch_equals_a_full_detection() -> None:
+    messages = Session.open(corpus_path("pi-large-session.jsonl")).messages()
+    synthetic = {"role": "user", "content": [{"type": "text", "text": '<compressed-chain id="b1" tools="">x'}],
+                 "timestamp": 5}
+    messages.insert(len(messages) // 2, synthetic)  # never a chain start: the walk does not restart there
+    detector = ChainDetector()
+    for end in range(1, len(messages) + 1, 7):
+        prefix = messages[:end]
+        assert detector.detect(prefix, None, "v1") == detect_chains(prefix), f"first {end} messages"
+    protect_bash = lambda name, args: name == "bash"  # noqa: E731
+    changed = detector.detect(messages, protect_bash, "v2")  # a new protection rule: nothing is reused
+    assert changed == detect_chains(messages, protect_bash) != detect_chains(messages)
