@@ -11,8 +11,11 @@ priced by `condense.simulate`'s prefix-cache model. This module is the host side
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
+import os
 import tempfile
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,10 +25,12 @@ from condense.simulate import (
     DEFAULT_TTL_MS,
     PRUNE_AFTER_READ,
     STRATEGIES,
+    Calibration,
     CharEncoder,
     Compaction,
     Encoder,
     Meter,
+    MissRate,
     ObservationMasking,
     PiCompaction,
     PriceTable,
@@ -50,7 +55,7 @@ from pi_tui.ai.transform import transform_messages
 from pi_tui.ai.types import ModelSpec
 from pi_tui.errors import UserError
 from pi_tui.replay import PRUNER_PREFIX, Replayer, output_session
-from pi_tui.session.context import build_context, entry_message
+from pi_tui.session.context import SessionContext, build_context, entry_message, extend_context
 from pi_tui.session.store import Session
 
 PRICING_MODELS = ("claude-opus-4-5", "claude-sonnet-4-5", "gpt-5.1-codex")
@@ -220,9 +225,16 @@ class _Run:
 
 
 def _run_recorded(run: _Run) -> Recovery:
+    """Each request carries the context of the branch before it, grown entry by entry (rebuilt only at
+    a compaction), so the whole run is linear in the session's length."""
     branch = run.recording.branch
+    context, built = SessionContext(), 0
     for number, position in enumerate(run.recording.entry_at):
-        run.request(number, build_context(branch[:position]).messages)  # type: ignore[arg-type]
+        for end in range(built + 1, position + 1):
+            if not extend_context(context, branch[end - 1]):
+                context = build_context(branch[:end])
+        built = position
+        run.request(number, list(context.messages))  # type: ignore[arg-type]
     final = build_context(branch).messages
     return check_recovery(run.recording.history, final, None)  # type: ignore[arg-type]
 
@@ -319,26 +331,85 @@ def _window_notes(results: list[StrategyResult], window: int) -> list[str]:
             if r.peak_context_tokens > window]
 
 
+@dataclass
+class _Strategies:
+    """What one process needs to run strategies of one session, built once per process: the recording,
+    and a meter whose tokenised texts are shared by the strategies that process runs."""
+
+    recording: Recording
+    options: WhatifOptions
+    window: int
+    meter: Meter
+    miss: MissRate
+
+    def run(self, name: str) -> tuple[StrategyResult, Calibration | None, Pricing]:
+        pricing = Pricing(price_table(self.options.pricing) if self.options.pricing else None)
+        run = _Run(self.recording, self.meter, pricing,
+                   StrategySimulation(name, self.meter.units_per_token, self.miss.rate, self.options.ttl_ms))
+        recovery = _dispatch(name, run, self.window)
+        calibration = calibrate(run.sim.outcomes, self.recording.requests, self.miss) if name == "recorded" else None
+        self.meter.forget_messages()
+        return run.sim.result(recovery), calibration, pricing
+
+
+_worker: _Strategies | None = None  # a worker process's own, set up by `_start_worker`
+
+
+def _start_worker(strategies: _Strategies) -> None:
+    global _worker
+    _worker = strategies
+
+
+def _run_in_worker(name: str) -> tuple[StrategyResult, Calibration | None, Pricing]:
+    assert _worker is not None
+    return _worker.run(name)
+
+
+def _workers(strategies: int) -> int:
+    """Processes worth starting: one per strategy, at most one per core this process may use."""
+    return max(1, min(strategies, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                      else os.cpu_count() or 1))
+
+
+def _run_strategies(strategies: _Strategies, progress: Progress | None,
+                    ) -> list[tuple[StrategyResult, Calibration | None, Pricing]]:
+    """Every strategy's outcome, in the order asked. Strategies are independent, so they run in
+    parallel processes where there are cores for them (forked: each starts from this process's
+    recording and tokeniser); otherwise one after the other here."""
+    names = strategies.options.strategies
+    workers = _workers(len(names))
+    if workers == 1 or not hasattr(os, "fork"):
+        outcomes = []
+        for name in names:
+            if progress is not None:
+                progress(name)
+            outcomes.append(strategies.run(name))
+        return outcomes
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
+                             initargs=(strategies,)) as pool:
+        futures = [pool.submit(_run_in_worker, name) for name in names]
+        for name in names:
+            if progress is not None:
+                progress(name)
+        return [future.result() for future in futures]
+
+
 def run_whatif(session: Session, options: WhatifOptions, encoder: Encoder | None = None,
                progress: Progress | None = None) -> SessionReport:
     recording = Recording(session, session.branch_entries())
     if not any(r.billed for r in recording.requests):
         raise UserError(f"{session.path}: no model request with recorded usage to replay")
-    pricing = Pricing(price_table(options.pricing) if options.pricing else None)
     window = context_window(recording.main_model)
     meter = Meter(encoder or default_encoder())
     miss = observed_miss_rate(recording.requests)
-    results, calibration = [], None
-    for name in options.strategies:
-        if progress is not None:
-            progress(name)
-        run = _Run(recording, meter, pricing, StrategySimulation(name, meter.units_per_token, miss.rate,
-                                                                 options.ttl_ms))
-        recovery = _dispatch(name, run, window)
-        results.append(run.sim.result(recovery))
-        if name == "recorded":
-            calibration = calibrate(run.sim.outcomes, recording.requests, miss)
-        meter.forget_messages()
+    outcomes = _run_strategies(_Strategies(recording, options, window, meter, miss), progress)
+    pricing = Pricing(price_table(options.pricing) if options.pricing else None)
+    for _, _, used in outcomes:
+        pricing.tables.update(used.tables)
+        pricing.notes += used.notes
+    results = [result for result, _, _ in outcomes]
+    calibration = next((c for _, c, _ in outcomes if c is not None), None)
     return SessionReport(
         session=str(session.path), tokenizer=meter.encoder.name, pricing=pricing.describe(),
         cache_ttl_ms=options.ttl_ms, context_window=window, miss_rate=miss,
