@@ -115,9 +115,11 @@ class IncrementalRender:
             self._chars = None
         else:
             last = grown
-        # the caller's list may grow in place later: keep a copy of what was rendered
+        # the caller's list may grow in place later: keep a copy of what was rendered (unless the one
+        # kept already holds the very same messages)
         noop = last.out is messages
-        last.inputs = list(messages)
+        if last.inputs is messages or len(last.inputs) != len(messages):
+            last.inputs = list(messages)
         last.out = last.inputs if noop else last.out
         self._last, self._key = last, key
         return messages if noop else list(last.out)
@@ -135,6 +137,9 @@ class IncrementalRender:
     def _extend(self, last: _Pass, messages: list[Any], index: StubIndex, options: RenderOptions,
                 ) -> _Pass | None:
         start = len(last.inputs)
+        if start == len(messages):
+            return _Pass(last.inputs, messages if last.out is last.inputs else last.out, last.ages, last.grace,
+                         last.errored, last.purged, last.chains, last.orphans, last.swept)
         suffix = messages[start:]
         last.ages.feed(suffix)
         grace = last.ages.in_grace(options.grace_turns)
