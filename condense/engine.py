@@ -33,9 +33,9 @@ from condense.frontier import trim_batch
 from condense.grace import in_grace_recovery_keys
 from condense.host import Host
 from condense.index import ToolCallIndexer
-from condense.measure import Sizes, estimate_from_chars
+from condense.measure import estimate_from_chars
 from condense.messages import tool_calls
-from condense.metrics import ContextMetrics, compute_context_metrics
+from condense.metrics import ContextMetrics, MetricsScan, compute_context_metrics
 from condense.protect import is_protected
 from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_NAME, QUERY_TOOL_PARAMETERS, run_query
 from condense.records import FLUSH_METRICS, SUMMARY, Batch, SummaryRef
@@ -76,7 +76,7 @@ class CondenseEngine:
         self._reclaim_version = -1
         self._stub_memo = StubMemo()
         self._renderer = IncrementalRender()
-        self._sizes = Sizes()  # per entry, for the flush metrics of an ever longer branch
+        self._metrics = MetricsScan()  # the branch as measured for the last flush's metrics
         self._chain_detector = ChainDetector()
         self._config_version = 0
         self.check_renders = os.environ.get("CONDENSE_CHECK_RENDERS") == "1"
@@ -284,7 +284,7 @@ class CondenseEngine:
 
     def context_metrics(self) -> ContextMetrics:
         return compute_context_metrics(self.host.branch(), self.flusher.frontier, self.index.is_summarized,
-                                       self.is_protected, self._sizes)
+                                       self.is_protected, self._metrics)
 
     def _now_marker(self) -> int:
         """The newest message time on the branch: deterministic, unlike the wall clock."""
