@@ -11,7 +11,7 @@ import json
 import logging
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -326,12 +326,12 @@ class CondenseEngine:
         """The reference render: every phase over every message, nothing reused from an earlier render."""
         if not self.config.enabled:
             return messages
-        return prune_messages(messages, self.index, self._render_options())
+        return prune_messages(messages, self.index, replace(self._render_options(), memo=None))
 
     def _checked(self, messages: list[Any], out: list[Any], options: RenderOptions) -> list[Any]:
         """Debug mode (CONDENSE_CHECK_RENDERS=1): the incremental render against the full one; a
         difference is logged, and the full render is what the model gets."""
-        full = prune_messages(messages, self.index, options)
+        full = prune_messages(messages, self.index, replace(options, memo=None))
         if json.dumps(full) != json.dumps(out):
             log.error("condense: the incremental render differs from the full render (%d messages)",
                       len(messages))
