@@ -54,18 +54,28 @@ Span = tuple[int, int]
 # ----- boundaries ---------------------------------------------------------------------------------
 
 
-class _Boundaries:
-    """Positions of user and assistant messages by timestamp, built once per pass."""
+class Boundaries:
+    """Positions of user and assistant messages by timestamp, and the block ids of chains already
+    rendered in the messages; grown as the conversation grows (phases 1 and 2 keep every user and
+    assistant message where it is, with its timestamp, so the raw messages give the same tables)."""
 
-    def __init__(self, messages: Sequence[dict[str, Any]]) -> None:
+    def __init__(self, messages: Sequence[dict[str, Any]] = ()) -> None:
         self.users: dict[int, list[int]] = {}
         self.assistants: dict[int, list[int]] = {}
-        for position, message in enumerate(messages):
+        self.rendered: set[str] = set()
+        self.size = 0
+        self.extend(messages)
+
+    def extend(self, messages: Sequence[dict[str, Any]]) -> None:
+        for position, message in enumerate(messages, start=self.size):
             role = message.get("role")
+            if role == "user" and (block := _synthetic_block_id(message)) is not None:
+                self.rendered.add(block)
             table = self.users if role == "user" else self.assistants if role == "assistant" else None
-            stamp = result_timestamp_of(message.get("timestamp"))
+            stamp = result_timestamp_of(message.get("timestamp")) if table is not None else None
             if table is not None and stamp is not None:
                 table.setdefault(stamp, []).append(position)
+        self.size += len(messages)
 
     def resolve(self, start_user_timestamp: int, final_assistant_timestamp: int | None) -> Span | None:
         if final_assistant_timestamp is None:
@@ -77,10 +87,19 @@ class _Boundaries:
         return starts[0], ends[0]
 
 
+@dataclass
+class ChainScan:
+    """What phase 3 keeps from one render to the next while the conversation only grows: the boundary
+    tables, and what each applied range holds (its messages cannot have changed)."""
+
+    boundaries: Boundaries = field(default_factory=Boundaries)
+    ranges: dict[tuple[str, int, int], _RangeContent] = field(default_factory=dict)
+
+
 def resolve_range(messages: Sequence[dict[str, Any]], start_user_timestamp: int,
                   final_assistant_timestamp: int | None) -> Span | None:
     """(start, end) positions of a chain, or None unless both boundaries are unique and ordered."""
-    return _Boundaries(messages).resolve(start_user_timestamp, final_assistant_timestamp)
+    return Boundaries(messages).resolve(start_user_timestamp, final_assistant_timestamp)
 
 
 # ----- message helpers ----------------------------------------------------------------------------
@@ -155,9 +174,19 @@ class _Applied:
 
 
 @dataclass
+class _RangeContent:
+    """What a range drops: result keys, call ids (seen in calls and results), and the protected outputs
+    it relocates; `mismatch` is the health-check detail when the entry recorded other ids."""
+
+    dropped_keys: set[str]
+    seen: set[str]
+    protected_outputs: list[tuple[str, str]]
+    mismatch: str | None
+
+
+@dataclass
 class _Plan:
     applied: list[_Applied]
-    inside: set[int] = field(default_factory=set)
     dropped_keys: set[str] = field(default_factory=set)
     dropped_bare: set[str] = field(default_factory=set)
 
@@ -196,19 +225,23 @@ class ChainPhase:
     def __call__(self, messages: list[Any]) -> list[Any]:
         return self.run(messages)[0]
 
-    def run(self, messages: list[Any]) -> tuple[list[Any], ChainTail]:
+    def run(self, messages: list[Any], scan: ChainScan | None = None) -> tuple[list[Any], ChainTail]:
+        """Phase 3 over `messages`, and what holds for messages appended later. `scan` holds what an
+        earlier pass over the same messages (or fewer of them) learnt; a fresh one learns it all."""
+        scan = scan or ChainScan(Boundaries(messages))
         entries = self.registry.entries()
         tail = ChainTail({stamp for entry in entries
                           for stamp in (entry.start_user_timestamp, entry.final_assistant_timestamp)
                           if stamp is not None})
         if not entries:
             return messages, tail
-        applied = _accept(messages, entries, self.diagnostics)
+        applied = _accept(scan.boundaries, entries, self.diagnostics)
         if not applied:
             return messages, tail
-        plan = _plan(messages, applied, self.diagnostics)
+        plan = _plan(messages, applied, self.diagnostics, scan.ranges)
         tail.dropped_keys, tail.dropped_bare = plan.dropped_keys, plan.dropped_bare
-        return _emit(messages, plan, self.registry, self.index, self.strip_final_thinking), tail
+        return _emit(messages, plan, self.registry, self.index, self.strip_final_thinking,
+                     scan.boundaries.rendered), tail
 
 
 def apply_chain_compressions(messages: list[Any], registry: ChainSource, index: SummarySource, *,
@@ -218,11 +251,9 @@ def apply_chain_compressions(messages: list[Any], registry: ChainSource, index: 
     return ChainPhase(registry, index, strip_final_thinking, diagnostics)(messages)
 
 
-def _accept(messages: Sequence[dict[str, Any]], entries: Sequence[ChainEntry],
-            diagnostics: Reporter | None) -> list[_Applied]:
+def _accept(boundaries: Boundaries, entries: Sequence[ChainEntry], diagnostics: Reporter | None) -> list[_Applied]:
     """Entries whose range resolves, minus those starting inside another range or on a start
     already claimed: one synthetic per slot, and no range ever cut in two."""
-    boundaries = _Boundaries(messages)
     resolved: list[_Applied] = []
     for entry in entries:
         span = boundaries.resolve(entry.start_user_timestamp, entry.final_assistant_timestamp)
@@ -255,42 +286,56 @@ def _start(item: _Applied) -> int:
     return item.start
 
 
-def _plan(messages: Sequence[dict[str, Any]], applied: list[_Applied], diagnostics: Reporter | None) -> _Plan:
+def _plan(messages: Sequence[dict[str, Any]], applied: list[_Applied], diagnostics: Reporter | None,
+          known: dict[tuple[str, int, int], _RangeContent]) -> _Plan:
     plan = _Plan(applied)
     for item in applied:
-        protected = set(item.entry.protected_tool_call_ids)
-        seen: set[str] = set()
-        for position in range(item.start + 1, item.end):
-            message = messages[position]
-            plan.inside.add(position)
-            if message.get("role") == "toolResult":
-                call_id = str(message.get("toolCallId"))
-                seen.add(call_id)
-                plan.dropped_keys.add(message_key(message))
-                if call_id in protected:
-                    item.protected_outputs.append((str(message.get("toolName")),
-                                                   content_text(message.get("content") or [])))
-            else:
-                seen.update(str(call.get("id")) for call in tool_calls(message))
-        plan.dropped_bare |= seen
-        recorded = {bare_id(call_id) for call_id in item.entry.dropped_tool_call_ids}
-        if recorded != seen:  # a health check only: the range has already decided
-            block = item.entry.block_id
-            _report(diagnostics, "range-id-mismatch", block,
-                    f"blockId={block} recorded={len(recorded)} actual={len(seen)}")
+        slot = (item.entry.block_id, item.start, item.end)
+        content = known.get(slot) or _range_content(messages, item)
+        if not item.entry.protected_tool_call_ids:  # protected outputs are read, not just counted: no reuse
+            known[slot] = content
+        item.protected_outputs = list(content.protected_outputs)
+        plan.dropped_keys |= content.dropped_keys
+        plan.dropped_bare |= content.seen
+        if content.mismatch is not None:  # a health check only: the range has already decided
+            _report(diagnostics, "range-id-mismatch", item.entry.block_id, content.mismatch)
     return plan
 
 
+def _range_content(messages: Sequence[dict[str, Any]], item: _Applied) -> _RangeContent:
+    protected = set(item.entry.protected_tool_call_ids)
+    content = _RangeContent(set(), set(), [], None)
+    for message in messages[item.start + 1 : item.end]:
+        if message.get("role") == "toolResult":
+            call_id = str(message.get("toolCallId"))
+            content.seen.add(call_id)
+            content.dropped_keys.add(message_key(message))
+            if call_id in protected:
+                content.protected_outputs.append((str(message.get("toolName")),
+                                                  content_text(message.get("content") or [])))
+        else:
+            content.seen.update(str(call.get("id")) for call in tool_calls(message))
+    recorded = {bare_id(call_id) for call_id in item.entry.dropped_tool_call_ids}
+    if recorded != content.seen:
+        block = item.entry.block_id
+        content.mismatch = f"blockId={block} recorded={len(recorded)} actual={len(content.seen)}"
+    return content
+
+
 def _emit(messages: list[Any], plan: _Plan, registry: ChainSource, index: SummarySource,
-          strip_final_thinking: bool) -> list[Any]:
-    present = _rendered_block_ids(messages)
+          strip_final_thinking: bool, present: AbstractSet[str]) -> list[Any]:
     inserts = {item.start: item for item in plan.applied if item.entry.block_id not in present}
     ends = {item.end for item in plan.applied} if strip_final_thinking else set()
+    spans = sorted((item.start, item.end) for item in plan.applied)  # accepted ranges never overlap
     out: list[Any] = []
     changed = bool(inserts)
+    span = 0
     for position, message in enumerate(messages):
+        while span < len(spans) and position >= spans[span][1]:
+            span += 1
+        within = span < len(spans) and spans[span][0] < position
         summary = is_per_batch_summary(message)
-        inside = position in plan.inside and (summary or message.get("role") in _DROPPABLE_ROLES)
+        inside = within and (summary or message.get("role") in _DROPPABLE_ROLES)
         if inside or (summary and summary_overlaps_dropped(message, plan.dropped_keys, plan.dropped_bare)):
             changed = True
             continue
@@ -321,11 +366,6 @@ def _synthetic_block_id(message: dict[str, Any]) -> str | None:
         content = content_text(content[:1])
     match = _SYNTHETIC_ID.match(content) if isinstance(content, str) else None
     return match.group(1) if match else None
-
-
-def _rendered_block_ids(messages: Sequence[dict[str, Any]]) -> set[str]:
-    return {block for message in messages
-            if message.get("role") == "user" and (block := _synthetic_block_id(message)) is not None}
 
 
 def _report(diagnostics: Reporter | None, kind: DiagnosticKind, key: str, detail: str) -> None:

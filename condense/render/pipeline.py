@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from operator import is_
 from typing import Any
 
-from condense.chains.render import ChainPhase, ChainTail
+from condense.chains.render import Boundaries, ChainPhase, ChainScan, ChainTail
 from condense.grace import RecoveryAges
 from condense.measure import Sizes, message_chars
 from condense.render.orphans import OrphanScan, without_positions
@@ -59,7 +59,8 @@ def _cooled(errored: ErroredCalls, options: RenderOptions) -> dict[int, frozense
             if errored.turns - turn >= options.purge_cooldown_turns}
 
 
-def _full_pass(messages: list[Any], index: StubIndex, options: RenderOptions) -> _Pass:
+def _full_pass(messages: list[Any], index: StubIndex, options: RenderOptions, scan: ChainScan | None = None,
+               ) -> _Pass:
     ages = RecoveryAges()
     ages.feed(messages)
     grace = ages.in_grace(options.grace_turns)
@@ -70,7 +71,7 @@ def _full_pass(messages: list[Any], index: StubIndex, options: RenderOptions) ->
                              min_arg_chars=options.purge_min_arg_chars)
     tail = None
     if isinstance(options.chains, ChainPhase):
-        out, tail = options.chains.run(out)
+        out, tail = options.chains.run(out, scan)
     elif options.chains is not None:
         out = options.chains(out)
     orphans = OrphanScan()
@@ -96,6 +97,7 @@ class IncrementalRender:
 
     def __init__(self) -> None:
         self._last: _Pass | None = None
+        self._chains = ChainScan()  # phase 3's tables, grown with the conversation
         self._key: object = None
         self._chars: tuple[int, int] | None = None  # model_chars of the last inputs and output
         self._sizes = Sizes(message_chars)
@@ -107,11 +109,15 @@ class IncrementalRender:
     def render(self, messages: list[Any], index: StubIndex, options: RenderOptions, key: object) -> list[Any]:
         last = self._last
         grown = None
-        if last is not None and key == self._key and _extends(messages, last.inputs):
-            grown = self._extend(last, messages, index, options)
+        if last is not None and _extends(messages, last.inputs):
+            self._chains.boundaries.extend(messages[self._chains.boundaries.size:])
+            if key == self._key:
+                grown = self._extend(last, messages, index, options)
+        else:
+            self._chains = ChainScan(Boundaries(messages))
         self.reused = grown is not None
         if grown is None:
-            last = _full_pass(messages, index, options)
+            last = _full_pass(messages, index, options, self._chains)
             self._chars = None
         else:
             last = grown
