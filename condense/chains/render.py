@@ -15,6 +15,7 @@ range dropped (in agent-message batching it is written after the final reply).
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
@@ -63,6 +64,7 @@ class Boundaries:
         self.users: dict[int, list[int]] = {}
         self.assistants: dict[int, list[int]] = {}
         self.rendered: set[str] = set()
+        self.summaries: list[int] = []  # positions of condense's per-batch summaries
         self.size = 0
         self.extend(messages)
 
@@ -71,6 +73,8 @@ class Boundaries:
             role = message.get("role")
             if role == "user" and (block := _synthetic_block_id(message)) is not None:
                 self.rendered.add(block)
+            elif is_per_batch_summary(message):
+                self.summaries.append(position)
             table = self.users if role == "user" else self.assistants if role == "assistant" else None
             stamp = result_timestamp_of(message.get("timestamp")) if table is not None else None
             if table is not None and stamp is not None:
@@ -182,6 +186,7 @@ class _RangeContent:
     seen: set[str]
     protected_outputs: list[tuple[str, str]]
     mismatch: str | None
+    kept: list[int] = field(default_factory=list)  # positions inside that stay (user and other messages)
 
 
 @dataclass
@@ -189,6 +194,7 @@ class _Plan:
     applied: list[_Applied]
     dropped_keys: set[str] = field(default_factory=set)
     dropped_bare: set[str] = field(default_factory=set)
+    kept: dict[int, list[int]] = field(default_factory=dict)  # per range start
 
 
 @dataclass
@@ -240,8 +246,7 @@ class ChainPhase:
             return messages, tail
         plan = _plan(messages, applied, self.diagnostics, scan.ranges)
         tail.dropped_keys, tail.dropped_bare = plan.dropped_keys, plan.dropped_bare
-        return _emit(messages, plan, self.registry, self.index, self.strip_final_thinking,
-                     scan.boundaries.rendered), tail
+        return _emit(messages, plan, self.registry, self.index, self.strip_final_thinking, scan.boundaries), tail
 
 
 def apply_chain_compressions(messages: list[Any], registry: ChainSource, index: SummarySource, *,
@@ -295,6 +300,7 @@ def _plan(messages: Sequence[dict[str, Any]], applied: list[_Applied], diagnosti
         if not item.entry.protected_tool_call_ids:  # protected outputs are read, not just counted: no reuse
             known[slot] = content
         item.protected_outputs = list(content.protected_outputs)
+        plan.kept[item.start] = content.kept
         plan.dropped_keys |= content.dropped_keys
         plan.dropped_bare |= content.seen
         if content.mismatch is not None:  # a health check only: the range has already decided
@@ -305,7 +311,10 @@ def _plan(messages: Sequence[dict[str, Any]], applied: list[_Applied], diagnosti
 def _range_content(messages: Sequence[dict[str, Any]], item: _Applied) -> _RangeContent:
     protected = set(item.entry.protected_tool_call_ids)
     content = _RangeContent(set(), set(), [], None)
-    for message in messages[item.start + 1 : item.end]:
+    for position in range(item.start + 1, item.end):
+        message = messages[position]
+        if not (is_per_batch_summary(message) or message.get("role") in _DROPPABLE_ROLES):
+            content.kept.append(position)
         if message.get("role") == "toolResult":
             call_id = str(message.get("toolCallId"))
             content.seen.add(call_id)
@@ -323,30 +332,42 @@ def _range_content(messages: Sequence[dict[str, Any]], item: _Applied) -> _Range
 
 
 def _emit(messages: list[Any], plan: _Plan, registry: ChainSource, index: SummarySource,
-          strip_final_thinking: bool, present: AbstractSet[str]) -> list[Any]:
-    inserts = {item.start: item for item in plan.applied if item.entry.block_id not in present}
-    ends = {item.end for item in plan.applied} if strip_final_thinking else set()
-    spans = sorted((item.start, item.end) for item in plan.applied)  # accepted ranges never overlap
+          strip_final_thinking: bool, boundaries: Boundaries) -> list[Any]:
+    """The messages with every applied range replaced: its start, the synthetic message (unless one is
+    already there), what stays inside it, its final reply; per-batch summaries outside the ranges that
+    speak about a dropped output go too. Untouched stretches are copied as slices."""
     out: list[Any] = []
-    changed = bool(inserts)
-    span = 0
-    for position, message in enumerate(messages):
-        while span < len(spans) and position >= spans[span][1]:
-            span += 1
-        within = span < len(spans) and spans[span][0] < position
-        summary = is_per_batch_summary(message)
-        inside = within and (summary or message.get("role") in _DROPPABLE_ROLES)
-        if inside or (summary and summary_overlaps_dropped(message, plan.dropped_keys, plan.dropped_bare)):
-            changed = True
-            continue
-        if position in ends:
-            stripped = without_thinking(message)
-            changed = changed or stripped is not message
-            message = stripped
-        out.append(message)
-        item = inserts.get(position)
-        if item is not None:
+    changed = False
+    summaries = boundaries.summaries
+
+    def copy(start: int, stop: int) -> None:
+        nonlocal changed
+        for position in summaries[bisect.bisect_left(summaries, start):bisect.bisect_left(summaries, stop)]:
+            out.extend(messages[start:position])
+            start = position + 1
+            if summary_overlaps_dropped(messages[position], plan.dropped_keys, plan.dropped_bare):
+                changed = True
+            else:
+                out.append(messages[position])
+        out.extend(messages[start:stop])
+
+    position = 0
+    for item in sorted(plan.applied, key=_start):  # accepted ranges never overlap
+        copy(position, item.start + 1)
+        if item.entry.block_id not in boundaries.rendered:
             out.append(_synthetic(item, registry, index))
+            changed = True
+        kept = plan.kept[item.start]
+        out.extend(messages[i] for i in kept)
+        changed = changed or len(kept) < item.end - item.start - 1
+        final = messages[item.end]
+        if strip_final_thinking:
+            stripped = without_thinking(final)
+            changed = changed or stripped is not final
+            final = stripped
+        out.append(final)
+        position = item.end + 1
+    copy(position, len(messages))
     return out if changed else messages
 
 
