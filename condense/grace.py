@@ -21,9 +21,11 @@ class RecoveryAges:
 
     def __init__(self) -> None:
         self.users = 0
+        self.fed = 0  # messages seen so far
         self._recoveries: list[tuple[int, str]] = []  # (users up to and including it, its key)
 
     def feed(self, messages: Sequence[dict[str, Any]]) -> None:
+        self.fed += len(messages)
         for message in messages:
             role = message.get("role")
             self.users += role == "user"

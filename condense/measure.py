@@ -52,6 +52,10 @@ class Sizes:
         self._sizes[id(owner)] = (owner, size)
         return size
 
+    @property
+    def count(self) -> int:
+        return len(self._sizes)
+
     def total(self, values: list[Any]) -> int:
         return sum(map(self.of, values))
 

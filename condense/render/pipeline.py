@@ -60,9 +60,10 @@ def _cooled(errored: ErroredCalls, options: RenderOptions) -> dict[int, frozense
 
 
 def _full_pass(messages: list[Any], index: StubIndex, options: RenderOptions, scan: ChainScan | None = None,
-               ) -> _Pass:
-    ages = RecoveryAges()
-    ages.feed(messages)
+               ages: RecoveryAges | None = None) -> _Pass:
+    """Every phase over every message; `scan` and `ages` may come from a pass over fewer of them."""
+    ages = ages or RecoveryAges()
+    ages.feed(messages[ages.fed:])
     grace = ages.in_grace(options.grace_turns)
     out = replace_stubs(messages, index, options.is_protected, grace, options.memo, options.version)
     errored = ErroredCalls()
@@ -99,7 +100,8 @@ class IncrementalRender:
         self._last: _Pass | None = None
         self._chains = ChainScan()  # phase 3's tables, grown with the conversation
         self._key: object = None
-        self._chars: tuple[int, int] | None = None  # model_chars of the last inputs and output
+        self._chars_in: int | None = None  # model_chars of the last inputs, when known
+        self._chars_out: int | None = None  # and of the last output
         self._sizes = Sizes(message_chars)
         self.reused = False  # whether the last render continued the one before it
 
@@ -111,14 +113,19 @@ class IncrementalRender:
         grown = None
         if last is not None and _extends(messages, last.inputs):
             self._chains.boundaries.extend(messages[self._chains.boundaries.size:])
+            if self._chars_in is not None:
+                self._chars_in += self._sizes.total(messages[len(last.inputs):])
             if key == self._key:
                 grown = self._extend(last, messages, index, options)
+            ages = last.ages
         else:
             self._chains = ChainScan(Boundaries(messages))
+            self._chars_in = None
+            ages = None
         self.reused = grown is not None
         if grown is None:
-            last = _full_pass(messages, index, options, self._chains)
-            self._chars = None
+            last = _full_pass(messages, index, options, self._chains, ages)
+            self._chars_out = None
         else:
             last = grown
         # the caller's list may grow in place later: keep a copy of what was rendered (unless the one
@@ -132,13 +139,16 @@ class IncrementalRender:
 
     def model_chars(self) -> tuple[int, int]:
         """Characters the model would read of the last inputs unpruned, and of the last render."""
-        if self._chars is None:
-            last = self._last
-            if last is None:
-                return 0, 0
+        last = self._last
+        if last is None:
+            return 0, 0
+        if self._chars_in is None:
+            self._chars_in = self._sizes.total(last.inputs)
+        if self._chars_out is None:
+            self._chars_out = self._sizes.total(last.out)
+        if self._sizes.count > 2 * (len(last.inputs) + len(last.out)) + 64:  # stubs of earlier flushes
             self._sizes.forget_all_but(last.inputs, last.out)
-            self._chars = (self._sizes.total(last.inputs), self._sizes.total(last.out))
-        return self._chars
+        return self._chars_in, self._chars_out
 
     def _extend(self, last: _Pass, messages: list[Any], index: StubIndex, options: RenderOptions,
                 ) -> _Pass | None:
@@ -172,8 +182,8 @@ class IncrementalRender:
             new = without_positions(new, swept_at)
             options.report_orphans(last.swept)
         noop = last.out is last.inputs and len(new) == len(suffix) and all(map(is_, new, suffix))
-        if self._chars is not None:
-            self._chars = (self._chars[0] + self._sizes.total(suffix), self._chars[1] + self._sizes.total(new))
+        if self._chars_out is not None:
+            self._chars_out += self._sizes.total(new)
         out = messages if noop else last.out + new
         return _Pass(messages, out, last.ages, grace, last.errored, purged, last.chains, last.orphans, last.swept)
 

@@ -12,6 +12,7 @@ import pytest
 
 from condense.chains import ChainDetector, detect_chains
 from condense.config import CondenseConfig
+from condense.measure import estimate_tokens
 from pi_tui.replay import Replayer, output_session
 from pi_tui.session.store import Session
 from tests.conftest import corpus_path
@@ -33,6 +34,8 @@ def test_every_request_of_a_corpus_session_renders_as_the_full_render(name: str,
         full = replayer.engine.full_render(messages)
         assert json.dumps(rendered) == json.dumps(full), f"request {replayer.requests} of {corpus_file.name}"
         assert (rendered is messages) == (full is messages)
+        # the context estimate (budget trigger) and reclaim figure are counted as the render grows
+        assert replayer.engine.rendered_tokens() == estimate_tokens(full)
         compared += 1
         reused += replayer.engine.last_render_was_incremental
 
