@@ -18,10 +18,10 @@ from typing import Any
 from condense.budget import should_budget_flush, should_delta_flush, usage_fraction
 from condense.capture import capture_batch, records_for_keys, without_protected
 from condense.chains import (
+    BranchMessages,
     ChainDetector,
     ChainPhase,
     ChainRegistry,
-    branch_messages,
     compress_eligible,
     with_closing_message,
 )
@@ -30,7 +30,6 @@ from condense.diagnostics import DiagnosticSink
 from condense.flush import Flusher, FlushResult, Progress
 from condense.frontier import reconstruct as reconstruct_frontier
 from condense.frontier import trim_batch
-from condense.grace import in_grace_recovery_keys
 from condense.host import Host
 from condense.index import ToolCallIndexer
 from condense.measure import estimate_from_chars
@@ -78,6 +77,7 @@ class CondenseEngine:
         self._renderer = IncrementalRender()
         self._metrics = MetricsScan()  # the branch as measured for the last flush's metrics
         self._chain_detector = ChainDetector()
+        self._branch = BranchMessages()  # the branch's messages as of the last compression
         self._config_version = 0
         self.check_renders = os.environ.get("CONDENSE_CHECK_RENDERS") == "1"
 
@@ -103,6 +103,7 @@ class CondenseEngine:
         self._stub_memo = StubMemo()  # the index was rebuilt: no decision carries over
         self._renderer = IncrementalRender()
         self._chain_detector = ChainDetector()
+        self._branch = BranchMessages()
         self.rearmed = self._probe_rearm()
         self.update_status()
 
@@ -238,7 +239,10 @@ class CondenseEngine:
     async def compress(self, keep: int, closing: dict[str, Any] | None = None) -> list[str]:
         """Compress closed chains beyond the `keep` most recent; returns the new block ids. Never raises:
         a chain that could not be written stays raw and is tried again next time."""
-        messages = with_closing_message(branch_messages(self.host.branch()), closing)
+        branch = self._branch.of(self.host.branch())
+        messages = with_closing_message(list(branch.messages), closing)
+        # a closing reply not on the branch yet adds an assistant timestamp (not a user turn or a result)
+        boundaries = branch.boundaries if len(messages) == len(branch.messages) else None
         blobs = self.host.blobs_dir()
         spill = (partial(spill_record, threshold=self.config.spill_threshold,
                          preview_bytes=self.config.spill_preview_bytes, blobs_dir=blobs) if blobs else None)
@@ -248,8 +252,8 @@ class CondenseEngine:
             result = await compress_eligible(
                 chains, keep, messages=messages, registry=self.chains,
                 index=self.index, append=self.host.append_entry, compressed_at=self._now_marker(),
-                grace_keys=in_grace_recovery_keys(messages, self.config.recovery_grace_turns), fuser=fuse,
-                signal=self._cancel, spill=spill, diagnostics=self.diagnostics, stats=self.stats)
+                grace_keys=branch.ages.in_grace(self.config.recovery_grace_turns), fuser=fuse, signal=self._cancel,
+                spill=spill, diagnostics=self.diagnostics, stats=self.stats, boundaries=boundaries)
         except Exception as exc:
             log.error("pruner: chain compression failed: %s", exc)
             return []

@@ -9,6 +9,7 @@ Flow: `detect_chains` finds the rounds of a branch, `compress_eligible` decides 
 from condense.chains.backfill import deterministic_body, extract_chain_records
 from condense.chains.compress import CompressResult, RangeFuser, Skipped, compress_eligible
 from condense.chains.detect import (
+    BranchMessages,
     ChainDetector,
     branch_messages,
     detect_chains,
@@ -31,6 +32,7 @@ from condense.chains.render import (
 from condense.chains.select import select_eligible
 
 __all__ = [
+    "BranchMessages",
     "ChainDetector",
     "ChainEntry",
     "ChainPhase",

@@ -16,6 +16,8 @@ from typing import Any
 
 from condense.capture import call_args
 from condense.chains.model import ChainRange
+from condense.chains.render import Boundaries
+from condense.grace import RecoveryAges
 from condense.messages import tool_calls
 from condense.occurrence import message_key, result_timestamp_of
 
@@ -141,6 +143,30 @@ def with_closing_message(messages: list[Any], closing: dict[str, Any] | None) ->
     if same and last.get("timestamp") == closing.get("timestamp"):
         return messages
     return [*messages, closing]
+
+
+class BranchMessages:
+    """`branch_messages` of a branch that grows between flushes, with its grace ages and boundary
+    tables: only the entries appended since the last call are read (any other change starts over)."""
+
+    def __init__(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
+        self._entries: list[dict[str, Any]] = []
+        self.messages: list[dict[str, Any]] = []
+        self.ages = RecoveryAges()
+        self.boundaries = Boundaries()
+
+    def of(self, branch_entries: list[dict[str, Any]]) -> BranchMessages:
+        if not (len(branch_entries) >= len(self._entries) and all(map(operator.is_, branch_entries, self._entries))):
+            self._reset()
+        new = branch_messages(branch_entries[len(self._entries):])
+        self.messages += new
+        self.ages.feed(new)
+        self.boundaries.extend(new)
+        self._entries = list(branch_entries)
+        return self
 
 
 def branch_messages(branch_entries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
