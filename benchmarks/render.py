@@ -5,9 +5,10 @@ Run: .venv/bin/python benchmarks/render.py
 Replays both corpus sessions with condense active (extractive summaries); at every recorded model request
 it times the `context` render and `json.dumps` of the rendered messages, side by side in the same run,
 and reports the median and 95th percentile of the per-request ratio render / json.dumps: over every
-request, then apart for the renders that reused the previous request's work (incremental) and those that
-had to render everything (full: the first, and after a flush changed earlier messages). The no-op row is a
-whole session rendered again with nothing changed (the same list comes back).
+request, then apart by kind: incremental (only the new messages rendered), refresh (after a flush: only
+the results whose index records changed, then the later phases over the ranges and the request) and full
+(everything, the first render for one). The no-op row is the whole session rendered again with nothing
+changed.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ Sample = tuple[float, float]  # (render seconds, json.dumps seconds)
 class TimedReplayer(Replayer):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.samples: dict[str, list[Sample]] = {"every request": [], "incremental": [], "full": []}
+        self.samples: dict[str, list[Sample]] = {"every request": [], "incremental": [], "refresh": [], "full": []}
 
     def _render(self) -> None:
         messages = self.out.messages()
@@ -46,7 +47,7 @@ class TimedReplayer(Replayer):
         json.dumps(rendered)
         dumps_s = time.perf_counter() - start
         self.samples["every request"].append((render_s, dumps_s))
-        self.samples["incremental" if self.engine.last_render_was_incremental else "full"].append((render_s, dumps_s))
+        self.samples[self.engine.last_render_kind].append((render_s, dumps_s))
         self.requests += 1
 
 

@@ -319,8 +319,10 @@ class CondenseEngine:
         return out
 
     @property
-    def last_render_was_incremental(self) -> bool:
-        return self._renderer.reused
+    def last_render_kind(self) -> str:
+        """"incremental" (only new messages rendered), "refresh" (after a flush: only what it changed),
+        or "full"."""
+        return self._renderer.kind
 
     def rendered_tokens(self) -> int:
         """Estimated tokens of the last render (what the model reads, plus the system prompt)."""

@@ -89,8 +89,11 @@ def purge_errored_args(messages: list[Any], *, enabled: bool, cooldown_turns: in
         return messages
     calls = ErroredCalls()
     calls.feed(messages)
-    if not calls.errored:
-        return messages
+    return purge_cooled(messages, calls, cooldown_turns, min_arg_chars)
+
+
+def purge_cooled(messages: list[Any], calls: ErroredCalls, cooldown_turns: int, min_arg_chars: int) -> list[Any]:
+    """`purge_errored_args` with the failed calls already found (`calls` fed with exactly `messages`)."""
     out: list[Any] | None = None
     for position, (turn, ids) in calls.errored.items():
         if calls.turns - turn < cooldown_turns:

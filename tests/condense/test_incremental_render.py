@@ -37,14 +37,14 @@ def test_every_request_of_a_corpus_session_renders_as_the_full_render(name: str,
         # the context estimate (budget trigger) and reclaim figure are counted as the render grows
         assert replayer.engine.rendered_tokens() == estimate_tokens(full)
         compared += 1
-        reused += replayer.engine.last_render_was_incremental
+        reused += replayer.engine.last_render_kind != "full"
 
     config = CondenseConfig(summarizer_model="extractive")
     replayer = Replayer(source, output_session(source, tmp_path / "out.jsonl"), config, 200_000, on_render)
     report = asyncio.run(replayer.run())
     assert compared == report.requests > 200
     assert report.summaries > 0
-    assert reused > compared / 2, f"only {reused} of {compared} requests reused the previous render"
+    assert reused > compared * 0.9, f"only {reused} of {compared} requests reused the previous render"
 
 
 def test_chain_detection_of_a_growing_branch_equals_a_full_detection() -> None:
