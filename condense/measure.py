@@ -35,26 +35,25 @@ def json_chars(value: Any) -> int:
 
 
 class Sizes:
-    """A size of values (`json_chars` by default) remembered by the identity of an owner object that is
-    never mutated in place (a session entry, a message), so a figure over a whole branch that grew since
-    the last time costs a lookup per message and a measurement per new one."""
+    """A size of messages remembered by their identity (a message is never mutated in place), so a
+    figure over a whole branch that grew since the last time costs a lookup per message and a
+    measurement per new one."""
 
-    def __init__(self, measure: Callable[[Any], int] = json_chars) -> None:
+    def __init__(self, measure: Callable[[Any], int]) -> None:
         self._measure = measure
         self._sizes: dict[int, tuple[Any, int]] = {}
-
-    def of(self, value: Any, owner: Any = None) -> int:
-        owner = value if owner is None else owner
-        known = self._sizes.get(id(owner))
-        if known is not None and known[0] is owner:
-            return known[1]
-        size = self._measure(value)
-        self._sizes[id(owner)] = (owner, size)
-        return size
 
     @property
     def count(self) -> int:
         return len(self._sizes)
+
+    def of(self, value: Any) -> int:
+        known = self._sizes.get(id(value))
+        if known is not None and known[0] is value:
+            return known[1]
+        size = self._measure(value)
+        self._sizes[id(value)] = (value, size)
+        return size
 
     def total(self, values: list[Any]) -> int:
         return sum(map(self.of, values))
