@@ -75,6 +75,7 @@ class CondenseEngine:
         self._reclaim_version = -1
         self._stub_memo = StubMemo()
         self._renderer = IncrementalRender()
+        self._options: tuple[object, RenderOptions] | None = None
         self._metrics = MetricsScan()  # the branch as measured for the last flush's metrics
         self._chain_detector = ChainDetector()
         self._branch = BranchMessages()  # the branch's messages as of the last compression
@@ -346,6 +347,14 @@ class CondenseEngine:
         return out
 
     def _render_options(self) -> RenderOptions:
+        """The options of a render, the same object while nothing they hold has changed."""
+        state = (len(self.index), self.index.next_ref_number, self._config_version, self.chains.version,
+                 self._stub_memo)
+        if self._options is None or self._options[0] != state:
+            self._options = (state, self._new_render_options())
+        return self._options[1]
+
+    def _new_render_options(self) -> RenderOptions:
         purge = self.config.purge_errors
         chains = self.config.chain_compression
         phase3 = (ChainPhase(self.chains, self.index, chains.strip_final_assistant_thinking, self.diagnostics)

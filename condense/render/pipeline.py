@@ -124,6 +124,10 @@ class IncrementalRender:
 
     def render(self, messages: list[Any], index: StubIndex, options: RenderOptions, key: object) -> list[Any]:
         last = self._last
+        if last is not None and key == self._key and len(messages) == len(last.inputs) \
+                and all(map(is_, messages, last.inputs)):  # the same conversation again
+            self.kind = "incremental"
+            return messages if last.out is last.inputs else list(last.out)
         grown = None
         self.kind = "full"
         if last is not None and _extends(messages, last.inputs):
