@@ -63,12 +63,13 @@ def main() -> None:
         folder = Path(tmp)
         sessions = {length: build(length, folder / f"session-{length}.jsonl") for length in LENGTHS}
         for name, options in RUNS.items():
-            rows = []
-            for length, session in sessions.items():
-                runs = [replay(session, folder / f"out-{length}-{len(options)}-{n}.jsonl", folder, options)
-                        for n in range(REPEATS)]
-                rows.append((length, min(r[0] for r in runs), max(r[1] for r in runs)))
-            print_rows(name, rows)
+            runs: dict[int, list[tuple[float, int]]] = {length: [] for length in sessions}
+            for repeat in range(REPEATS):  # interleaved, so a burst of load elsewhere hits every length
+                for length, session in sessions.items():
+                    out = folder / f"out-{length}-{len(options)}-{repeat}.jsonl"
+                    runs[length].append(replay(session, out, folder, options))
+            print_rows(name, [(length, min(r[0] for r in done), max(r[1] for r in done))
+                              for length, done in runs.items()])
     print(f"fastest of {REPEATS} runs each; ratios against the 1,000-message replay of the same settings")
 
 
