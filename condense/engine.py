@@ -348,7 +348,7 @@ class CondenseEngine:
 
     def _render_options(self) -> RenderOptions:
         """The options of a render, the same object while nothing they hold has changed."""
-        state = (len(self.index), self.index.next_ref_number, self._config_version, self.chains.version,
+        state = (len(self.index.changed_keys), self.index.next_ref_number, self._config_version, self.chains.version,
                  self._stub_memo)
         if self._options is None or self._options[0] != state:
             self._options = (state, self._new_render_options())
@@ -359,7 +359,8 @@ class CondenseEngine:
         chains = self.config.chain_compression
         phase3 = (ChainPhase(self.chains, self.index, chains.strip_final_assistant_thinking, self.diagnostics)
                   if chains.enabled and len(self.chains) else None)
-        version = (len(self.index), self.index.next_ref_number, self._config_version)
+        # every record, dedup alias and ref the index gained changes it (an alias adds no record)
+        version = (len(self.index.changed_keys), self.index.next_ref_number, self._config_version)
         return RenderOptions(self.is_protected, self.config.recovery_grace_turns, purge.enabled,
                              purge.cooldown_turns, purge.min_arg_chars, self._report_orphans, phase3,
                              self._stub_memo, version)

@@ -15,6 +15,7 @@ from condense.config import CondenseConfig
 from condense.measure import estimate_tokens
 from pi_tui.replay import Replayer, output_session
 from pi_tui.session.store import Session
+from tests.condense.memory_host import make, stubbed
 from tests.conftest import corpus_path
 
 ALL_CORPUS = ("pi-large-session.jsonl", "pi-before-compaction.jsonl", "pi-compact-hooks.jsonl",
@@ -59,3 +60,25 @@ def test_chain_detection_of_a_growing_branch_equals_a_full_detection() -> None:
     protect_bash = lambda name, args: name == "bash"  # noqa: E731
     changed = detector.detect(messages, protect_bash, "v2")  # a new protection rule: nothing is reused
     assert changed == detect_chains(messages, protect_bash) != detect_chains(messages)
+
+
+def test_a_result_that_a_flush_only_aliases_to_an_earlier_output_is_stubbed_at_the_next_request() -> None:
+    """A byte-identical output is summarised by a dedup alias, which adds no index record: the render
+    after that flush must still see the change (it once kept serving the raw output)."""
+    host, engine, driver = make({"summarizer_model": "extractive", "min_batch_chars": 0,
+                                 "chain_compression": {"enabled": False}})
+    output = "the same long file content\n" * 20
+
+    async def run() -> None:
+        await driver.prompt("read it", 1)
+        await driver.tool_turn(10, [("a", output)])
+        await driver.final(20)  # flush: `a` summarised
+        await driver.prompt("read it again", 30)
+        await driver.tool_turn(40, [("b", output)])
+        assert "context_tree_query" not in json.dumps(driver.render()[-1])  # `b` raw: not flushed yet
+        await driver.final(50)  # flush: `b` becomes an alias of `a`
+
+    asyncio.run(run())
+    messages = host.messages()
+    assert json.dumps(engine.render(messages)) == json.dumps(engine.full_render(messages))
+    assert stubbed(engine.render(messages)) == ["a", "b"]
