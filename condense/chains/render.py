@@ -98,6 +98,7 @@ class ChainScan:
 
     boundaries: Boundaries = field(default_factory=Boundaries)
     ranges: dict[tuple[str, int, int], _RangeContent] = field(default_factory=dict)
+    synthetics: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = field(default_factory=dict)  # per block
 
 
 def resolve_range(messages: Sequence[dict[str, Any]], start_user_timestamp: int,
@@ -246,7 +247,7 @@ class ChainPhase:
             return messages, tail
         plan = _plan(messages, applied, self.diagnostics, scan.ranges)
         tail.dropped_keys, tail.dropped_bare = plan.dropped_keys, plan.dropped_bare
-        return _emit(messages, plan, self.registry, self.index, self.strip_final_thinking, scan.boundaries), tail
+        return _emit(messages, plan, self.registry, self.index, self.strip_final_thinking, scan), tail
 
 
 def apply_chain_compressions(messages: list[Any], registry: ChainSource, index: SummarySource, *,
@@ -332,13 +333,13 @@ def _range_content(messages: Sequence[dict[str, Any]], item: _Applied) -> _Range
 
 
 def _emit(messages: list[Any], plan: _Plan, registry: ChainSource, index: SummarySource,
-          strip_final_thinking: bool, boundaries: Boundaries) -> list[Any]:
+          strip_final_thinking: bool, scan: ChainScan) -> list[Any]:
     """The messages with every applied range replaced: its start, the synthetic message (unless one is
     already there), what stays inside it, its final reply; per-batch summaries outside the ranges that
     speak about a dropped output go too. Untouched stretches are copied as slices."""
     out: list[Any] = []
     changed = False
-    summaries = boundaries.summaries
+    summaries = scan.boundaries.summaries
 
     def copy(start: int, stop: int) -> None:
         nonlocal changed
@@ -354,8 +355,8 @@ def _emit(messages: list[Any], plan: _Plan, registry: ChainSource, index: Summar
     position = 0
     for item in sorted(plan.applied, key=_start):  # accepted ranges never overlap
         copy(position, item.start + 1)
-        if item.entry.block_id not in boundaries.rendered:
-            out.append(_synthetic(item, registry, index))
+        if item.entry.block_id not in scan.boundaries.rendered:
+            out.append(_synthetic(item, registry, index, scan.synthetics))
             changed = True
         kept = plan.kept[item.start]
         out.extend(messages[i] for i in kept)
@@ -371,13 +372,21 @@ def _emit(messages: list[Any], plan: _Plan, registry: ChainSource, index: Summar
     return out if changed else messages
 
 
-def _synthetic(item: _Applied, registry: ChainSource, index: SummarySource) -> dict[str, Any]:
+def _synthetic(item: _Applied, registry: ChainSource, index: SummarySource,
+               made: dict[str, tuple[tuple[Any, ...], dict[str, Any]]]) -> dict[str, Any]:
+    """The synthetic message of an applied range; the one `made` before when its inputs are the same."""
     def lookup(block_id: str) -> str | None:
         other = registry.find_by_block_id(block_id)
         return (chain_body(other, index) or None) if other is not None else None
 
     body = substitute_block_refs(chain_body(item.entry, index), lookup, item.entry.block_id)
-    return synthetic_chain_message(item.entry, body, item.protected_outputs)
+    inputs = (item.entry, body, tuple(item.protected_outputs))
+    known = made.get(item.entry.block_id)
+    if known is not None and known[0][0] is item.entry and known[0][1:] == inputs[1:]:
+        return known[1]
+    message = synthetic_chain_message(item.entry, body, item.protected_outputs)
+    made[item.entry.block_id] = (inputs, message)
+    return message
 
 
 def _synthetic_block_id(message: dict[str, Any]) -> str | None:
