@@ -71,7 +71,12 @@ class StubMemo:
     def __init__(self) -> None:
         self._version: object = None
         self._decisions: dict[int, tuple[dict[str, Any], Decision]] = {}
+        self._by_name: dict[str, set[int]] = {}  # own key and tool call id -> the decisions they name
         self._changes_seen = 0
+
+    def _forget_all(self) -> None:
+        self._decisions.clear()
+        self._by_name.clear()
 
     def sync(self, version: object, changed_keys: list[str] | None, settings: object) -> None:
         """Bring the decisions up to `version`: `settings` changing forgets them all, the index changing
@@ -81,24 +86,26 @@ class StubMemo:
         previous, self._version = self._version, version
         known = changed_keys is not None and isinstance(previous, tuple) and previous[-1:] == (settings,)
         if not known or len(changed_keys) < self._changes_seen:  # type: ignore[arg-type]
-            self._decisions.clear()
+            self._forget_all()
         else:
             keys = set(changed_keys[self._changes_seen:])  # type: ignore[index]
-            ids = keys | {bare_id(key) for key in keys}
-            self._decisions = {ident: kept for ident, kept in self._decisions.items()
-                               if kept[1][0] not in keys and str(kept[0].get("toolCallId", "")) not in ids}
+            for name in keys | {bare_id(key) for key in keys}:
+                for ident in self._by_name.pop(name, ()):
+                    self._decisions.pop(ident, None)
         self._changes_seen = len(changed_keys) if changed_keys is not None else 0
 
     def decision(self, message: dict[str, Any], version: object, decide: Callable[[dict[str, Any]], Decision],
                  ) -> Decision:
         if version != self._version:
             self._version = version
-            self._decisions.clear()
+            self._forget_all()
         cached = self._decisions.get(id(message))
         if cached is not None and cached[0] is message:
             return cached[1]
         result = decide(message)
         self._decisions[id(message)] = (message, result)
+        for name in (result[0], str(message.get("toolCallId", ""))):
+            self._by_name.setdefault(name, set()).add(id(message))
         return result
 
 
