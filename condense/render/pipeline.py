@@ -156,11 +156,12 @@ class IncrementalRender:
         self._changes_seen = len(getattr(index, "changed_keys", ()))
         self._options = options
         # the caller's list may grow in place later: keep a copy of what was rendered (unless the one
-        # kept already holds the very same messages)
+        # kept already holds the very same messages), and never the caller's list itself
         noop = last.out is messages
         if last.inputs is messages or len(last.inputs) != len(messages):
             last.inputs = list(messages)
         last.out = last.inputs if noop else last.out
+        last.stubbed = [last.inputs if part is messages else part for part in last.stubbed]
         self._last, self._key = last, key
         return messages if noop else list(last.out)
 

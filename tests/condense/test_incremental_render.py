@@ -82,3 +82,28 @@ def test_a_result_that_a_flush_only_aliases_to_an_earlier_output_is_stubbed_at_t
     messages = host.messages()
     assert json.dumps(engine.render(messages)) == json.dumps(engine.full_render(messages))
     assert stubbed(engine.render(messages)) == ["a", "b"]
+
+
+def test_a_message_list_that_the_host_grows_in_place_renders_as_the_full_render() -> None:
+    """The live agent hands the engine its own list and appends to it afterwards: what a render keeps
+    of that list must not grow with it."""
+    host, engine, driver = make({"summarizer_model": "extractive", "min_batch_chars": 0})
+    live: list[dict[str, Any]] = []
+    outputs = [f"output {n}\n" * 30 for n in range(6)]
+
+    def request() -> None:
+        live.extend(host.messages()[len(live):])
+        rendered = engine.render(live)
+        assert json.dumps(rendered) == json.dumps(engine.full_render(list(live)))
+
+    async def run() -> None:
+        for task in range(3):
+            await driver.prompt(f"task {task}", task * 100)
+            request()
+            await driver.tool_turn(task * 100 + 10, [(f"c{task}", outputs[task])])
+            request()
+            await driver.final(task * 100 + 50)  # a flush: the next render refreshes
+            request()
+
+    asyncio.run(run())
+    assert stubbed(engine.render(live)) == ["c0", "c1", "c2"]
