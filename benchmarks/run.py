@@ -2,11 +2,12 @@
 
 Run: .venv/bin/python benchmarks/run.py
 
-First `pi-tui whatif` on the four corpus sessions (every strategy: cost, ratio to the cheapest runnable
-strategy that is not condense, context size,
-cache busts, calibration of the `recorded` strategy), then every other `benchmarks/*.py` that defines
-a `main`, each in its own process so none skews another's timings. The summary table comes first,
-then each benchmark's own output under its name. Exits 1 when any benchmark failed.
+First `pi-tui whatif` on each of the four corpus sessions, one process per session (every strategy: cost,
+ratio to the cheapest runnable strategy that is not condense, context size, cache busts, calibration of the
+`recorded` strategy; and the wall time of the session's run and that time per priced request, which should
+stay flat from the smallest session to the largest), then every other `benchmarks/*.py` that defines a
+`main`, each in its own process so none skews another's timings. The summary table comes first, then each
+benchmark's own output under its name. Exits 1 when any benchmark failed.
 """
 
 from __future__ import annotations
@@ -79,6 +80,13 @@ def whatif_rows(report: dict[str, Any]) -> list[tuple[str, str, str]]:
     return rows
 
 
+def whatif_timing(report: dict[str, Any], seconds: float) -> tuple[str, str, str]:
+    """Wall time of one session's whatif run, and per request priced (every strategy counted)."""
+    priced = sum(result["requests"] for result in report["strategies"])
+    return ("whatif", f"{Path(report['session']).name}: time",
+            f"{seconds:.1f} s for {priced:,} priced requests = {seconds / priced * 1000:.1f} ms per request")
+
+
 def status(result: Run) -> str:
     if result.returncode == 0:
         return f"ok in {result.seconds:.1f} s"
@@ -98,15 +106,14 @@ def main() -> int:
     rows: list[tuple[str, str, str]] = []
     runs: list[Run] = []
     with tempfile.TemporaryDirectory() as home:
-        if sessions:
-            command = [sys.executable, "-m", "pi_tui", "whatif", *sessions, "--json"]
-            whatif = run("whatif", command, Path(home))
+        for session in sessions:
+            whatif = run("whatif", [sys.executable, "-m", "pi_tui", "whatif", session, "--json"], Path(home))
             runs.append(whatif)
             if whatif.returncode == 0:
                 for report in json.loads(whatif.stdout)["sessions"]:
-                    rows += whatif_rows(report)
-            rows.append(("whatif", f"{len(sessions)} corpus sessions, every strategy", status(whatif)))
-        else:
+                    rows += [*whatif_rows(report), whatif_timing(report, whatif.seconds)]
+            rows.append(("whatif", f"{Path(session).name}, every strategy", status(whatif)))
+        if not sessions:
             rows.append(("whatif", "corpus sessions", f"skipped: {CORPUS} not found"))
         for path in other_benchmarks():
             result = run(path.stem, [sys.executable, str(path)], Path(home))

@@ -8,12 +8,14 @@ by the other (the run-local index of Pi's events broke exactly that: reference b
 
 from __future__ import annotations
 
+import bisect
+import operator
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from condense.messages import content_text, tool_calls
-from condense.occurrence import result_timestamp_of
+from condense.occurrence import occ_key, result_timestamp_of
 from condense.records import Batch, ToolCallRecord
 
 NO_RESULT = "(no result)"
@@ -76,41 +78,67 @@ class _Turn:
         self.results: dict[str, dict[str, Any]] = {}
 
 
+class TurnScan:
+    """Assistant turns with tool calls, each with the results that arrived before the next assistant;
+    kept for a branch that grows between calls, so a flush in a long session walks only the entries
+    appended since the last one (any other change of the branch starts the walk over)."""
+
+    def __init__(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
+        self.turns: list[_Turn] = []
+        self._entries: list[dict[str, Any]] = []
+        self._current: _Turn | None = None
+        self._assistants = 0
+        self._group = 0
+
+    def of(self, branch: list[dict[str, Any]]) -> list[_Turn]:
+        if not (len(branch) >= len(self._entries) and all(map(operator.is_, branch, self._entries))):
+            self._reset()
+        self._feed(branch[len(self._entries):])
+        self._entries = list(branch)
+        return self.turns
+
+    def _feed(self, entries: list[dict[str, Any]]) -> None:
+        for entry in entries:
+            if entry.get("type") != "message":
+                continue
+            message = entry.get("message") or {}
+            role = message.get("role")
+            if role == "user":
+                self._group += 1
+            elif role == "assistant":
+                self._current = None
+                if tool_calls(message):
+                    self._current = _Turn(message, self._assistants, self._group, entry_ms(entry))
+                    self.turns.append(self._current)
+                self._assistants += 1
+            elif role == "toolResult" and self._current is not None:
+                self._current.results.setdefault(str(message.get("toolCallId")), message)
+
+
 def _turns(branch: list[dict[str, Any]]) -> list[_Turn]:
-    """Assistant turns with tool calls, each with the results that arrived before the next assistant."""
-    turns: list[_Turn] = []
-    current: _Turn | None = None
-    assistants = 0
-    group = 0
-    for entry in branch:
-        if entry.get("type") != "message":
-            continue
-        message = entry.get("message") or {}
-        role = message.get("role")
-        if role == "user":
-            group += 1
-        elif role == "assistant":
-            current = _Turn(message, assistants, group, entry_ms(entry)) if tool_calls(message) else None
-            if current is not None:
-                turns.append(current)
-            assistants += 1
-        elif role == "toolResult" and current is not None:
-            current.results.setdefault(str(message.get("toolCallId")), message)
-    return turns
+    return TurnScan().of(branch)
 
 
 def capture_unindexed(branch: list[dict[str, Any]], is_summarized: IsSummarized,
-                      is_protected: IsProtected) -> list[Batch]:
-    """The rescan: every finished, unprotected, not yet summarised call on the branch, batched per turn."""
+                      is_protected: IsProtected, from_turn: int = 0, scan: TurnScan | None = None) -> list[Batch]:
+    """The rescan: every finished, unprotected, not yet summarised call on the branch, batched per turn,
+    from turn `from_turn` on (a flush has nothing left to do before its frontier's turn). Records are
+    only built for calls still to summarise: a long session has thousands of summarised ones. `scan`
+    remembers the branch's turns from one call to the next."""
     batches: list[Batch] = []
-    for turn in _turns(branch):
+    turns = (scan or TurnScan()).of(branch)
+    for turn in turns[bisect.bisect_left(turns, from_turn, key=lambda t: t.turn_index):]:
         records = []
         for call in tool_calls(turn.message):
             result = turn.results.get(str(call.get("id")))
-            if result is None:
+            if result is None or is_summarized(occ_key(str(call.get("id", "")),
+                                                       result_timestamp_of(result.get("timestamp")))):
                 continue
             record = _record(call, result, turn.turn_index, turn.timestamp)
-            if is_summarized(record.key) or is_protected(record.tool_name, record.args):
+            if is_protected(record.tool_name, record.args):
                 continue
             records.append(record)
         if records:

@@ -7,20 +7,22 @@ restart may lose without harm (the pending queue, the budget trigger's last frac
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
 from condense.budget import should_budget_flush, should_delta_flush, usage_fraction
 from condense.capture import capture_batch, records_for_keys, without_protected
 from condense.chains import (
+    BranchMessages,
+    ChainDetector,
+    ChainPhase,
     ChainRegistry,
-    apply_chain_compressions,
-    branch_messages,
     compress_eligible,
-    detect_chains,
     with_closing_message,
 )
 from condense.config import CondenseConfig
@@ -28,18 +30,17 @@ from condense.diagnostics import DiagnosticSink, status_suffix
 from condense.flush import Flusher, FlushResult, Progress
 from condense.frontier import reconstruct as reconstruct_frontier
 from condense.frontier import trim_batch
-from condense.grace import in_grace_recovery_keys
 from condense.host import Host
 from condense.index import ToolCallIndexer
-from condense.measure import model_chars
+from condense.measure import estimate_from_chars
 from condense.messages import tool_calls
-from condense.metrics import ContextMetrics, compute_context_metrics
+from condense.metrics import ContextMetrics, MetricsScan, compute_context_metrics
 from condense.protect import is_protected
 from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_NAME, QUERY_TOOL_PARAMETERS, run_query
 from condense.records import FLUSH_METRICS, SUMMARY, Batch, SummaryRef
 from condense.render.args_purge import ArgsPurgeMemo
 from condense.render.orphans import sweep_dedup_key, sweep_detail
-from condense.render.pipeline import RenderOptions, prune_messages
+from condense.render.pipeline import IncrementalRender, RenderOptions, prune_messages
 from condense.render.stub import StubMemo
 from condense.spill import spill_oversized_batch, spill_record
 from condense.stats import PruneStats, status_line, status_text
@@ -77,10 +78,16 @@ class CondenseEngine:
         self._cancel = _Cancel()
         self._reclaim_version = -1
         self._stub_memo = StubMemo()
-        self._args_memo = ArgsPurgeMemo()
+        self._renderer = IncrementalRender()
+        self._options: tuple[object, RenderOptions] | None = None
+        self._metrics = MetricsScan()  # the branch as measured for the last flush's metrics
+        self._chain_detector = ChainDetector()
+        self._branch = BranchMessages()  # the branch's messages as of the last compression
         self._config_version = 0
+        self._args_memo = ArgsPurgeMemo()
         self._last_input: list[Any] | None = None  # the last request's messages, measured again after a flush
         self._saved_at_reply: int | None = None  # the saving already in the host's last reported usage
+        self.check_renders = os.environ.get("CONDENSE_CHECK_RENDERS") == "1"
 
     # ----- protection -------------------------------------------------------------------------
 
@@ -102,6 +109,9 @@ class CondenseEngine:
         self.previous_fraction = None
         self._reclaim_version = -1
         self._stub_memo = StubMemo()  # the index was rebuilt: no decision carries over
+        self._renderer = IncrementalRender()
+        self._chain_detector = ChainDetector()
+        self._branch = BranchMessages()
         self._last_input = None
         self._saved_at_reply = None
         self.rearmed = self._probe_rearm()
@@ -253,17 +263,21 @@ class CondenseEngine:
     async def compress(self, keep: int, closing: dict[str, Any] | None = None) -> list[str]:
         """Compress closed chains beyond the `keep` most recent; returns the new block ids. Never raises:
         a chain that could not be written stays raw and is tried again next time."""
-        messages = with_closing_message(branch_messages(self.host.branch()), closing)
+        branch = self._branch.of(self.host.branch())
+        messages = with_closing_message(list(branch.messages), closing)
+        # a closing reply not on the branch yet adds an assistant timestamp (not a user turn or a result)
+        boundaries = branch.boundaries if len(messages) == len(branch.messages) else None
         blobs = self.host.blobs_dir()
         spill = (partial(spill_record, threshold=self.config.spill_threshold,
                          preview_bytes=self.config.spill_preview_bytes, blobs_dir=blobs) if blobs else None)
         fuse = self.summarizer if self.config.chain_compression.fuse_range_summary else None
         try:
+            chains = self._chain_detector.detect(messages, self.is_protected, self._config_version)
             result = await compress_eligible(
-                detect_chains(messages, self.is_protected), keep, messages=messages, registry=self.chains,
+                chains, keep, messages=messages, registry=self.chains,
                 index=self.index, append=self.host.append_entry, compressed_at=self._now_marker(),
-                grace_keys=in_grace_recovery_keys(messages, self.config.recovery_grace_turns), fuser=fuse,
-                signal=self._cancel, spill=spill, diagnostics=self.diagnostics, stats=self.stats)
+                grace_keys=branch.ages.in_grace(self.config.recovery_grace_turns), fuser=fuse, signal=self._cancel,
+                spill=spill, diagnostics=self.diagnostics, stats=self.stats, boundaries=boundaries)
         except Exception as exc:
             log.error("pruner: chain compression failed: %s", exc)
             return []
@@ -298,7 +312,7 @@ class CondenseEngine:
 
     def context_metrics(self) -> ContextMetrics:
         return compute_context_metrics(self.host.branch(), self.flusher.frontier, self.index.is_summarized,
-                                       self.is_protected)
+                                       self.is_protected, self._metrics)
 
     def _now_marker(self) -> int:
         """The newest message time on the branch: deterministic, unlike the wall clock."""
@@ -311,19 +325,51 @@ class CondenseEngine:
     # ----- rendering --------------------------------------------------------------------------
 
     def render(self, messages: list[Any]) -> list[Any]:
-        """The `context` transform; the same list object when pruning is off or changes nothing."""
+        """The `context` transform; the same list object when pruning is off or changes nothing. Each
+        request renders only what changed since the previous one (`IncrementalRender`)."""
         if not self.config.enabled:
             return messages
         self._last_input = messages
-        out = prune_messages(messages, self.index, self._render_options())
+        options = self._render_options()
+        key = (options.version, self.chains.version if options.chains is not None else None)
+        out = self._renderer.render(messages, self.index, options, key)
+        if self.check_renders:
+            out = self._checked(messages, out, options)
         if out is not messages and self._reclaim_version != len(self.index):
             self._reclaim_version = len(self.index)
-            # what the model reads (text, thinking, arguments, results): a walk over the blocks, where
-            # serialising the whole unpruned context would cost seconds with a 10 MB output in it
-            self.stats.set_live_reclaim(model_chars(messages), model_chars(out))
+            # what the model reads (text, thinking, arguments, results), counted as the history grows,
+            # where serialising the whole unpruned context would cost seconds with a 10 MB output in it
+            self.stats.set_live_reclaim(*self._renderer.model_chars())
             if self._saved_at_reply is None:  # first measure since a (re)load: the last reply had it too
                 self._saved_at_reply = self._saved()
             self.update_status()
+        return out
+
+    @property
+    def last_render_kind(self) -> str:
+        """"incremental" (only new messages rendered), "refresh" (after a flush: only what it changed),
+        or "full"."""
+        return self._renderer.kind
+
+    def rendered_tokens(self) -> int:
+        """Estimated tokens of the last render (what the model reads, plus the system prompt)."""
+        return estimate_from_chars(self._renderer.model_chars()[1])
+
+    def full_render(self, messages: list[Any]) -> list[Any]:
+        """The reference render: every phase over every message, nothing reused from an earlier render."""
+        if not self.config.enabled:
+            return messages
+        return prune_messages(messages, self.index, replace(self._render_options(), memo=None))
+
+    def _checked(self, messages: list[Any], out: list[Any], options: RenderOptions) -> list[Any]:
+        """Debug mode (CONDENSE_CHECK_RENDERS=1): the incremental render against the full one; a
+        difference is logged, and the full render is what the model gets."""
+        full = prune_messages(messages, self.index, replace(options, memo=None))
+        if json.dumps(full) != json.dumps(out):
+            log.error("condense: the incremental render differs from the full render (%d messages)",
+                      len(messages))
+            self._renderer.reset()
+            return full
         return out
 
     def _measure_again(self) -> None:
@@ -332,7 +378,7 @@ class CondenseEngine:
         on the final reply compresses a chain that ends with that reply, which the last request never
         carried (rendering that input again would report the chain's range as unresolved)."""
         if self._last_input is not None and self.config.enabled:
-            self.render(branch_messages(self.host.branch()))
+            self.render(list(self._branch.of(self.host.branch()).messages))
 
     def _saved(self) -> int:
         reclaim = self.stats.live_reclaim()
@@ -352,18 +398,24 @@ class CondenseEngine:
         return usage.tokens - (self._saved() - (self._saved_at_reply or 0))
 
     def _render_options(self) -> RenderOptions:
+        """The options of a render, the same object while nothing they hold has changed."""
+        state = (len(self.index.changed_keys), self.index.next_ref_number, self._config_version, self.chains.version,
+                 self._stub_memo)
+        if self._options is None or self._options[0] != state:
+            self._options = (state, self._new_render_options())
+        return self._options[1]
+
+    def _new_render_options(self) -> RenderOptions:
         purge = self.config.purge_errors
         chains = self.config.chain_compression
-        phase3 = self._apply_chains if chains.enabled and len(self.chains) else None
-        version = (len(self.index), self.index.next_ref_number, self._config_version)
+        phase3 = (ChainPhase(self.chains, self.index, chains.strip_final_assistant_thinking, self.diagnostics)
+                  if chains.enabled and len(self.chains) else None)
+        # every record, dedup alias and ref the index gained changes it (an alias adds no record)
+        version = (len(self.index.changed_keys), self.index.next_ref_number, self._config_version)
         args_memo = self._args_memo if self.config.purge_summarized_args else None
         return RenderOptions(self.is_protected, self.config.recovery_grace_turns, purge.enabled,
                              purge.cooldown_turns, purge.min_arg_chars, self._report_orphans, phase3,
                              self._stub_memo, version, args_memo)
-
-    def _apply_chains(self, messages: list[Any]) -> list[Any]:
-        return apply_chain_compressions(messages, self.chains, self.index, diagnostics=self.diagnostics,
-                                        strip_final_thinking=self.config.chain_compression.strip_final_assistant_thinking)
 
     def _report_orphans(self, swept: list[str]) -> None:
         self.diagnostics.report("orphan-sweep", sweep_dedup_key(swept), sweep_detail(swept))

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from condense.capture import capture_unindexed, group_batches
+from condense.capture import TurnScan, capture_unindexed, group_batches
 from condense.frontier import Frontier, trim_batch
 from condense.host import CancelSignal, Host
 from condense.index import ToolCallIndexer
@@ -61,13 +61,15 @@ class Flusher:
         self.stats = stats
         self._config = config_source
         self.frontier: Frontier | None = None
+        self._turns = TurnScan()
         self.batch_filter: Callable[[Batch], bool] | None = None  # a simulation's restriction of what flushes
 
     # ----- collecting -------------------------------------------------------------------------
 
     def collect(self, is_protected: Callable[[str, dict[str, Any]], bool]) -> list[Batch]:
         """Everything pending on the branch past the frontier, grouped as the batching mode says."""
-        batches = capture_unindexed(self.host.branch(), self.index.is_summarized, is_protected)
+        start = self.frontier.last_attempted_turn_index if self.frontier is not None else 0
+        batches = capture_unindexed(self.host.branch(), self.index.is_summarized, is_protected, start, self._turns)
         trimmed = [b for b in (trim_batch(batch, self.frontier, self.index.is_summarized) for batch in batches) if b]
         if self.batch_filter is not None:
             trimmed = [b for b in trimmed if self.batch_filter(b)]

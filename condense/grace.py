@@ -15,16 +15,32 @@ from condense.occurrence import message_key
 from condense.records import QUERY_TOOL
 
 
+class RecoveryAges:
+    """Recovery results and the user messages seen so far, fed in order (possibly in several pieces, as
+    a conversation grows), so the grace set is known without walking the whole conversation again."""
+
+    def __init__(self) -> None:
+        self.users = 0
+        self.fed = 0  # messages seen so far
+        self._recoveries: list[tuple[int, str]] = []  # (users up to and including it, its key)
+
+    def feed(self, messages: Sequence[dict[str, Any]]) -> None:
+        self.fed += len(messages)
+        for message in messages:
+            role = message.get("role")
+            self.users += role == "user"
+            if role == "toolResult" and message.get("toolName") == QUERY_TOOL:
+                self._recoveries.append((self.users, message_key(message)))
+
+    def in_grace(self, k: int) -> set[str]:
+        """Keys of the recovery results whose age (user messages after them) is at most `k`."""
+        return {key for seen, key in self._recoveries if self.users - seen <= k} if k > 0 else set()
+
+
 def in_grace_recovery_keys(messages: Sequence[dict[str, Any]], k: int) -> set[str]:
     """Keys of the recovery results whose age (user messages after them) is at most `k`; none when k <= 0."""
     if k <= 0:
         return set()
-    users_total = sum(1 for message in messages if message.get("role") == "user")
-    users_so_far = 0
-    keys: set[str] = set()
-    for message in messages:
-        users_so_far += message.get("role") == "user"
-        is_recovery = message.get("role") == "toolResult" and message.get("toolName") == QUERY_TOOL
-        if is_recovery and users_total - users_so_far <= k:  # age: user messages after it
-            keys.add(message_key(message))
-    return keys
+    ages = RecoveryAges()
+    ages.feed(messages)
+    return ages.in_grace(k)

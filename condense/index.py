@@ -43,6 +43,8 @@ class ToolCallIndexer:
         self._bodies: list[str] = []  # summary texts in registration order
         self._bodies_by_key: dict[str, list[int]] = {}  # occurrence key -> positions in _bodies
         self._next_ref = 1
+        # every key whose lookups may answer differently since, in order: renders re-decide only these
+        self.changed_keys: list[str] = []
 
     # ----- reading -----
     def __len__(self) -> int:
@@ -177,6 +179,7 @@ class ToolCallIndexer:
             if ref.short_id != ref.key:  # legacy summaries named outputs by id: no alias
                 self._ref_to_key[ref.short_id] = ref.key
                 self._key_to_ref[ref.key] = ref.short_id
+                self.changed_keys.append(ref.key)
             match = _SHORT_REF.fullmatch(ref.short_id)
             if match:
                 self._next_ref = max(self._next_ref, int(match.group(1)) + 1)
@@ -242,6 +245,7 @@ class ToolCallIndexer:
     def _index(self, record: ToolCallRecord) -> None:
         key = record.key
         self._records[key] = record
+        self.changed_keys.append(key)
         keys = self._keys_by_bare.setdefault(record.tool_call_id, [])
         if key not in keys:
             keys.append(key)
@@ -253,6 +257,7 @@ class ToolCallIndexer:
 
     def _alias(self, new_key: str, original_key: str) -> None:
         self._aliases[new_key] = original_key
+        self.changed_keys.append(new_key)
         ref = self._key_to_ref.get(original_key)
         if ref is not None:  # the duplicate's stub shows the same `tN` as its original
             self._key_to_ref[new_key] = ref

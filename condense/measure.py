@@ -9,6 +9,7 @@ and tool definitions per request.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 CHARS_PER_TOKEN = 3.0
@@ -33,6 +34,41 @@ def json_chars(value: Any) -> int:
     return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
 
 
+class Sizes:
+    """A size of messages remembered by their identity (a message is never mutated in place), so a
+    figure over a whole branch that grew since the last time costs a lookup per message and a
+    measurement per new one."""
+
+    def __init__(self, measure: Callable[[Any], int]) -> None:
+        self._measure = measure
+        self._sizes: dict[int, tuple[Any, int]] = {}
+
+    @property
+    def count(self) -> int:
+        return len(self._sizes)
+
+    def of(self, value: Any) -> int:
+        known = self._sizes.get(id(value))
+        if known is not None and known[0] is value:
+            return known[1]
+        size = self._measure(value)
+        self._sizes[id(value)] = (value, size)
+        return size
+
+    def total(self, values: list[Any]) -> int:
+        return sum(map(self.of, values))
+
+    def forget_all_but(self, *groups: list[Any]) -> None:
+        """Drop what no longer matters (renders replaced since), so memory follows the session's size."""
+        self._sizes = {id(v): known for group in groups for v in group
+                       if (known := self._sizes.get(id(v))) is not None and known[0] is v}
+
+
+def message_chars(message: Any) -> int:
+    """Characters of everything the model reads in one message."""
+    return model_chars([message])
+
+
 def model_chars(messages: list[Any]) -> int:
     """Characters of everything the model reads in these messages."""
     total = 0
@@ -49,8 +85,12 @@ def model_chars(messages: list[Any]) -> int:
     return total
 
 
+def estimate_from_chars(chars: int) -> int:
+    return round(chars / CHARS_PER_TOKEN) + SYSTEM_TOKENS
+
+
 def estimate_tokens(messages: list[Any]) -> int:
-    return round(model_chars(messages) / CHARS_PER_TOKEN) + SYSTEM_TOKENS
+    return estimate_from_chars(model_chars(messages))
 
 
 def tool_result_chars(messages: list[Any]) -> int:

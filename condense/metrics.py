@@ -15,7 +15,9 @@ JavaScript's `JSON.stringify` writes them, divided by 4 and rounded half up (the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import bisect
+import operator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,118 +71,139 @@ def _custom_message(entry: dict[str, Any]) -> dict[str, Any]:
     return message
 
 
-def _branch_messages(branch_entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The messages the branch keeps in context: `message` entries, and `custom_message` entries (the
-    pruner's own summaries among them), which count toward the whole but never start or join a chain."""
-    messages: list[dict[str, Any]] = []
-    for entry in branch_entries:
-        kind = entry.get("type")
-        if kind == "message" and isinstance(entry.get("message"), dict):
-            messages.append(entry["message"])
-        elif kind == "custom_message":
-            messages.append(_custom_message(entry))
-    return messages
-
-
 def _is_text_only_assistant(message: dict[str, Any]) -> bool:
     return message.get("role") == "assistant" and not tool_calls(message)
 
 
-def _open_segment_start(messages: list[dict[str, Any]]) -> int:
-    """Position just after the last text-only assistant reply (0 when there is none)."""
-    for position in range(len(messages) - 1, -1, -1):
-        if _is_text_only_assistant(messages[position]):
-            return position + 1
-    return 0
+def _thinking_chars(message: dict[str, Any]) -> int:
+    content = message.get("content")
+    if message.get("role") != "assistant" or not isinstance(content, list):
+        return 0
+    return sum(json_chars(block) for block in content if isinstance(block, dict) and block.get("type") == "thinking")
 
 
-def _thinking_chars(messages: list[dict[str, Any]]) -> int:
-    assistant_blocks = (
-        message["content"] for message in messages
-        if message.get("role") == "assistant" and isinstance(message.get("content"), list)
-    )
-    return sum(json_chars(block) for blocks in assistant_blocks for block in blocks
-               if isinstance(block, dict) and block.get("type") == "thinking")
+@dataclass(frozen=True)
+class _Result:
+    position: int
+    call_id: str
+    key: str
+    tool_name: str
+    args: dict[str, Any]  # of the nearest preceding call with its id
+    size: int
 
 
-def _chain_spans(messages: list[dict[str, Any]]) -> Iterator[tuple[int, int]]:
-    """(first, last) positions of each chain: a user message through the text-only assistant reply that
-    closes it, or through the message before the next user message that interrupted it. A chain still
-    open at the end is not yielded: it lies inside the open segment, which is measured on its own."""
-    start: int | None = None
-    for position, message in enumerate(messages):
-        if message.get("role") == "user":
-            if start is not None:
-                yield start, position - 1
-            start = position
-        elif start is not None and _is_text_only_assistant(message):
-            yield start, position
-            start = None
+class MetricsScan:
+    """The branch's messages (`message` entries, and `custom_message` entries, the pruner's own summaries
+    among them, which count toward the whole but never start or join a chain) measured as they come.
+    Kept between flushes, a long branch is walked only where it grew; any other change starts over.
 
+    Chains: a user message through the text-only assistant reply that closes it, or through the message
+    before the next user message that interrupted it; the chain still open at the end lies inside the
+    open segment (after the last text-only reply), which is measured on its own."""
 
-def _largest_chain_share(messages: list[dict[str, Any]], open_start: int) -> int:
-    sizes = [json_chars(message) for message in messages]
-    largest_chain = max((sum(sizes[first : last + 1]) for first, last in _chain_spans(messages)), default=0)
-    return _percent(max(largest_chain, sum(sizes[open_start:])), sum(sizes))
+    def __init__(self) -> None:
+        self._reset()
 
+    def _reset(self) -> None:
+        self._entries: list[dict[str, Any]] = []
+        self._count = 0
+        self._total = 0
+        self._largest_chain = 0
+        self._chain: int | None = None  # size of the chain open now
+        self._open = 0  # size of the open segment
+        self._open_thinking = 0
+        self._assistants: list[tuple[int, dict[str, Any]]] = []
+        self._results: list[_Result] = []
+        self._latest_args: dict[str, dict[str, Any]] = {}  # per id, the arguments of its latest call
 
-def _frontier_boundary(messages: list[dict[str, Any]],
-                       frontier: Frontier | None) -> tuple[int, int, frozenset[str]]:
-    """Where counting starts: (first position to scan, end of the frontier's own turn, ids of that turn's
-    calls up to and including the last attempted one). Exclusion is positional because ids are reused:
-    a later turn's call with the same id still counts. When the frontier's turn or call is not on this
-    branch the whole branch counts."""
-    nothing = (0, 0, frozenset[str]())
-    if frontier is None:
-        return nothing
-    assistants = [position for position, m in enumerate(messages) if m.get("role") == "assistant"]
-    turn = frontier.last_attempted_turn_index
-    if not 0 <= turn < len(assistants):
-        return nothing
-    last = frontier.last_attempted_tool_call_id  # a bare id or an occurrence key
-    ids = [str(call.get("id")) for call in tool_calls(messages[assistants[turn]])]
-    found = next((i for i, call_id in enumerate(ids) if call_id in (last, bare_id(last))), None)
-    if found is None:
-        return nothing
-    turn_end = assistants[turn + 1] if turn + 1 < len(assistants) else len(messages)
-    return assistants[turn] + 1, turn_end, frozenset(ids[: found + 1])
+    def of(self, branch_entries: list[dict[str, Any]]) -> MetricsScan:
+        if not (len(branch_entries) >= len(self._entries) and all(map(operator.is_, branch_entries, self._entries))):
+            self._reset()
+        for entry in branch_entries[len(self._entries):]:
+            kind = entry.get("type")
+            if kind == "message" and isinstance(entry.get("message"), dict):
+                self._add(entry["message"])
+            elif kind == "custom_message":
+                self._add(_custom_message(entry))
+        self._entries = list(branch_entries)
+        return self
 
-
-def _frontier_gap_tokens(messages: list[dict[str, Any]], frontier: Frontier | None,
-                         is_summarized: IsSummarized, is_protected: IsProtected) -> int:
-    scan_from, turn_end, attempted = _frontier_boundary(messages, frontier)
-    latest_args: dict[str, dict[str, Any]] = {}  # per id, the arguments of its nearest preceding call
-    tokens = 0
-    for position, message in enumerate(messages):
-        role = message.get("role")
+    def _add(self, message: dict[str, Any]) -> None:
+        position, size, role = self._count, json_chars(message), message.get("role")
+        self._count += 1
+        self._total += size
+        if role == "user":
+            if self._chain is not None:
+                self._largest_chain = max(self._largest_chain, self._chain)
+            self._chain = 0
+        if self._chain is not None:
+            self._chain += size
+        if _is_text_only_assistant(message):
+            if self._chain is not None:
+                self._largest_chain = max(self._largest_chain, self._chain)
+            self._chain = None
+            self._open = self._open_thinking = 0
+        else:
+            self._open += size
+            self._open_thinking += _thinking_chars(message)
         if role == "assistant":
-            latest_args.update((str(call.get("id")), call_args(call)) for call in tool_calls(message))
-        if role != "toolResult" or position < scan_from:
-            continue
-        call_id = str(message.get("toolCallId"))
-        if position < turn_end and call_id in attempted:
-            continue
-        if is_summarized(message_key(message)):
-            continue
-        if is_protected(str(message.get("toolName", "")), latest_args.get(call_id, {})):
-            continue
-        tokens += _tokens(json_chars(message))
-    return tokens
+            self._assistants.append((position, message))
+            self._latest_args.update((str(call.get("id")), call_args(call)) for call in tool_calls(message))
+        elif role == "toolResult":
+            call_id = str(message.get("toolCallId"))
+            self._results.append(_Result(position, call_id, message_key(message), str(message.get("toolName", "")),
+                                         self._latest_args.get(call_id, {}), size))
+
+    def metrics(self, frontier: Frontier | None, is_summarized: IsSummarized,
+                is_protected: IsProtected) -> ContextMetrics:
+        if not self._count:
+            return ContextMetrics()
+        return ContextMetrics(
+            open_cycle_thinking_tokens=_tokens(self._open_thinking),
+            largest_chain_share_pct=_percent(max(self._largest_chain, self._open), self._total),
+            frontier_gap_tokens=self._frontier_gap_tokens(frontier, is_summarized, is_protected),
+        )
+
+    def _frontier_boundary(self, frontier: Frontier | None) -> tuple[int, int, frozenset[str]]:
+        """Where counting starts: (first position to scan, end of the frontier's own turn, ids of that
+        turn's calls up to and including the last attempted one). Exclusion is positional because ids
+        are reused: a later turn's call with the same id still counts. When the frontier's turn or call
+        is not on this branch the whole branch counts."""
+        nothing = (0, 0, frozenset[str]())
+        if frontier is None:
+            return nothing
+        turn = frontier.last_attempted_turn_index
+        if not 0 <= turn < len(self._assistants):
+            return nothing
+        last = frontier.last_attempted_tool_call_id  # a bare id or an occurrence key
+        position, message = self._assistants[turn]
+        ids = [str(call.get("id")) for call in tool_calls(message)]
+        found = next((i for i, call_id in enumerate(ids) if call_id in (last, bare_id(last))), None)
+        if found is None:
+            return nothing
+        turn_end = self._assistants[turn + 1][0] if turn + 1 < len(self._assistants) else self._count
+        return position + 1, turn_end, frozenset(ids[: found + 1])
+
+    def _frontier_gap_tokens(self, frontier: Frontier | None, is_summarized: IsSummarized,
+                             is_protected: IsProtected) -> int:
+        scan_from, turn_end, attempted = self._frontier_boundary(frontier)
+        tokens = 0
+        for result in self._results[bisect.bisect_left(self._results, scan_from, key=lambda r: r.position):]:
+            if result.position < turn_end and result.call_id in attempted:
+                continue
+            if is_summarized(result.key) or is_protected(result.tool_name, result.args):
+                continue
+            tokens += _tokens(result.size)
+        return tokens
 
 
 def compute_context_metrics(branch_entries: list[dict[str, Any]], frontier: Frontier | None,
-                            is_summarized: IsSummarized, is_protected: IsProtected) -> ContextMetrics:
+                            is_summarized: IsSummarized, is_protected: IsProtected,
+                            scan: MetricsScan | None = None) -> ContextMetrics:
     """The three metrics of the branch (session entries, root to leaf). Turn indexes count every
-    assistant message from 0, as capture does, so the frontier's turn is found where the flush left it."""
-    messages = _branch_messages(branch_entries)
-    if not messages:
-        return ContextMetrics()
-    open_start = _open_segment_start(messages)
-    return ContextMetrics(
-        open_cycle_thinking_tokens=_tokens(_thinking_chars(messages[open_start:])),
-        largest_chain_share_pct=_largest_chain_share(messages, open_start),
-        frontier_gap_tokens=_frontier_gap_tokens(messages, frontier, is_summarized, is_protected),
-    )
+    assistant message from 0, as capture does, so the frontier's turn is found where the flush left it.
+    `scan` remembers the branch from one flush to the next (a fresh one measures everything)."""
+    return (scan or MetricsScan()).of(branch_entries).metrics(frontier, is_summarized, is_protected)
 
 
 def status_block(metrics: ContextMetrics | None, rearmed: bool) -> list[str]:

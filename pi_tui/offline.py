@@ -68,8 +68,9 @@ class SessionHost:
     def context_usage(self) -> ContextUsage | None:
         """Estimated from what the model would read now (the recorded usage predates any pruning)."""
         messages = self.session.messages()
-        if self.engine is not None:
-            messages = self.engine.render(messages)
+        if self.engine is not None and self.engine.config.enabled:
+            self.engine.render(messages)  # the request's own render, extended by what came since
+            return ContextUsage(self.engine.rendered_tokens(), self.context_window)
         return ContextUsage(estimate_tokens(messages), self.context_window)
 
     def session_model(self) -> str | None:

@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import math
+import multiprocessing
+import os
 import tempfile
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,11 +32,13 @@ from condense.simulate import (
     PRUNE_AFTER_READ,
     STRATEGIES,
     CacheModel,
+    Calibration,
     CharEncoder,
     Compaction,
     ContextEditing,
     Encoder,
     Meter,
+    MissRate,
     ObservationMasking,
     PiCompaction,
     PriceTable,
@@ -62,7 +67,7 @@ from pi_tui.ai.transform import transform_messages
 from pi_tui.ai.types import ModelSpec
 from pi_tui.errors import UserError
 from pi_tui.replay import PRUNER_PREFIX, Replayer, output_session
-from pi_tui.session.context import build_context, entry_message
+from pi_tui.session.context import SessionContext, build_context, entry_message, extend_context
 from pi_tui.session.store import Session
 
 PRICING_MODELS = ("claude-opus-4-5", "claude-sonnet-4-5", "gpt-5.1-codex")
@@ -247,9 +252,16 @@ class _Run:
 
 
 def _run_recorded(run: _Run) -> Recovery:
+    """Each request carries the context of the branch before it, grown entry by entry (rebuilt only at
+    a compaction), so the whole run is linear in the session's length."""
     branch = run.recording.branch
+    context, built = SessionContext(), 0
     for number, position in enumerate(run.recording.entry_at):
-        run.request(number, build_context(branch[:position]).messages)  # type: ignore[arg-type]
+        for end in range(built + 1, position + 1):
+            if not extend_context(context, branch[end - 1]):
+                context = build_context(branch[:end])
+        built = position
+        run.request(number, list(context.messages))  # type: ignore[arg-type]
     final = build_context(branch).messages
     return check_recovery(run.recording.history, final, None)  # type: ignore[arg-type]
 
@@ -379,28 +391,92 @@ def _window_notes(results: list[StrategyResult], window: int) -> list[str]:
             f" {window:,}-token window" for r in results if not r.can_run]
 
 
+def _pricing(options: WhatifOptions) -> Pricing:
+    """The price tables the options ask for; an hour-long cache is written at its own price."""
+    return Pricing(price_table(options.pricing) if options.pricing else None, options.ttl_ms >= LONG_TTL_MS)
+
+
+@dataclass
+class _Strategies:
+    """What one process needs to run strategies of one session, built once per process: the recording,
+    and a meter whose tokenised texts are shared by the strategies that process runs."""
+
+    recording: Recording
+    options: WhatifOptions
+    window: int
+    meter: Meter
+    miss: MissRate
+
+    def run(self, name: str) -> tuple[StrategyResult, Calibration | None, Pricing]:
+        pricing = _pricing(self.options)
+        sim = StrategySimulation(name, self.meter.units_per_token, self.miss.rate, self.options.ttl_ms,
+                                 self.options.cache_model)
+        run = _Run(self.recording, self.meter, pricing, sim)
+        recovery = _dispatch(name, run, self.window, self.options)
+        calibration = calibrate(run.sim.outcomes, self.recording.requests, self.miss) if name == "recorded" else None
+        self.meter.forget_messages()
+        return run.sim.result(recovery), calibration, pricing
+
+
+_worker: _Strategies | None = None  # a worker process's own, set up by `_start_worker`
+
+
+def _start_worker(strategies: _Strategies) -> None:
+    global _worker
+    _worker = strategies
+
+
+def _run_in_worker(name: str) -> tuple[StrategyResult, Calibration | None, Pricing]:
+    assert _worker is not None
+    return _worker.run(name)
+
+
+def _workers(strategies: int) -> int:
+    """Processes worth starting: one per strategy, at most one per core this process may use."""
+    return max(1, min(strategies, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                      else os.cpu_count() or 1))
+
+
+def _run_strategies(strategies: _Strategies, progress: Progress | None,
+                    ) -> list[tuple[StrategyResult, Calibration | None, Pricing]]:
+    """Every strategy's outcome, in the order asked. Strategies are independent, so they run in
+    parallel processes where there are cores for them (forked: each starts from this process's
+    recording and tokeniser); otherwise one after the other here."""
+    names = strategies.options.strategies
+    workers = _workers(len(names))
+    if workers == 1 or not hasattr(os, "fork"):
+        outcomes = []
+        for name in names:
+            if progress is not None:
+                progress(name)
+            outcomes.append(strategies.run(name))
+        return outcomes
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
+                             initargs=(strategies,)) as pool:
+        futures = [pool.submit(_run_in_worker, name) for name in names]
+        for name in names:
+            if progress is not None:
+                progress(name)
+        return [future.result() for future in futures]
+
+
 def run_whatif(session: Session, options: WhatifOptions, encoder: Encoder | None = None,
                progress: Progress | None = None) -> SessionReport:
     recording = Recording(session, session.branch_entries())
     if not any(r.billed for r in recording.requests):
         raise UserError(f"{session.path}: no model request with recorded usage to replay")
-    pricing = Pricing(price_table(options.pricing) if options.pricing else None, options.ttl_ms >= LONG_TTL_MS)
     window = context_window(recording.main_model)
     meter = Meter(encoder or default_encoder())
     miss = observed_miss_rate(recording.requests)
-    results, calibration = [], None
-    for name in options.strategies:
-        if progress is not None:
-            progress(name)
-        sim = StrategySimulation(name, meter.units_per_token, miss.rate, options.ttl_ms, options.cache_model)
-        run = _Run(recording, meter, pricing, sim)
-        recovery = _dispatch(name, run, window, options)
-        results.append(run.sim.result(recovery))
-        if name == "recorded":
-            calibration = calibrate(run.sim.outcomes, recording.requests, miss)
-        meter.forget_messages()
+    outcomes = _run_strategies(_Strategies(recording, options, window, meter, miss), progress)
+    pricing = _pricing(options)
+    for _, _, used in outcomes:
+        pricing.tables.update(used.tables)
+        pricing.notes += used.notes
+    calibration = next((c for _, c, _ in outcomes if c is not None), None)
     condense = CONDENSE_STRATEGIES | set(options.variants)
-    results = with_ratios(results, window, condense)
+    results = with_ratios([result for result, _, _ in outcomes], window, condense)
     base = baseline(results, condense)
     return SessionReport(
         session=str(session.path), tokenizer=meter.encoder.name, pricing=pricing.describe(),

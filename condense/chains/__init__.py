@@ -9,6 +9,8 @@ Flow: `detect_chains` finds the rounds of a branch, `compress_eligible` decides 
 from condense.chains.backfill import deterministic_body, extract_chain_records
 from condense.chains.compress import CompressResult, RangeFuser, Skipped, compress_eligible
 from condense.chains.detect import (
+    BranchMessages,
+    ChainDetector,
     branch_messages,
     detect_chains,
     is_synthetic_chain_message,
@@ -17,6 +19,8 @@ from condense.chains.detect import (
 from condense.chains.model import ChainEntry, ChainRange, ChainRegistry
 from condense.chains.placeholders import substitute_block_refs
 from condense.chains.render import (
+    ChainPhase,
+    ChainTail,
     apply_chain_compressions,
     chain_body,
     is_per_batch_summary,
@@ -28,9 +32,13 @@ from condense.chains.render import (
 from condense.chains.select import select_eligible
 
 __all__ = [
+    "BranchMessages",
+    "ChainDetector",
     "ChainEntry",
+    "ChainPhase",
     "ChainRange",
     "ChainRegistry",
+    "ChainTail",
     "CompressResult",
     "RangeFuser",
     "Skipped",

@@ -18,7 +18,7 @@ from typing import Any
 
 from condense.capture import call_args
 from condense.chains.model import ChainRange
-from condense.chains.render import resolve_range
+from condense.chains.render import Boundaries
 from condense.messages import content_text, tool_calls
 from condense.occurrence import result_timestamp_of
 from condense.records import ToolCallRecord
@@ -32,12 +32,14 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def extract_chain_records(messages: Sequence[dict[str, Any]], chain: ChainRange,
-                          is_indexed: Callable[[str], bool]) -> list[ToolCallRecord]:
+                          is_indexed: Callable[[str], bool], boundaries: Boundaries | None = None,
+                          ) -> list[ToolCallRecord]:
     """Records for the chain's answered calls that still need indexing: protected outputs are left
     out (they are relocated verbatim at render time), and so are occurrences already in the index
     (a retry after a half-finished attempt must not index them twice). The span is resolved the way
     the renderer resolves it, so what is indexed is exactly what rendering will drop."""
-    span = resolve_range(messages, chain.start_user_timestamp, chain.final_assistant_timestamp)
+    boundaries = boundaries or Boundaries(messages)
+    span = boundaries.resolve(chain.start_user_timestamp, chain.final_assistant_timestamp)
     if span is None:
         return []
     protected = set(chain.protected_tool_call_ids)

@@ -23,7 +23,7 @@ from typing import Any, Literal, Protocol
 
 from condense.chains.backfill import deterministic_body, extract_chain_records
 from condense.chains.model import ChainEntry, ChainRange, ChainRegistry
-from condense.chains.render import Reporter
+from condense.chains.render import Boundaries, Reporter
 from condense.chains.select import select_eligible
 from condense.host import CancelSignal
 from condense.index import Append, Spiller, ToolCallIndexer
@@ -73,19 +73,21 @@ class _Job:
     spill: Spiller | None
     diagnostics: Reporter | None
     stats: PruneStats | None
+    boundaries: Boundaries | None
 
 
 async def compress_eligible(
     chains: Sequence[ChainRange], k: int, *, messages: Sequence[dict[str, Any]], registry: ChainRegistry,
     index: ToolCallIndexer, append: Append, compressed_at: int, grace_keys: AbstractSet[str] = frozenset(),
     fuser: RangeFuser | None = None, signal: CancelSignal | None = None, spill: Spiller | None = None,
-    diagnostics: Reporter | None = None, stats: PruneStats | None = None,
+    diagnostics: Reporter | None = None, stats: PruneStats | None = None, boundaries: Boundaries | None = None,
 ) -> CompressResult:
     """Compress every eligible chain of `chains` (detected on `messages`, which must be the very list
     detection walked, closing message included). `fuser` None means no fusion. An append failure of
-    a chain entry propagates; entries written before it stay written and registered."""
+    a chain entry propagates; entries written before it stay written and registered. `boundaries`, when
+    given, are those of `messages` (kept by the caller as the branch grows)."""
     job = _Job(messages, registry, index, append, compressed_at, fuser, signal or _NotAborted(), spill,
-               diagnostics, stats)
+               diagnostics, stats, boundaries)
     result = CompressResult(skipped=[
         Skipped(chain.start_user_timestamp, "already-compressed")
         for chain in chains if chain.closed and chain.start_user_timestamp in registry
@@ -121,7 +123,7 @@ def _archive(chain: ChainRange, job: _Job) -> tuple[str, ...] | None:
     `context-prune-index` entry written before the chain entry. Returns the keys of the chain's
     outputs, or None when that write failed: nothing was committed, and the chain stays raw. A retry
     after a failed chain entry finds the records already indexed and writes no second index entry."""
-    fresh = extract_chain_records(job.messages, chain, job.index.__contains__)
+    fresh = extract_chain_records(job.messages, chain, job.index.__contains__, job.boundaries)
     if fresh:
         try:
             job.index.backfill_chain_records(fresh, job.append, job.spill)

@@ -10,11 +10,14 @@ so we keep the 2.9.1 rule.)
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from condense.capture import call_args
 from condense.chains.model import ChainRange
+from condense.chains.render import Boundaries
+from condense.grace import RecoveryAges
 from condense.messages import tool_calls
 from condense.occurrence import message_key, result_timestamp_of
 
@@ -96,6 +99,35 @@ def detect_chains(messages: Sequence[dict[str, Any]],
     return chains
 
 
+class ChainDetector:
+    """`detect_chains` for a branch that grows between calls. A non-synthetic user message resets the
+    walk, so the chains before the last one never change while earlier messages stay the same: they are
+    kept, and only the messages from the last user message they reached on are walked again."""
+
+    def __init__(self) -> None:
+        self._key: object = None
+        self._head: list[Any] = []  # the messages up to and including the last user message seen
+        self._chains: list[ChainRange] = []  # detect_chains(self._head)
+
+    def detect(self, messages: Sequence[dict[str, Any]], is_protected: IsProtected | None, key: object,
+               ) -> list[ChainRange]:
+        """`detect_chains(messages, is_protected)`; `key` changes whenever `is_protected` may answer
+        differently."""
+        last_user = next((p for p in range(len(messages) - 1, -1, -1) if _starts_walk(messages[p])), None)
+        if last_user is None:
+            return detect_chains(messages, is_protected)
+        reused = len(self._head)
+        if not (key == self._key and 0 < reused <= last_user + 1 and all(map(operator.is_, messages, self._head))):
+            reused, self._chains = 0, []
+        self._chains = self._chains + detect_chains(messages[max(reused - 1, 0) : last_user + 1], is_protected)
+        self._head, self._key = list(messages[: last_user + 1]), key
+        return self._chains + detect_chains(messages[last_user:], is_protected)
+
+
+def _starts_walk(message: dict[str, Any]) -> bool:
+    return message.get("role") == "user" and not is_synthetic_chain_message(message)
+
+
 def with_closing_message(messages: list[Any], closing: dict[str, Any] | None) -> list[Any]:
     """`messages` with the reply that triggered a flush appended, unless it is already the last one.
 
@@ -111,6 +143,30 @@ def with_closing_message(messages: list[Any], closing: dict[str, Any] | None) ->
     if same and last.get("timestamp") == closing.get("timestamp"):
         return messages
     return [*messages, closing]
+
+
+class BranchMessages:
+    """`branch_messages` of a branch that grows between flushes, with its grace ages and boundary
+    tables: only the entries appended since the last call are read (any other change starts over)."""
+
+    def __init__(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
+        self._entries: list[dict[str, Any]] = []
+        self.messages: list[dict[str, Any]] = []
+        self.ages = RecoveryAges()
+        self.boundaries = Boundaries()
+
+    def of(self, branch_entries: list[dict[str, Any]]) -> BranchMessages:
+        if not (len(branch_entries) >= len(self._entries) and all(map(operator.is_, branch_entries, self._entries))):
+            self._reset()
+        new = branch_messages(branch_entries[len(self._entries):])
+        self.messages += new
+        self.ages.feed(new)
+        self.boundaries.extend(new)
+        self._entries = list(branch_entries)
+        return self
 
 
 def branch_messages(branch_entries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

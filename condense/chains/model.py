@@ -115,6 +115,7 @@ class ChainRegistry:
     def __init__(self) -> None:
         self._by_start: dict[int, ChainEntry] = {}
         self.block_refs = BlockRefIssuer()
+        self.version = 0  # changes with every registration: a render may reuse its work while it holds
 
     def __len__(self) -> int:
         return len(self._by_start)
@@ -135,6 +136,7 @@ class ChainRegistry:
     def register(self, entry: ChainEntry) -> None:
         """Memory only: the caller persists the entry first."""
         self._by_start[entry.start_user_timestamp] = entry
+        self.version += 1
 
     def issue_block_id(self) -> str:
         return self.block_refs.issue()
@@ -143,6 +145,7 @@ class ChainRegistry:
         """Replace everything with what the branch's `context-prune-chain` entries say. Block ids of
         replaced entries still count for the counter: an id once written is never issued again."""
         self._by_start = {}
+        self.version += 1
         seen_ids: list[str] = []
         for raw in branch_entries:
             if not isinstance(raw, dict) or raw.get("type") != "custom" or raw.get("customType") != CHAIN:

@@ -15,6 +15,7 @@ range dropped (in agent-message batching it is written after the final reply).
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
@@ -54,18 +55,31 @@ Span = tuple[int, int]
 # ----- boundaries ---------------------------------------------------------------------------------
 
 
-class _Boundaries:
-    """Positions of user and assistant messages by timestamp, built once per pass."""
+class Boundaries:
+    """Positions of user and assistant messages by timestamp, and the block ids of chains already
+    rendered in the messages; grown as the conversation grows (phases 1 and 2 keep every user and
+    assistant message where it is, with its timestamp, so the raw messages give the same tables)."""
 
-    def __init__(self, messages: Sequence[dict[str, Any]]) -> None:
+    def __init__(self, messages: Sequence[dict[str, Any]] = ()) -> None:
         self.users: dict[int, list[int]] = {}
         self.assistants: dict[int, list[int]] = {}
-        for position, message in enumerate(messages):
+        self.rendered: set[str] = set()
+        self.summaries: list[int] = []  # positions of condense's per-batch summaries
+        self.size = 0
+        self.extend(messages)
+
+    def extend(self, messages: Sequence[dict[str, Any]]) -> None:
+        for position, message in enumerate(messages, start=self.size):
             role = message.get("role")
+            if role == "user" and (block := _synthetic_block_id(message)) is not None:
+                self.rendered.add(block)
+            elif is_per_batch_summary(message):
+                self.summaries.append(position)
             table = self.users if role == "user" else self.assistants if role == "assistant" else None
-            stamp = result_timestamp_of(message.get("timestamp"))
+            stamp = result_timestamp_of(message.get("timestamp")) if table is not None else None
             if table is not None and stamp is not None:
                 table.setdefault(stamp, []).append(position)
+        self.size += len(messages)
 
     def resolve(self, start_user_timestamp: int, final_assistant_timestamp: int | None) -> Span | None:
         if final_assistant_timestamp is None:
@@ -77,10 +91,20 @@ class _Boundaries:
         return starts[0], ends[0]
 
 
+@dataclass
+class ChainScan:
+    """What phase 3 keeps from one render to the next while the conversation only grows: the boundary
+    tables, and what each applied range holds (its messages cannot have changed)."""
+
+    boundaries: Boundaries = field(default_factory=Boundaries)
+    ranges: dict[tuple[str, int, int], _RangeContent] = field(default_factory=dict)
+    synthetics: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = field(default_factory=dict)  # per block
+
+
 def resolve_range(messages: Sequence[dict[str, Any]], start_user_timestamp: int,
                   final_assistant_timestamp: int | None) -> Span | None:
     """(start, end) positions of a chain, or None unless both boundaries are unique and ordered."""
-    return _Boundaries(messages).resolve(start_user_timestamp, final_assistant_timestamp)
+    return Boundaries(messages).resolve(start_user_timestamp, final_assistant_timestamp)
 
 
 # ----- message helpers ----------------------------------------------------------------------------
@@ -155,32 +179,87 @@ class _Applied:
 
 
 @dataclass
+class _RangeContent:
+    """What a range drops: result keys, call ids (seen in calls and results), and the protected outputs
+    it relocates; `mismatch` is the health-check detail when the entry recorded other ids."""
+
+    dropped_keys: set[str]
+    seen: set[str]
+    protected_outputs: list[tuple[str, str]]
+    mismatch: str | None
+    kept: list[int] = field(default_factory=list)  # positions inside that stay (user and other messages)
+
+
+@dataclass
 class _Plan:
     applied: list[_Applied]
-    inside: set[int] = field(default_factory=set)
     dropped_keys: set[str] = field(default_factory=set)
     dropped_bare: set[str] = field(default_factory=set)
+    kept: dict[int, list[int]] = field(default_factory=dict)  # per range start
+
+
+@dataclass
+class ChainTail:
+    """What phase 3 decided that also holds for messages appended after the pass, so a growing
+    conversation renders its new messages alone. Ranges are found by timestamp, so a new message at one
+    of the entries' boundary timestamps (or a synthetic message already in the input) can change them:
+    then `extend` answers None and the whole pass must run again."""
+
+    watched: set[int]
+    dropped_keys: set[str] = field(default_factory=set)
+    dropped_bare: set[str] = field(default_factory=set)
+
+    def extend(self, suffix: Sequence[dict[str, Any]]) -> list[Any] | None:
+        for message in suffix:
+            role = message.get("role")
+            if role in ("user", "assistant") and result_timestamp_of(message.get("timestamp")) in self.watched:
+                return None
+            if role == "user" and _synthetic_block_id(message) is not None:
+                return None
+        return [m for m in suffix
+                if not (is_per_batch_summary(m) and summary_overlaps_dropped(m, self.dropped_keys, self.dropped_bare))]
+
+
+@dataclass(frozen=True)
+class ChainPhase:
+    """Phase 3 of the render pipeline over one registry; call it on messages, or `run` it for the tail."""
+
+    registry: ChainSource
+    index: SummarySource
+    strip_final_thinking: bool
+    diagnostics: Reporter | None = None
+
+    def __call__(self, messages: list[Any]) -> list[Any]:
+        return self.run(messages)[0]
+
+    def run(self, messages: list[Any], scan: ChainScan | None = None) -> tuple[list[Any], ChainTail]:
+        """Phase 3 over `messages`, and what holds for messages appended later. `scan` holds what an
+        earlier pass over the same messages (or fewer of them) learnt; a fresh one learns it all."""
+        scan = scan or ChainScan(Boundaries(messages))
+        entries = self.registry.entries()
+        tail = ChainTail({stamp for entry in entries
+                          for stamp in (entry.start_user_timestamp, entry.final_assistant_timestamp)
+                          if stamp is not None})
+        if not entries:
+            return messages, tail
+        applied = _accept(scan.boundaries, entries, self.diagnostics)
+        if not applied:
+            return messages, tail
+        plan = _plan(messages, applied, self.diagnostics, scan.ranges)
+        tail.dropped_keys, tail.dropped_bare = plan.dropped_keys, plan.dropped_bare
+        return _emit(messages, plan, self.registry, self.index, self.strip_final_thinking, scan), tail
 
 
 def apply_chain_compressions(messages: list[Any], registry: ChainSource, index: SummarySource, *,
                              strip_final_thinking: bool, diagnostics: Reporter | None = None) -> list[Any]:
     """Render every compressed chain of `registry` into `messages`; the very same list when nothing
     changes (no entries, none resolved, or all already rendered)."""
-    entries = registry.entries()
-    if not entries:
-        return messages
-    applied = _accept(messages, entries, diagnostics)
-    if not applied:
-        return messages
-    plan = _plan(messages, applied, diagnostics)
-    return _emit(messages, plan, registry, index, strip_final_thinking)
+    return ChainPhase(registry, index, strip_final_thinking, diagnostics)(messages)
 
 
-def _accept(messages: Sequence[dict[str, Any]], entries: Sequence[ChainEntry],
-            diagnostics: Reporter | None) -> list[_Applied]:
+def _accept(boundaries: Boundaries, entries: Sequence[ChainEntry], diagnostics: Reporter | None) -> list[_Applied]:
     """Entries whose range resolves, minus those starting inside another range or on a start
     already claimed: one synthetic per slot, and no range ever cut in two."""
-    boundaries = _Boundaries(messages)
     resolved: list[_Applied] = []
     for entry in entries:
         span = boundaries.resolve(entry.start_user_timestamp, entry.final_assistant_timestamp)
@@ -213,77 +292,110 @@ def _start(item: _Applied) -> int:
     return item.start
 
 
-def _plan(messages: Sequence[dict[str, Any]], applied: list[_Applied], diagnostics: Reporter | None) -> _Plan:
+def _plan(messages: Sequence[dict[str, Any]], applied: list[_Applied], diagnostics: Reporter | None,
+          known: dict[tuple[str, int, int], _RangeContent]) -> _Plan:
     plan = _Plan(applied)
     for item in applied:
-        protected = set(item.entry.protected_tool_call_ids)
-        seen: set[str] = set()
-        for position in range(item.start + 1, item.end):
-            message = messages[position]
-            plan.inside.add(position)
-            if message.get("role") == "toolResult":
-                call_id = str(message.get("toolCallId"))
-                seen.add(call_id)
-                plan.dropped_keys.add(message_key(message))
-                if call_id in protected:
-                    item.protected_outputs.append((str(message.get("toolName")),
-                                                   content_text(message.get("content") or [])))
-            else:
-                seen.update(str(call.get("id")) for call in tool_calls(message))
-        plan.dropped_bare |= seen
-        recorded = {bare_id(call_id) for call_id in item.entry.dropped_tool_call_ids}
-        if recorded != seen:  # a health check only: the range has already decided
-            block = item.entry.block_id
-            _report(diagnostics, "range-id-mismatch", block,
-                    f"blockId={block} recorded={len(recorded)} actual={len(seen)}")
+        slot = (item.entry.block_id, item.start, item.end)
+        content = known.get(slot) or _range_content(messages, item)
+        if not item.entry.protected_tool_call_ids:  # protected outputs are read, not just counted: no reuse
+            known[slot] = content
+        item.protected_outputs = list(content.protected_outputs)
+        plan.kept[item.start] = content.kept
+        plan.dropped_keys |= content.dropped_keys
+        plan.dropped_bare |= content.seen
+        if content.mismatch is not None:  # a health check only: the range has already decided
+            _report(diagnostics, "range-id-mismatch", item.entry.block_id, content.mismatch)
     return plan
 
 
+def _range_content(messages: Sequence[dict[str, Any]], item: _Applied) -> _RangeContent:
+    protected = set(item.entry.protected_tool_call_ids)
+    content = _RangeContent(set(), set(), [], None)
+    for position in range(item.start + 1, item.end):
+        message = messages[position]
+        if not (is_per_batch_summary(message) or message.get("role") in _DROPPABLE_ROLES):
+            content.kept.append(position)
+        if message.get("role") == "toolResult":
+            call_id = str(message.get("toolCallId"))
+            content.seen.add(call_id)
+            content.dropped_keys.add(message_key(message))
+            if call_id in protected:
+                content.protected_outputs.append((str(message.get("toolName")),
+                                                  content_text(message.get("content") or [])))
+        else:
+            content.seen.update(str(call.get("id")) for call in tool_calls(message))
+    recorded = {bare_id(call_id) for call_id in item.entry.dropped_tool_call_ids}
+    if recorded != content.seen:
+        block = item.entry.block_id
+        content.mismatch = f"blockId={block} recorded={len(recorded)} actual={len(content.seen)}"
+    return content
+
+
 def _emit(messages: list[Any], plan: _Plan, registry: ChainSource, index: SummarySource,
-          strip_final_thinking: bool) -> list[Any]:
-    present = _rendered_block_ids(messages)
-    inserts = {item.start: item for item in plan.applied if item.entry.block_id not in present}
-    ends = {item.end for item in plan.applied} if strip_final_thinking else set()
+          strip_final_thinking: bool, scan: ChainScan) -> list[Any]:
+    """The messages with every applied range replaced: its start, the synthetic message (unless one is
+    already there), what stays inside it, its final reply; per-batch summaries outside the ranges that
+    speak about a dropped output go too. Untouched stretches are copied as slices."""
     out: list[Any] = []
-    changed = bool(inserts)
-    for position, message in enumerate(messages):
-        summary = is_per_batch_summary(message)
-        inside = position in plan.inside and (summary or message.get("role") in _DROPPABLE_ROLES)
-        if inside or (summary and summary_overlaps_dropped(message, plan.dropped_keys, plan.dropped_bare)):
+    changed = False
+    summaries = scan.boundaries.summaries
+
+    def copy(start: int, stop: int) -> None:
+        nonlocal changed
+        for position in summaries[bisect.bisect_left(summaries, start):bisect.bisect_left(summaries, stop)]:
+            out.extend(messages[start:position])
+            start = position + 1
+            if summary_overlaps_dropped(messages[position], plan.dropped_keys, plan.dropped_bare):
+                changed = True
+            else:
+                out.append(messages[position])
+        out.extend(messages[start:stop])
+
+    position = 0
+    for item in sorted(plan.applied, key=_start):  # accepted ranges never overlap
+        copy(position, item.start + 1)
+        if item.entry.block_id not in scan.boundaries.rendered:
+            out.append(_synthetic(item, registry, index, scan.synthetics))
             changed = True
-            continue
-        if position in ends:
-            stripped = without_thinking(message)
-            changed = changed or stripped is not message
-            message = stripped
-        out.append(message)
-        item = inserts.get(position)
-        if item is not None:
-            out.append(_synthetic(item, registry, index))
+        kept = plan.kept[item.start]
+        out.extend(messages[i] for i in kept)
+        changed = changed or len(kept) < item.end - item.start - 1
+        final = messages[item.end]
+        if strip_final_thinking:
+            stripped = without_thinking(final)
+            changed = changed or stripped is not final
+            final = stripped
+        out.append(final)
+        position = item.end + 1
+    copy(position, len(messages))
     return out if changed else messages
 
 
-def _synthetic(item: _Applied, registry: ChainSource, index: SummarySource) -> dict[str, Any]:
+def _synthetic(item: _Applied, registry: ChainSource, index: SummarySource,
+               made: dict[str, tuple[tuple[Any, ...], dict[str, Any]]]) -> dict[str, Any]:
+    """The synthetic message of an applied range; the one `made` before when its inputs are the same."""
     def lookup(block_id: str) -> str | None:
         other = registry.find_by_block_id(block_id)
         return (chain_body(other, index) or None) if other is not None else None
 
     body = substitute_block_refs(chain_body(item.entry, index), lookup, item.entry.block_id)
-    return synthetic_chain_message(item.entry, body, item.protected_outputs)
+    inputs = (item.entry, body, tuple(item.protected_outputs))
+    known = made.get(item.entry.block_id)
+    if known is not None and known[0][0] is item.entry and known[0][1:] == inputs[1:]:
+        return known[1]
+    message = synthetic_chain_message(item.entry, body, item.protected_outputs)
+    made[item.entry.block_id] = (inputs, message)
+    return message
 
 
-def _rendered_block_ids(messages: Sequence[dict[str, Any]]) -> set[str]:
-    found: set[str] = set()
-    for message in messages:
-        if message.get("role") != "user":
-            continue
-        content = message.get("content")
-        if isinstance(content, list):
-            content = content_text(content[:1])
-        match = _SYNTHETIC_ID.match(content) if isinstance(content, str) else None
-        if match:
-            found.add(match.group(1))
-    return found
+def _synthetic_block_id(message: dict[str, Any]) -> str | None:
+    """The block id of a user message that is a rendered `<compressed-chain>`, else None."""
+    content = message.get("content")
+    if isinstance(content, list):
+        content = content_text(content[:1])
+    match = _SYNTHETIC_ID.match(content) if isinstance(content, str) else None
+    return match.group(1) if match else None
 
 
 def _report(diagnostics: Reporter | None, kind: DiagnosticKind, key: str, detail: str) -> None:

@@ -9,6 +9,7 @@ is a barrier that closes the turn. Only the most recent, uninterrupted assistant
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from typing import Any
 
 from condense.messages import tool_calls
@@ -16,27 +17,42 @@ from condense.messages import tool_calls
 SHOWN_IDS = 5
 
 
+class OrphanScan:
+    """The open set carried from one message to the next, so a growing conversation is scanned in pieces
+    with the same decisions as one pass; `feed` returns the positions (from `offset`) of orphans."""
+
+    def __init__(self) -> None:
+        self._open: set[str] = set()
+
+    def feed(self, messages: Sequence[Any], offset: int = 0) -> list[int]:
+        swept_at: list[int] = []
+        for index, message in enumerate(messages, start=offset):
+            role = message.get("role")
+            if role == "assistant":
+                self._open = {str(call.get("id")) for call in tool_calls(message)}
+            elif role == "toolResult":
+                call_id = str(message.get("toolCallId"))
+                if call_id in self._open:
+                    self._open.discard(call_id)
+                else:
+                    swept_at.append(index)
+            else:
+                self._open = set()
+        return swept_at
+
+
+def without_positions(messages: list[Any], swept_at: list[int]) -> list[Any]:
+    dropped = set(swept_at)
+    return [m for i, m in enumerate(messages) if i not in dropped]
+
+
 def sweep_orphans(messages: list[Any]) -> tuple[list[Any], list[str]]:
     """The messages without orphaned results (the same list when there are none), and the swept ids."""
-    open_ids: set[str] = set()
-    swept_at: list[int] = []
-    for index, message in enumerate(messages):
-        role = message.get("role")
-        if role == "assistant":
-            open_ids = {str(call.get("id")) for call in tool_calls(message)}
-        elif role == "toolResult":
-            call_id = str(message.get("toolCallId"))
-            if call_id in open_ids:
-                open_ids.discard(call_id)
-            else:
-                swept_at.append(index)
-        else:
-            open_ids = set()
+    swept_at = OrphanScan().feed(messages)
     if not swept_at:
         return messages, []
-    dropped = set(swept_at)
     swept_ids = [str(messages[i].get("toolCallId")) for i in swept_at]
-    return [m for i, m in enumerate(messages) if i not in dropped], swept_ids
+    return without_positions(messages, swept_at), swept_ids
 
 
 def sweep_dedup_key(swept_ids: list[str]) -> str:

@@ -1,16 +1,27 @@
 """The render pipeline, in the order the design fixes: stubs (and, opt-in, the stubbed calls' arguments),
-error purge, chain ranges, orphan sweep."""
+error purge, chain ranges, orphan sweep.
+
+`prune_messages` is the full render, the reference. `IncrementalRender` gives the same bytes for a
+conversation that grew since its previous render by rendering only the new messages; whatever could
+change the rendering of earlier messages sends it back to the full render. The opt-in argument purge
+is rendered in full every time (it is off by default and not made incremental).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import chain
+from operator import is_
 from typing import Any
 
-from condense.grace import in_grace_recovery_keys
+from condense.chains.render import Boundaries, ChainPhase, ChainScan, ChainTail
+from condense.grace import RecoveryAges
+from condense.measure import Sizes, message_chars
+from condense.occurrence import bare_id, message_key
 from condense.render.args_purge import ArgsPurgeMemo, purge_summarized_args
-from condense.render.orphans import sweep_orphans
-from condense.render.purge import purge_errored_args
+from condense.render.orphans import OrphanScan, without_positions
+from condense.render.purge import ErroredCalls, purge_cooled, purge_message
 from condense.render.stub import StubIndex, StubMemo, replace_stubs
 
 IsProtected = Callable[[str, dict[str, Any]], bool]
@@ -32,17 +43,236 @@ class RenderOptions:
     args_memo: ArgsPurgeMemo | None = None  # set when stubbed calls' arguments are purged too
 
 
+@dataclass
+class _Pass:
+    """One render and the state its phases end in, from which the next messages continue."""
+
+    inputs: list[Any]
+    out: list[Any]
+    ages: RecoveryAges
+    grace: set[str]
+    errored: ErroredCalls
+    purged: dict[int, frozenset[str]]  # errored calls past their cool-down -> the failed ids they had
+    chains: ChainTail | None
+    orphans: OrphanScan
+    swept: list[str] = field(default_factory=list)
+    stubbed: list[list[Any]] = field(default_factory=list)  # phase 1's output, in the pieces it was made
+
+
+def _cooled(errored: ErroredCalls, options: RenderOptions) -> dict[int, frozenset[str]]:
+    if not options.purge_enabled:
+        return {}
+    return {position: frozenset(ids) for position, (turn, ids) in errored.errored.items()
+            if errored.turns - turn >= options.purge_cooldown_turns}
+
+
+def _full_pass(messages: list[Any], index: StubIndex, options: RenderOptions, scan: ChainScan | None = None,
+               ages: RecoveryAges | None = None) -> _Pass:
+    """Every phase over every message; `scan` and `ages` may come from a pass over fewer of them."""
+    ages = ages or RecoveryAges()
+    ages.feed(messages[ages.fed:])
+    grace = ages.in_grace(options.grace_turns)
+    stubbed = replace_stubs(messages, index, options.is_protected, grace, options.memo, options.version)
+    if options.args_memo is not None:
+        stubbed = purge_summarized_args(messages, stubbed, options.args_memo)
+    errored = ErroredCalls()
+    errored.feed(stubbed)
+    return _later_phases(messages, stubbed, errored, ages, grace, options, scan)
+
+
+def _later_phases(messages: list[Any], stubbed: list[Any], errored: ErroredCalls, ages: RecoveryAges,
+                  grace: set[str], options: RenderOptions, scan: ChainScan | None) -> _Pass:
+    """Phases 2 to 4 over phase 1's output (`errored` fed with exactly that output)."""
+    out = stubbed
+    if options.purge_enabled:
+        out = purge_cooled(stubbed, errored, options.purge_cooldown_turns, options.purge_min_arg_chars)
+    tail = None
+    if isinstance(options.chains, ChainPhase):
+        out, tail = options.chains.run(out, scan)
+    elif options.chains is not None:
+        out = options.chains(out)
+    orphans = OrphanScan()
+    swept_at = orphans.feed(out)
+    swept = [str(out[i].get("toolCallId")) for i in swept_at]
+    if swept:
+        out = without_positions(out, swept_at)
+        options.report_orphans(swept)
+    return _Pass(messages, out, ages, grace, errored, _cooled(errored, options), tail, orphans, swept, [stubbed])
+
+
 def prune_messages(messages: list[Any], index: StubIndex, options: RenderOptions) -> list[Any]:
     """What the model sees; the very same list when nothing changes."""
-    grace = in_grace_recovery_keys(messages, options.grace_turns) if options.grace_turns > 0 else set()
-    out = replace_stubs(messages, index, options.is_protected, grace, options.memo, options.version)
-    if options.args_memo is not None:
-        out = purge_summarized_args(messages, out, options.args_memo)
-    out = purge_errored_args(out, enabled=options.purge_enabled, cooldown_turns=options.purge_cooldown_turns,
-                             min_arg_chars=options.purge_min_arg_chars)
-    if options.chains is not None:
-        out = options.chains(out)
-    out, swept = sweep_orphans(out)
-    if swept:
-        options.report_orphans(swept)
-    return out
+    return _full_pass(messages, index, options).out
+
+
+class IncrementalRender:
+    """Renders request n from request n-1's pass when the conversation only grew in between and the
+    index, settings and chain registry are the same (`key`): the earlier messages render as before, so
+    only the new ones go through the phases, carrying each phase's state from where the last pass
+    ended. A grace window that closed, a failed call whose cool-down just ended with arguments to
+    shrink, or a new message at a chain boundary could change earlier messages: one full render then."""
+
+    def __init__(self) -> None:
+        self._last: _Pass | None = None
+        self._chains = ChainScan()  # phase 3's tables, grown with the conversation
+        self._key: object = None
+        self._chars_in: int | None = None  # model_chars of the last inputs, when known
+        self._at_key: dict[str, list[int]] = {}  # positions of the results with this occurrence key
+        self._at_id: dict[str, list[int]] = {}  # and with this tool call id
+        self._changes_seen = 0  # of the index's changed keys, as of the last render
+        self._options: RenderOptions | None = None
+        self.kind = "full"  # how the last render was made: "incremental", "refresh" or "full"
+        self._chars_out: int | None = None  # and of the last output
+        self._sizes = Sizes(message_chars)
+
+    def reset(self) -> None:
+        self._last = None
+
+    def render(self, messages: list[Any], index: StubIndex, options: RenderOptions, key: object) -> list[Any]:
+        if options.args_memo is not None:
+            self._last = None  # the argument purge has no incremental form: a full render every time
+        last = self._last
+        if last is not None and key == self._key and len(messages) == len(last.inputs) \
+                and all(map(is_, messages, last.inputs)):  # the same conversation again
+            self.kind = "incremental"
+            return messages if last.out is last.inputs else list(last.out)
+        grown = None
+        self.kind = "full"
+        if last is not None and _extends(messages, last.inputs):
+            self._chains.boundaries.extend(messages[self._chains.boundaries.size:])
+            if self._chars_in is not None:
+                self._chars_in += self._sizes.total(messages[len(last.inputs):])
+            if key == self._key:
+                grown, self.kind = self._extend(last, messages, index, options), "incremental"
+            elif _settings(options) == _settings(self._options):
+                grown, self.kind = self._refresh(last, messages, index, options), "refresh"
+                self._chars_out = None
+            ages = last.ages
+            start = len(last.inputs)
+        else:
+            self._chains = ChainScan(Boundaries(messages))
+            self._chars_in = None
+            self._at_key, self._at_id = {}, {}
+            ages, start = None, 0
+        self._index_results(messages, start)
+        if grown is None:
+            self.kind = "full"
+            last = _full_pass(messages, index, options, self._chains, ages)
+            self._chars_out = None
+        else:
+            last = grown
+        self._changes_seen = len(getattr(index, "changed_keys", ()))
+        self._options = options
+        # the caller's list may grow in place later: keep a copy of what was rendered (unless the one
+        # kept already holds the very same messages), and never the caller's list itself
+        noop = last.out is messages
+        if last.inputs is messages or len(last.inputs) != len(messages):
+            last.inputs = list(messages)
+        last.out = last.inputs if noop else last.out
+        last.stubbed = [last.inputs if part is messages else part for part in last.stubbed]
+        self._last, self._key = last, key
+        return messages if noop else list(last.out)
+
+    def _index_results(self, messages: list[Any], start: int) -> None:
+        for position in range(start, len(messages)):
+            message = messages[position]
+            if message.get("role") == "toolResult":
+                self._at_key.setdefault(message_key(message), []).append(position)
+                self._at_id.setdefault(str(message.get("toolCallId", "")), []).append(position)
+
+    def model_chars(self) -> tuple[int, int]:
+        """Characters the model would read of the last inputs unpruned, and of the last render."""
+        last = self._last
+        if last is None:
+            return 0, 0
+        if self._chars_in is None:
+            self._chars_in = self._sizes.total(last.inputs)
+        if self._chars_out is None:
+            self._chars_out = self._sizes.total(last.out)
+        if self._sizes.count > 2 * (len(last.inputs) + len(last.out)) + 64:  # stubs of earlier flushes
+            self._sizes.forget_all_but(last.inputs, last.out)
+        return self._chars_in, self._chars_out
+
+    def _extend(self, last: _Pass, messages: list[Any], index: StubIndex, options: RenderOptions,
+                ) -> _Pass | None:
+        start = len(last.inputs)
+        if start == len(messages):
+            return _Pass(last.inputs, messages if last.out is last.inputs else last.out, last.ages, last.grace,
+                         last.errored, last.purged, last.chains, last.orphans, last.swept, last.stubbed)
+        suffix = messages[start:]
+        last.ages.feed(suffix)
+        grace = last.ages.in_grace(options.grace_turns)
+        if grace != last.grace:
+            return None
+        new = stubbed = replace_stubs(suffix, index, options.is_protected, grace, options.memo, options.version)
+        last.errored.feed(new, start)
+        purged = _cooled(last.errored, options)
+        for position, ids in purged.items():
+            if last.purged.get(position) != ids:
+                message = messages[position]  # an assistant message: stubs never replace one
+                if purge_message(message, set(ids), options.purge_min_arg_chars) is not message:
+                    return None
+        if last.chains is not None:
+            rendered = last.chains.extend(new)
+            if rendered is None:
+                return None
+            new = rendered
+        elif options.chains is not None:
+            return None  # a phase 3 that cannot say what holds for later messages
+        swept_at = last.orphans.feed(new)
+        if swept_at:
+            last.swept = last.swept + [str(new[i].get("toolCallId")) for i in swept_at]
+            new = without_positions(new, swept_at)
+            options.report_orphans(last.swept)
+        noop = last.out is last.inputs and len(new) == len(suffix) and all(map(is_, new, suffix))
+        if self._chars_out is not None:
+            self._chars_out += self._sizes.total(new)
+        out = messages if noop else last.out + new
+        return _Pass(messages, out, last.ages, grace, last.errored, purged, last.chains, last.orphans, last.swept,
+                     [*last.stubbed, stubbed])
+
+    def _refresh(self, last: _Pass, messages: list[Any], index: StubIndex, options: RenderOptions,
+                 ) -> _Pass | None:
+        """After a flush (new index records, new compressed chains), settings unchanged: phase 1 is
+        decided again only for the results whose keys the index changed, and for the new messages;
+        phases 2 to 4 run over that (they walk the ranges and the rendered request, not the history).
+        None when a changed result is a failed one (the purge would pair differently): a full render."""
+        changed = getattr(index, "changed_keys", None)
+        if changed is None or len(changed) < self._changes_seen:
+            return None
+        keys = set(changed[self._changes_seen:])
+        ids = keys | {bare_id(key) for key in keys}
+        start = len(last.inputs)
+        last.ages.feed(messages[last.ages.fed:])
+        grace = last.ages.in_grace(options.grace_turns)
+        if grace != last.grace:
+            return None
+        stubbed = list(chain.from_iterable(last.stubbed))
+        positions = sorted({p for key in keys for p in self._at_key.get(key, ())}
+                           | {p for i in ids for p in self._at_id.get(i, ())})
+        redecided = replace_stubs([messages[p] for p in positions], index, options.is_protected, grace,
+                                  options.memo, options.version)
+        for position, message in zip(positions, redecided, strict=True):
+            if message is not stubbed[position]:
+                if options.purge_enabled and messages[position].get("isError") is True:
+                    return None
+                stubbed[position] = message
+        new = replace_stubs(messages[start:], index, options.is_protected, grace, options.memo, options.version)
+        last.errored.feed(new, start)
+        stubbed += new
+        if all(map(is_, stubbed, messages)):
+            stubbed = messages  # nothing stubbed: a render that changes nothing gives the very same list
+        return _later_phases(messages, stubbed, last.errored, last.ages, grace, options, self._chains)
+
+
+def _settings(options: RenderOptions | None) -> object:
+    """The settings part of a render's version (the engine puts it last), or the options themselves."""
+    if options is None:
+        return None
+    version = options.version
+    return version[-1] if isinstance(version, tuple) and version else options
+
+
+def _extends(messages: list[Any], previous: list[Any]) -> bool:
+    """Whether `messages` starts with exactly the message objects of `previous` (pointer comparisons)."""
+    return len(messages) >= len(previous) and all(map(is_, messages, previous))

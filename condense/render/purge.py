@@ -14,7 +14,7 @@ later, successful call that happens to share its id, nor the reverse.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from condense.measure import json_chars
@@ -41,23 +41,28 @@ def shrink_long_strings(value: Any, marker: Callable[[int], str] = _marker) -> A
     return value
 
 
-def _errored_calls(messages: list[Any]) -> dict[int, tuple[int, set[str]]]:
+class ErroredCalls:
     """Position of each assistant message followed, within its own turn, by failed results -> (its
-    assistant count, 1-based; the ids of those results). Ids that none of its calls carry match nothing."""
-    errored: dict[int, tuple[int, set[str]]] = {}
-    turn = 0
-    position = -1
-    for index, message in enumerate(messages):
-        role = message.get("role")
-        if role == "assistant":
-            turn += 1
-            position = index
-        elif role == "toolResult" and position >= 0 and message.get("isError") is True:
-            errored.setdefault(position, (turn, set()))[1].add(str(message.get("toolCallId")))
-    return errored
+    assistant count, 1-based; the ids of those results). Ids that none of its calls carry match nothing.
+
+    Fed in order, possibly in several pieces (a growing conversation), with the same result as one pass."""
+
+    def __init__(self) -> None:
+        self.errored: dict[int, tuple[int, set[str]]] = {}
+        self.turns = 0
+        self._position = -1
+
+    def feed(self, messages: Sequence[Any], offset: int = 0) -> None:
+        for index, message in enumerate(messages, start=offset):
+            role = message.get("role")
+            if role == "assistant":
+                self.turns += 1
+                self._position = index
+            elif role == "toolResult" and self._position >= 0 and message.get("isError") is True:
+                self.errored.setdefault(self._position, (self.turns, set()))[1].add(str(message.get("toolCallId")))
 
 
-def _purge_message(message: dict[str, Any], ids: set[str], min_arg_chars: int) -> dict[str, Any]:
+def purge_message(message: dict[str, Any], ids: set[str], min_arg_chars: int) -> dict[str, Any]:
     """The assistant message with the failed calls' arguments shrunk; the same object if none shrank."""
     content = message.get("content") or []
     new_content = list(content)
@@ -83,15 +88,18 @@ def purge_errored_args(messages: list[Any], *, enabled: bool, cooldown_turns: in
     `min_arg_chars` characters. A second pass over the output changes nothing (markers are short)."""
     if not enabled:
         return messages
-    errored = _errored_calls(messages)
-    if not errored:
-        return messages
-    total_turns = sum(1 for message in messages if message.get("role") == "assistant")
+    calls = ErroredCalls()
+    calls.feed(messages)
+    return purge_cooled(messages, calls, cooldown_turns, min_arg_chars)
+
+
+def purge_cooled(messages: list[Any], calls: ErroredCalls, cooldown_turns: int, min_arg_chars: int) -> list[Any]:
+    """`purge_errored_args` with the failed calls already found (`calls` fed with exactly `messages`)."""
     out: list[Any] | None = None
-    for position, (turn, ids) in errored.items():
-        if total_turns - turn < cooldown_turns:
+    for position, (turn, ids) in calls.errored.items():
+        if calls.turns - turn < cooldown_turns:
             continue
-        purged = _purge_message(messages[position], ids, min_arg_chars)
+        purged = purge_message(messages[position], ids, min_arg_chars)
         if purged is not messages[position]:
             if out is None:
                 out = list(messages)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from condense.occurrence import message_key
+from condense.occurrence import bare_id, message_key
 from condense.records import ToolCallRecord
 
 
@@ -63,22 +63,49 @@ class StubMemo:
     """Each result's decision, kept while the index and settings stay the same.
 
     Every request re-renders the whole history, and the same few hundred result messages (the same dict
-    objects, never mutated) come back each time; only a flush or a settings change alters a decision."""
+    objects, never mutated) come back each time; only a flush or a settings change alters a decision.
+    An index that lists the keys it changed (`changed_keys`) costs a flush only the decisions of those
+    keys (and of results reusing their ids, for the legacy bare-id lookup); any other change of
+    `version` forgets every decision."""
 
     def __init__(self) -> None:
         self._version: object = None
         self._decisions: dict[int, tuple[dict[str, Any], Decision]] = {}
+        self._by_name: dict[str, set[int]] = {}  # own key and tool call id -> the decisions they name
+        self._changes_seen = 0
+
+    def _forget_all(self) -> None:
+        self._decisions.clear()
+        self._by_name.clear()
+
+    def sync(self, version: object, changed_keys: list[str] | None, settings: object) -> None:
+        """Bring the decisions up to `version`: `settings` changing forgets them all, the index changing
+        forgets those its new `changed_keys` may alter."""
+        if version == self._version:
+            return
+        previous, self._version = self._version, version
+        known = changed_keys is not None and isinstance(previous, tuple) and previous[-1:] == (settings,)
+        if not known or len(changed_keys) < self._changes_seen:  # type: ignore[arg-type]
+            self._forget_all()
+        else:
+            keys = set(changed_keys[self._changes_seen:])  # type: ignore[index]
+            for name in keys | {bare_id(key) for key in keys}:
+                for ident in self._by_name.pop(name, ()):
+                    self._decisions.pop(ident, None)
+        self._changes_seen = len(changed_keys) if changed_keys is not None else 0
 
     def decision(self, message: dict[str, Any], version: object, decide: Callable[[dict[str, Any]], Decision],
                  ) -> Decision:
         if version != self._version:
             self._version = version
-            self._decisions.clear()
+            self._forget_all()
         cached = self._decisions.get(id(message))
         if cached is not None and cached[0] is message:
             return cached[1]
         result = decide(message)
         self._decisions[id(message)] = (message, result)
+        for name in (result[0], str(message.get("toolCallId", ""))):
+            self._by_name.setdefault(name, set()).add(id(message))
         return result
 
 
@@ -94,8 +121,11 @@ def _decide(message: dict[str, Any], index: StubIndex, is_protected: Callable[[s
 
 def replace_stubs(messages: list[Any], index: StubIndex, is_protected: Callable[[str, dict[str, Any]], bool],
                   grace_keys: set[str], memo: StubMemo | None = None, version: object = None) -> list[Any]:
-    """Stub every summarised result not protected now and not inside a recovery grace window."""
+    """Stub every summarised result not protected now and not inside a recovery grace window. `version`
+    ends with the settings' version when `memo` may keep decisions across index changes."""
     memo = memo or StubMemo()
+    if isinstance(version, tuple) and version:
+        memo.sync(version, getattr(index, "changed_keys", None), version[-1])
     out: list[Any] | None = None
     for position, message in enumerate(messages):
         if message.get("role") != "toolResult":

@@ -57,20 +57,37 @@ def compaction_message(entry: dict[str, Any]) -> AgentMessage:
     }
 
 
+def _apply_setting(context: SessionContext, entry: dict[str, Any]) -> None:
+    """The thinking level or model an entry sets, applied to `context`."""
+    kind = entry.get("type")
+    if kind == "thinking_level_change":
+        context.thinking_level = entry.get("thinkingLevel") or "off"  # none recorded: as if never set, like Pi
+    elif kind == "model_change":
+        context.model = (entry["provider"], entry["modelId"])
+    elif kind == "message" and entry["message"].get("role") == "assistant":
+        msg = entry["message"]
+        context.model = (str(msg.get("provider", "")), str(msg.get("model", "")))
+
+
 def _settings(path: list[dict[str, Any]]) -> tuple[str, tuple[str, str] | None, int | None]:
-    thinking, model, compaction_at = "off", None, None
+    settings, compaction_at = SessionContext(), None
     for index, entry in enumerate(path):
-        kind = entry.get("type")
-        if kind == "thinking_level_change":
-            thinking = entry.get("thinkingLevel") or "off"  # none recorded: as if never set, like Pi
-        elif kind == "model_change":
-            model = (entry["provider"], entry["modelId"])
-        elif kind == "message" and entry["message"].get("role") == "assistant":
-            msg = entry["message"]
-            model = (str(msg.get("provider", "")), str(msg.get("model", "")))
-        elif kind == "compaction":
+        _apply_setting(settings, entry)
+        if entry.get("type") == "compaction":
             compaction_at = index
-    return thinking, model, compaction_at
+    return settings.thinking_level, settings.model, compaction_at
+
+
+def extend_context(context: SessionContext, entry: dict[str, Any]) -> bool:
+    """Add an entry appended at the leaf to `context` in place, so a growing branch is not rebuilt for
+    every request; False (context unusable) for a compaction, which changes what comes before it."""
+    if entry.get("type") == "compaction":
+        return False
+    _apply_setting(context, entry)
+    msg = entry_message(entry)
+    if msg is not None:
+        context.messages.append(msg)
+    return True
 
 
 def _is_first_kept(entry: dict[str, Any], kept_id: Any, skipped: Mapping[str, str | None]) -> bool:

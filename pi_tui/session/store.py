@@ -23,7 +23,7 @@ from condense.messages import AgentMessage
 from pi_tui.errors import UserError
 from pi_tui.paths import ensure_private_dir, sessions_dir_for
 from pi_tui.session import atomic
-from pi_tui.session.context import SessionContext, build_context
+from pi_tui.session.context import SessionContext, build_context, extend_context
 from pi_tui.session.migrate import CURRENT_VERSION, migrate
 from pi_tui.session.schema import prepare_entry
 from pi_tui.session.timefmt import now_iso
@@ -162,6 +162,12 @@ class Session:
         self._seen = atomic.path_signature(path) if path is not None else None  # the file as we last saw it
         self.write_error: SessionWriteError | None = None
         self.on_write_error: WriteErrorHandler | None = None  # unset: a failed write raises
+        # the current branch and its context, kept up to date by `append` so that a session growing one
+        # entry per step does not walk its whole tree again for every model request; keyed by the leaf
+        # and the entry count they were built for, so any other change rebuilds them
+        self._cached_for: tuple[str | None, int] | None = None
+        self._branch_cache: list[dict[str, Any]] = []
+        self._context_cache: SessionContext | None = None
 
     # ----- construction -------------------------------------------------------------------------
 
@@ -246,7 +252,18 @@ class Session:
 
     def branch_entries(self, leaf_id: str | None = None) -> list[dict[str, Any]]:
         """Root-to-leaf path of `leaf_id` (default: the current leaf); a parent cycle ends the walk."""
-        target = leaf_id if leaf_id is not None else self.leaf_id
+        if leaf_id is None or leaf_id == self.leaf_id:
+            return list(self._current_branch())
+        return self._walk(leaf_id)
+
+    def _current_branch(self) -> list[dict[str, Any]]:
+        if self._cached_for != (self.leaf_id, len(self.entries)):
+            self._branch_cache = self._walk(self.leaf_id)
+            self._context_cache = None
+            self._cached_for = (self.leaf_id, len(self.entries))
+        return self._branch_cache
+
+    def _walk(self, target: str | None) -> list[dict[str, Any]]:
         if target is None:
             return []
         path: list[dict[str, Any]] = []
@@ -264,10 +281,27 @@ class Session:
         return path
 
     def build_context(self) -> SessionContext:
-        return build_context(self.branch_entries(), self.skipped_parents)
+        """The current branch's context; a fresh object each time (callers append to its messages)."""
+        context = self._current_context()
+        return SessionContext(list(context.messages), context.thinking_level, context.model)
 
     def messages(self) -> list[AgentMessage]:
-        return self.build_context().messages
+        return list(self._current_context().messages)
+
+    def _current_context(self) -> SessionContext:
+        branch = self._current_branch()
+        if self._context_cache is None:
+            self._context_cache = build_context(branch, self.skipped_parents)
+        return self._context_cache
+
+    def _extend_caches(self, entry: dict[str, Any], before: tuple[str | None, int]) -> None:
+        """Grow the cached branch and context by an entry just appended at their leaf."""
+        if self._cached_for != before:
+            return
+        self._branch_cache.append(entry)
+        self._cached_for = (self.leaf_id, len(self.entries))
+        if self._context_cache is not None and not extend_context(self._context_cache, entry):
+            self._context_cache = None
 
     # ----- moving in the tree -------------------------------------------------------------------
 
@@ -300,9 +334,11 @@ class Session:
             "timestamp": timestamp or now_iso(),
             **fields,
         }
+        before = (self.leaf_id, len(self.entries))
         self.entries.append(entry)
         self.by_id[entry["id"]] = entry
         self.leaf_id = entry["id"]
+        self._extend_caches(entry, before)
         self._persist(entry)
         return entry["id"]
 

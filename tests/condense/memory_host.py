@@ -30,6 +30,7 @@ class MemoryHost:
         self.status: dict[str, str] = {}
         self.fail_appends = False
         self._ts = 0
+        self._custom: dict[str, dict[str, Any]] = {}
 
     # ----- session -----
     def _add(self, entry: dict[str, Any]) -> None:
@@ -45,13 +46,15 @@ class MemoryHost:
         return list(self.entries)
 
     def messages(self) -> list[dict[str, Any]]:
+        """Like a real session, the same message object for an entry every time (renders reuse by identity)."""
         out = []
         for entry in self.entries:
             if entry["type"] == "message":
                 out.append(entry["message"])
             elif entry["type"] == "custom_message":
-                out.append({"role": "custom", "customType": entry["customType"], "content": entry["content"],
-                            "display": entry["display"], "details": entry.get("details"), "timestamp": 0})
+                out.append(self._custom.setdefault(entry["id"], {
+                    "role": "custom", "customType": entry["customType"], "content": entry["content"],
+                    "display": entry["display"], "details": entry.get("details"), "timestamp": 0}))
         return out
 
     def custom(self, custom_type: str) -> list[Any]:

@@ -4,7 +4,8 @@ Each generated history mixes prompts, tool turns with reused ids, errors, protec
 (spilled) outputs, aborted turns, barrier messages, flushes and chain compressions in random order.
 For every history the rendered context has no tool result without its call (and the orphan sweep never
 had to act), renders identically twice, is unchanged when rendered again from its own output, and every
-output that is no longer verbatim is returned byte for byte by context_tree_query.
+output that is no longer verbatim is returned byte for byte by context_tree_query. A request is rendered
+after every step, and each of these incremental renders is byte-identical to the full render.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from hypothesis import strategies as st
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
 from condense.messages import tool_calls
+from condense.records import QUERY_TOOL
 from tests.condense.memory_host import MemoryHost, assistant, call, result, user
 
 EXAMPLES = int(os.environ.get("CONDENSE_PROPERTY_EXAMPLES", "2000"))
@@ -42,6 +44,13 @@ action = st.one_of(
     st.just(("flush",)),
     st.just(("compact",)),
 )
+# steps that the render must follow incrementally, but after which rendering the render's own output
+# is not a no-op (its synthetic chain messages count as user turns for the grace window)
+render_action = st.one_of(
+    action,
+    st.just(("recover",)),  # a context_tree_query turn: its result stays verbatim for the grace window
+    st.just(("stale-prompt",)),  # a user message at an earlier prompt's timestamp: chain ranges turn ambiguous
+)
 
 
 class History:
@@ -51,6 +60,8 @@ class History:
         self.ts = 1000
         self.turn = 0
         self.text_of: dict[tuple[str, int], str] = {}
+        self.prompt_times: list[int] = []
+        self.requests = 0
 
     def tick(self) -> int:
         self.ts += 10
@@ -64,10 +75,16 @@ class History:
                 await self._tools(calls)
             await self.play(("final",))
         elif kind == "prompt":
-            self.host.add_message(user("do something", self.tick()))
+            self.prompt_times.append(self.tick())
+            self.host.add_message(user("do something", self.ts))
+        elif kind == "stale-prompt" and self.prompt_times:
+            self.host.add_message(user("again", self.prompt_times[0]))
+        elif kind == "recover":
+            await self._tools([("q", QUERY_TOOL, "big", False)])
         elif kind == "tools":
             await self._tools(step[1])
         elif kind == "final":
+            self.request()
             message = assistant(self.tick(), text="done")
             self.host.add_message(message)
             await self.engine.on_message_end(message)
@@ -86,8 +103,20 @@ class History:
         elif kind == "compact" and hasattr(self.engine, "compact"):
             await self.engine.compact()
 
+    def request(self) -> None:
+        """A model request: the engine's render (reusing the previous one) equals the full render."""
+        messages = self.host.messages()
+        rendered = self.engine.render(messages)
+        full = self.engine.full_render(messages)
+        assert json.dumps(rendered) == json.dumps(full), f"request {self.requests} differs from a full render"
+        assert (rendered is messages) == (full is messages)
+        self.requests += 1
+
     async def _tools(self, calls: list[tuple[str, str, str, bool]]) -> None:
-        message = assistant(self.tick(), *(call(cid, name) for cid, name, _, _ in calls))
+        self.request()
+        # a failed call carries a long argument, which the error purge shrinks once it cools down
+        message = assistant(self.tick(), *(call(cid, name, path=f"{cid}.py", body="w" * 600) if error
+                                           else call(cid, name) for cid, name, _, error in calls))
         self.host.add_message(message)
         results = []
         for cid, name, size, error in calls:
@@ -138,25 +167,42 @@ def check(history: History) -> None:
         assert original in text, f"{key} is neither verbatim nor recoverable"
 
 
+def played(steps: list[tuple[Any, ...]], blobs: Path) -> History:
+    """The steps played through a real engine; every model request on the way is checked (`request`)."""
+    host = MemoryHost(blobs=blobs, answer=lambda prompt: None)
+    config = CondenseConfig(summarizer_model="extractive", min_batch_chars=100, spill_threshold=250,
+                            protected_tools=["todo"], recovery_grace_turns=1,
+                            chain_compression={"rolling_window": 1})
+    engine = CondenseEngine(host, config)
+    engine.on_session_start()
+    history = History(engine, host)
+    host.add_message(user("start", history.tick()))
+
+    async def run() -> None:
+        for step in steps:
+            await history.play(step)
+
+    asyncio.run(run())
+    return history
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.lists(render_action, min_size=1, max_size=25))
+def test_every_incremental_render_equals_the_full_render(steps: list[tuple[Any, ...]]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        history = played(steps, Path(tmp) / "blobs")
+        event(f"requests: {min(history.requests, 10)}{'+' if history.requests >= 10 else ''}")
+        history.request()
+
+
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.lists(action, min_size=1, max_size=25))
 def test_random_histories_keep_the_context_valid_and_lose_nothing(steps: list[tuple[Any, ...]]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        host = MemoryHost(blobs=Path(tmp) / "blobs", answer=lambda prompt: None)
-        config = CondenseConfig(summarizer_model="extractive", min_batch_chars=100, spill_threshold=250,
-                                protected_tools=["todo"], recovery_grace_turns=1,
-                                chain_compression={"rolling_window": 1})
-        engine = CondenseEngine(host, config)
-        engine.on_session_start()
-        history = History(engine, host)
-        host.add_message(user("start", history.tick()))
-
-        async def run() -> None:
-            for step in steps:
-                await history.play(step)
-
-        asyncio.run(run())
+        history = played(steps, Path(tmp) / "blobs")
+        engine = history.engine
         check(history)
         engine.on_session_start()  # a reload rebuilds the same state from the entries
         check(history)

@@ -1,0 +1,109 @@
+"""The incremental render gives the model exactly what the full render would, at every request of every
+corpus session, while doing less work: most requests reuse the previous one's render."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from condense.chains import ChainDetector, detect_chains
+from condense.config import CondenseConfig
+from condense.measure import estimate_tokens
+from pi_tui.replay import Replayer, output_session
+from pi_tui.session.store import Session
+from tests.condense.memory_host import make, stubbed
+from tests.conftest import corpus_path
+
+ALL_CORPUS = ("pi-large-session.jsonl", "pi-before-compaction.jsonl", "pi-compact-hooks.jsonl",
+              "pi-compaction-check.jsonl")
+
+
+@pytest.mark.parametrize("name", ALL_CORPUS)
+def test_every_request_of_a_corpus_session_renders_as_the_full_render(name: str, tmp_path: Path) -> None:
+    corpus_file = corpus_path(name)
+    source = Session.open(corpus_file)
+    replayer: Replayer | None = None
+    compared = reused = 0
+
+    def on_render(messages: list[Any], rendered: list[Any]) -> None:
+        nonlocal compared, reused
+        assert replayer is not None
+        full = replayer.engine.full_render(messages)
+        assert json.dumps(rendered) == json.dumps(full), f"request {replayer.requests} of {corpus_file.name}"
+        assert (rendered is messages) == (full is messages)
+        # the context estimate (budget trigger) and reclaim figure are counted as the render grows
+        assert replayer.engine.rendered_tokens() == estimate_tokens(full)
+        compared += 1
+        reused += replayer.engine.last_render_kind != "full"
+
+    config = CondenseConfig(summarizer_model="extractive")
+    replayer = Replayer(source, output_session(source, tmp_path / "out.jsonl"), config, 200_000, on_render)
+    report = asyncio.run(replayer.run())
+    assert compared == report.requests > 200
+    assert report.summaries > 0
+    assert reused > compared * 0.9, f"only {reused} of {compared} requests reused the previous render"
+
+
+def test_chain_detection_of_a_growing_branch_equals_a_full_detection() -> None:
+    messages = Session.open(corpus_path("pi-large-session.jsonl")).messages()
+    synthetic = {"role": "user", "content": [{"type": "text", "text": '<compressed-chain id="b1" tools="">x'}],
+                 "timestamp": 5}
+    messages.insert(len(messages) // 2, synthetic)  # never a chain start: the walk does not restart there
+    detector = ChainDetector()
+    for end in range(1, len(messages) + 1, 7):
+        prefix = messages[:end]
+        assert detector.detect(prefix, None, "v1") == detect_chains(prefix), f"first {end} messages"
+    protect_bash = lambda name, args: name == "bash"  # noqa: E731
+    changed = detector.detect(messages, protect_bash, "v2")  # a new protection rule: nothing is reused
+    assert changed == detect_chains(messages, protect_bash) != detect_chains(messages)
+
+
+def test_a_result_that_a_flush_only_aliases_to_an_earlier_output_is_stubbed_at_the_next_request() -> None:
+    """A byte-identical output is summarised by a dedup alias, which adds no index record: the render
+    after that flush must still see the change (it once kept serving the raw output)."""
+    host, engine, driver = make({"summarizer_model": "extractive", "min_batch_chars": 0,
+                                 "chain_compression": {"enabled": False}})
+    output = "the same long file content\n" * 20
+
+    async def run() -> None:
+        await driver.prompt("read it", 1)
+        await driver.tool_turn(10, [("a", output)])
+        await driver.final(20)  # flush: `a` summarised
+        await driver.prompt("read it again", 30)
+        await driver.tool_turn(40, [("b", output)])
+        assert "context_tree_query" not in json.dumps(driver.render()[-1])  # `b` raw: not flushed yet
+        await driver.final(50)  # flush: `b` becomes an alias of `a`
+
+    asyncio.run(run())
+    messages = host.messages()
+    assert json.dumps(engine.render(messages)) == json.dumps(engine.full_render(messages))
+    assert stubbed(engine.render(messages)) == ["a", "b"]
+
+
+def test_a_message_list_that_the_host_grows_in_place_renders_as_the_full_render() -> None:
+    """The live agent hands the engine its own list and appends to it afterwards: what a render keeps
+    of that list must not grow with it."""
+    host, engine, driver = make({"summarizer_model": "extractive", "min_batch_chars": 0})
+    live: list[dict[str, Any]] = []
+    outputs = [f"output {n}\n" * 30 for n in range(6)]
+
+    def request() -> None:
+        live.extend(host.messages()[len(live):])
+        rendered = engine.render(live)
+        assert json.dumps(rendered) == json.dumps(engine.full_render(list(live)))
+
+    async def run() -> None:
+        for task in range(3):
+            await driver.prompt(f"task {task}", task * 100)
+            request()
+            await driver.tool_turn(task * 100 + 10, [(f"c{task}", outputs[task])])
+            request()
+            await driver.final(task * 100 + 50)  # a flush: the next render refreshes
+            request()
+
+    asyncio.run(run())
+    assert stubbed(engine.render(live)) == ["c0", "c1", "c2"]
