@@ -2,14 +2,15 @@
 
 Run: .venv/bin/python benchmarks/tui.py [--runs 5]
 
-Each figure is the median of N fresh processes, timed from Popen to a line the child prints: the bare
+Each figure is the median over N rounds of fresh processes, timed from Popen to a line the child prints: the bare
 app (one Static) at its first frame; pi-tui at its first frame and once its empty session is shown;
 pi-tui opening pi-before-compaction.jsonl once the transcript shows it; pi-tui opening the `/pruner
 settings` overlay (timed inside the process, from the command to the overlay's first frame). pi-tui runs
 its real entry path, `python -m pi_tui --model demo [--session FILE]`: the child imports nothing of
 pi-tui first, it only makes every Textual app headless and prints a line when one posts its Ready event
 (its first frame is drawn). Both children are timed the same way; ratios are against the bare app's
-first frame.
+first frame, each the median of the rounds' own ratios: a round runs every child once, one after the
+other, so a machine that gets busier between rounds does not skew a ratio.
 """
 
 from __future__ import annotations
@@ -112,8 +113,14 @@ def timed(args: list[str], env: dict[str, str]) -> dict[str, float]:
     return marks
 
 
-def median(runs: int, args: list[str], env: dict[str, str], mark: str) -> float:
-    return statistics.median(timed(args, env)[mark] for _ in range(runs))
+def one_round(env: dict[str, str], large: Path | None) -> dict[str, float]:
+    """Every figure once, one child after the other, so that all of them see the same load."""
+    pi = timed(["--child", "pi"], env)
+    row = {"bare": timed(["--child", "bare"], env)["FRAME"], "frame": pi["FRAME"], "shown": pi["LOADED"],
+           "overlay": timed(["--child", "pi", "--overlay"], env)["OVERLAY"]}
+    if large is not None:
+        row["large"] = timed(["--child", "pi", "--session", str(large)], env)["LOADED"]
+    return row
 
 
 def main() -> None:
@@ -134,20 +141,20 @@ def main() -> None:
         env = {**os.environ, "PI_TUI_HOME": str(Path(tmp) / "home"), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
         env.pop("COLUMNS", None)
         env.pop("LINES", None)
-        bare = median(args.runs, ["--child", "bare"], env, "FRAME")
-        rows = [("bare Textual app: first frame", bare),
-                ("pi-tui --model demo: first frame", median(args.runs, ["--child", "pi"], env, "FRAME")),
-                ("pi-tui --model demo: session shown", median(args.runs, ["--child", "pi"], env, "LOADED"))]
-        if LARGE.exists():
-            copy = Path(tmp) / LARGE.name
-            shutil.copy(LARGE, copy)
-            opened = median(args.runs, ["--child", "pi", "--session", str(copy)], env, "LOADED")
-            rows.append((f"pi-tui opening {LARGE.name}: transcript shown", opened))
-        overlay = median(args.runs, ["--child", "pi", "--overlay"], env, "OVERLAY")
-        rows.append(("pi-tui: /pruner settings overlay open (command to first frame)", overlay))
+        large = Path(tmp) / LARGE.name if LARGE.exists() else None
+        if large is not None:
+            shutil.copy(LARGE, large)
+        rounds = [one_round(env, large) for _ in range(args.runs)]
+    names = {"bare": "bare Textual app: first frame", "frame": "pi-tui --model demo: first frame",
+             "shown": "pi-tui --model demo: session shown",
+             "large": f"pi-tui opening {LARGE.name}: transcript shown",
+             "overlay": "pi-tui: /pruner settings overlay open (command to first frame)"}
     print(f"{'what':<62} {'median':>8} {'ratio':>7}")
-    for what, seconds in rows:
-        print(f"{what:<62} {seconds:7.2f}s {seconds / bare:6.2f}x")
+    for key, what in names.items():
+        if key in rounds[0]:  # the ratio is the median of each round's own: a busy machine slows a round
+            seconds = statistics.median(row[key] for row in rounds)
+            ratio = statistics.median(row[key] / row["bare"] for row in rounds)
+            print(f"{what:<62} {seconds:7.2f}s {ratio:6.2f}x")
 
 
 if __name__ == "__main__":
