@@ -266,12 +266,16 @@ class PiApp(App[int]):
         pending, self.bridge.pending = self.bridge.pending, []
         for text, level in pending:
             self.show_notice(text, level)
+        self.ready.set()
+        self.call_after_refresh(self._settle)
+
+    def _settle(self) -> None:
+        """Once the session is on screen: the file watchers (watchfiles' import) would only delay it."""
         if self.watch_files:
             self._watch_settings()
             self._watch_themes()
         if not self.is_headless:
             gc.freeze()  # the loaded session is long-lived: keep it out of every collection
-        self.ready.set()
 
     async def attach(self, runtime: Runtime, reason: str) -> None:
         """Show `runtime` (at start, or after /model, /new, /resume) and let its extensions start."""
