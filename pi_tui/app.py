@@ -175,9 +175,12 @@ class PiApp(App[int]):
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return theme_variable_defaults(self.current_theme)
 
-    def _install_themes(self) -> None:
+    def _install_shipped_themes(self) -> None:
         for theme in shipped_themes():
             self.register_theme(theme)
+
+    def _install_themes(self) -> None:
+        self._install_shipped_themes()
         themes, errors = load_user_themes()
         for theme in themes:
             self.register_theme(theme)
@@ -211,8 +214,7 @@ class PiApp(App[int]):
         if self._build is None:
             self._configure()
         else:  # the first frame in the shipped default theme; the user's settings come with the runtime
-            for theme in shipped_themes():
-                self.register_theme(theme)
+            self._install_shipped_themes()
             self.theme = DEFAULT_THEME
 
     def _configure(self) -> None:
@@ -440,7 +442,7 @@ class PiApp(App[int]):
         await self.action_quit()
 
     async def action_quit(self) -> None:
-        if not self.ready.is_set():  # nothing runs yet: the session is written only once a turn starts
+        if not self.ready.is_set():  # no agent or flush to stop yet (the build thread ends on its own)
             self.exit(0)
             return
         host = self.runtime.host
