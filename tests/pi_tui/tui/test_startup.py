@@ -13,6 +13,8 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
+
 from pi_tui.app import PiApp, Started, TuiBridge
 from pi_tui.demo.client import DemoModelClient
 from pi_tui.errors import UserError
@@ -83,13 +85,19 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
-def test_a_runtime_that_cannot_be_built_is_one_line_and_exit_status_2(tmp_path: Path) -> None:
-    """The session is opened after the first frame now; its error still ends pi-tui as it did before."""
-    done = subprocess.run([sys.executable, "-c", FAILING_START, "--session", "no-such-session"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+@pytest.mark.parametrize(("args", "said"), [
+    (["--session", "no-such-session"], "pi-tui: error: no-such-session: no such session file, and no session"),
+    (["--model", "nope"], "pi-tui: error: model 'nope' is not of the form provider/id"),
+])
+def test_a_runtime_that_cannot_be_built_is_one_line_and_exit_status_2(tmp_path: Path, args: list[str],
+                                                                       said: str) -> None:
+    """The session and the model are opened after the first frame now; their errors still end pi-tui as
+    they did before it started."""
+    done = subprocess.run([sys.executable, "-c", FAILING_START, *args], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
     assert done.returncode == 2
     [line] = done.stderr.splitlines()
-    assert line.startswith("pi-tui: error: no-such-session: no such session file, and no session of this folder")
+    assert line.startswith(said)
 
 
 # ----- the runtime built after the first frame (Pilot) ------------------------------------------
