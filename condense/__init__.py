@@ -3,32 +3,64 @@
 Depends on the standard library and pydantic only; it never imports textual or litellm and reaches
 its agent through the small Protocol in `condense.host`. Agents that only hold a list of messages use
 the facades (`OpenAICondenser`, `AnthropicCondenser`): see docs/LIBRARY.md.
+
+The public names below load on first use (PEP 562), so importing one light module such as
+`condense.messages` does not pay for the engine, the pydantic configuration and the facades: pi-tui's
+first frame needs only those light modules.
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from __future__ import annotations
 
-from condense.adapters import MessageError, from_anthropic, from_openai, to_anthropic, to_openai
-from condense.config import CondenseConfig
-from condense.engine import CondenseEngine
-from condense.facade import AnthropicCondenser, Condenser, OpenAICondenser
-from condense.flush import FlushResult
-from condense.host import CancelSignal, CompletionEvent, ContextUsage, Host
-from condense.litellm_summary import litellm_summarizer
-from condense.local_host import LocalHost, SummaryFunction
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from condense.adapters import MessageError, from_anthropic, from_openai, to_anthropic, to_openai
+    from condense.config import CondenseConfig
+    from condense.engine import CondenseEngine
+    from condense.facade import AnthropicCondenser, Condenser, OpenAICondenser
+    from condense.flush import FlushResult
+    from condense.host import CancelSignal, CompletionEvent, ContextUsage, Host
+    from condense.litellm_summary import litellm_summarizer
+    from condense.local_host import LocalHost, SummaryFunction
 
 DISTRIBUTION = "pi-tui"  # condense ships inside pi-tui's distribution
 FALLBACK_VERSION = "0.1.0"
 
+_HOME = {  # public name -> the module that defines it
+    "MessageError": "adapters", "from_anthropic": "adapters", "from_openai": "adapters",
+    "to_anthropic": "adapters", "to_openai": "adapters", "CondenseConfig": "config",
+    "CondenseEngine": "engine", "AnthropicCondenser": "facade", "Condenser": "facade",
+    "OpenAICondenser": "facade", "FlushResult": "flush", "CancelSignal": "host", "CompletionEvent": "host",
+    "ContextUsage": "host", "Host": "host", "litellm_summarizer": "litellm_summary", "LocalHost": "local_host",
+    "SummaryFunction": "local_host",
+}
+
 
 def _version() -> str:
     """The installed distribution's version; the source tree's own when it is not installed."""
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version(DISTRIBUTION)
     except PackageNotFoundError:
         return FALLBACK_VERSION
 
 
-__version__ = _version()
+def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        value: Any = _version()
+    elif name in _HOME:
+        value = getattr(import_module(f"condense.{_HOME[name]}"), name)
+    else:
+        raise AttributeError(f"module 'condense' has no attribute {name!r}")
+    globals()[name] = value  # later uses skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "AnthropicCondenser",

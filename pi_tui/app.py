@@ -1,8 +1,12 @@
 """PiApp: the interactive TUI over one runtime (host, model, session, condense engine).
 
-The runtime is built before the app starts, so a bad `--session` or `--model` is one line on stderr,
-not a half-drawn screen. litellm never sits on the path to the first frame: the demo never imports
-it, and for a real model the app imports it in a thread worker after mounting.
+The first frame (editor, footer, the header as far as it is known) needs only Textual and the
+widgets: this module imports the runtime's parts (session store, engine, agent, tools, commands) only
+under TYPE_CHECKING or where they are used. After that frame a thread builds the runtime; keys typed
+meanwhile wait for it (`ready`), and a runtime that cannot be built (a bad `--session`, an unknown
+`--model`) ends the app and is raised again by `run_tui`, so the CLI says it in the same one line with
+the same exit status as before the app started. litellm never sits on the path to the first frame:
+the demo never imports it, and for a real model the app imports it in a thread worker later.
 
 Errors end in one place: worker failures (`on_worker_state_changed`) and anything else Textual
 would print as a traceback (`_handle_exception`) become one notification line; the traceback goes
@@ -19,7 +23,7 @@ import time
 import traceback
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App
@@ -27,21 +31,25 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from pi_tui import keymap
-from pi_tui.agent.host import Level
-from pi_tui.ai.types import ModelClient
 from pi_tui.errors import UserError
-from pi_tui.first_screen import first_screen
+from pi_tui.first_screen import first_screen, starting
 from pi_tui.paths import home_dir
-from pi_tui.runtime import LaunchOptions, Runtime, apply_settings
-from pi_tui.screens.commands import AppCommands
-from pi_tui.screens.form import SettingsFormScreen
-from pi_tui.screens.live import LiveView
 from pi_tui.screens.main import MainScreen
-from pi_tui.settings import LiveSettings, Settings
 from pi_tui.themes import DEFAULT_THEME, ThemeError, load_theme_file, load_user_themes, shipped_themes
 from pi_tui.themes import variable_defaults as theme_variable_defaults
 from pi_tui.widgets.completion import Completer
-from pi_tui.widgets.footer import display_path
+from pi_tui.widgets.footer import FooterState, display_path, git_branch
+
+if TYPE_CHECKING:
+    from pi_tui.agent.host import Level
+    from pi_tui.ai.types import ModelClient
+    from pi_tui.launch import LaunchOptions
+    from pi_tui.runtime import Runtime
+    from pi_tui.screens.commands import AppCommands
+    from pi_tui.screens.live import LiveView
+    from pi_tui.settings import LiveSettings, Settings
+
+Started = tuple["Runtime", "Settings", list[str]]  # a built runtime, the settings it uses, their problems
 
 # Nothing above imports litellm; whatever imports it later (the warm-up, a real model's client) must
 # find the local price map, never the network.
@@ -113,14 +121,22 @@ class PiApp(App[int]):
     ENABLE_COMMAND_PALETTE = False
     TITLE = "pi-tui"
 
-    def __init__(self, runtime: Runtime, settings: Settings, bridge: TuiBridge, launch: LaunchOptions, *,
+    def __init__(self, runtime: Runtime | None, settings: Settings | None, bridge: TuiBridge,
+                 launch: LaunchOptions, *, build: Callable[[], Started] | None = None,
                  client: ModelClient | None = None, clock: Callable[[], float] = time.monotonic,
                  cwd_display: str | None = None, watch: bool = True, startup_errors: list[str] | None = None,
                  progress_linger: float = 1.5) -> None:
+        """Either `runtime` and `settings`, built already (tests), or `build`, which loads the settings
+        and builds the runtime in a thread after the first frame."""
         super().__init__()
-        self.runtime = runtime
-        self.settings_store = LiveSettings(settings)
-        self.settings_store.listen(self._settings_applied)
+        self.runtime: Runtime
+        self.settings_store: LiveSettings
+        self._build = build
+        self.ready = asyncio.Event()  # the runtime is attached and shown: input may use it
+        self.startup_failure: BaseException | None = None  # why the runtime could not be built
+        if runtime is not None and settings is not None:
+            self.runtime = runtime
+            self._use_settings(settings)
         self.bridge = bridge
         self.launch = launch
         self.client = client  # tests: the model client every rebuilt runtime uses
@@ -131,13 +147,21 @@ class PiApp(App[int]):
         self.progress_linger = progress_linger
         self.key_remaps: dict[str, str] = {}  # the user's [keymap] entries that can work
         keymap.read_escape_enter_as_alt_enter()
-        self.commands = AppCommands(self)
-        completer = Completer(self.commands.names, self.commands.arguments, lambda: self.runtime.host.cwd)
+        self.commands: AppCommands
+        completer = Completer(lambda: self.commands.names() if self.ready.is_set() else {},
+                              lambda name: self.commands.arguments(name) if self.ready.is_set() else {},
+                              lambda: self.runtime.host.cwd if self.ready.is_set() else launch.launch_dir)
         self.main = MainScreen(clock, completer)
         self.live: LiveView | None = None
         self._last_ctrl_c = -1.0
         self._last_escape = -1.0
         self._stop_watching = asyncio.Event()
+
+    def _use_settings(self, settings: Settings) -> None:
+        from pi_tui.settings import LiveSettings
+
+        self.settings_store = LiveSettings(settings)
+        self.settings_store.listen(self._settings_applied)
 
     @property
     def settings(self) -> Settings:
@@ -151,9 +175,12 @@ class PiApp(App[int]):
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return theme_variable_defaults(self.current_theme)
 
-    def _install_themes(self) -> None:
+    def _install_shipped_themes(self) -> None:
         for theme in shipped_themes():
             self.register_theme(theme)
+
+    def _install_themes(self) -> None:
+        self._install_shipped_themes()
         themes, errors = load_user_themes()
         for theme in themes:
             self.register_theme(theme)
@@ -184,19 +211,68 @@ class PiApp(App[int]):
     # ----- lifecycle ----------------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        if self._build is None:
+            self._configure()
+        else:  # the first frame in the shipped default theme; the user's settings come with the runtime
+            self._install_shipped_themes()
+            self.theme = DEFAULT_THEME
+
+    def _configure(self) -> None:
+        """Apply the settings the app starts with: themes, key remaps."""
         self._install_themes()
         self.startup_errors += self.apply_keymap(self.settings.keymap)
 
     async def on_ready(self) -> None:
-        """After the first frame: the session loads while the user already sees the app."""
+        """After the first frame: the runtime is built (or, given built, attached) while the user
+        already sees the app."""
+        if self._build is None:
+            await self._start(self.runtime)
+            return
+        folder = self.cwd_display or display_path(self.launch.launch_dir)
+        await self.main.transcript.add_note(starting(folder))  # replaced once the session is shown
+        self.main.footer.show(FooterState(cwd=folder, branch=git_branch(self.launch.launch_dir)))
+        self._build_runtime()
+
+    @work(thread=True, exit_on_error=False, group="startup")
+    def _build_runtime(self) -> None:
+        """Opening the session, importing and building the engine, agent and tools block: a thread."""
+        assert self._build is not None
+        try:
+            runtime, settings, errors = self._build()
+        except Exception as exc:
+            self.call_from_thread(self._startup_failed, exc)
+            return
+        self.call_from_thread(self._started, runtime, settings, errors)
+
+    async def _started(self, runtime: Runtime, settings: Settings, errors: list[str]) -> None:
+        self._use_settings(settings)
+        self.startup_errors += errors
+        self._configure()
+        await self._start(runtime)
+
+    def _startup_failed(self, exc: Exception) -> None:
+        self.startup_failure = exc
+        self.exit(1)
+
+    async def _start(self, runtime: Runtime) -> None:
+        """Show the built runtime, then the first screen's notices, then let queued input run."""
+        from pi_tui.screens.commands import AppCommands
+
+        self.runtime = runtime
+        self.commands = AppCommands(self)
         self.bridge.app = self
-        await self.attach(self.runtime, "startup")
+        await self.attach(runtime, "startup")
         folder = self.cwd_display or display_path(self.runtime.host.cwd)
         for text, level in first_screen(self.runtime, folder, self.startup_errors, self.settings.quiet_startup):
             await self.main.transcript.add_note(text, level)
         pending, self.bridge.pending = self.bridge.pending, []
         for text, level in pending:
             self.show_notice(text, level)
+        self.ready.set()
+        self.call_after_refresh(self._settle)
+
+    def _settle(self) -> None:
+        """Once the session is on screen: the file watchers (watchfiles' import) would only delay it."""
         if self.watch_files:
             self._watch_settings()
             self._watch_themes()
@@ -205,6 +281,8 @@ class PiApp(App[int]):
 
     async def attach(self, runtime: Runtime, reason: str) -> None:
         """Show `runtime` (at start, or after /model, /new, /resume) and let its extensions start."""
+        from pi_tui.screens.live import LiveView
+
         if self.live is not None:
             self.live.detach()
             await self.live.host.shutdown()
@@ -239,12 +317,16 @@ class PiApp(App[int]):
         self.settings_store.replace(result.settings)
 
     def _settings_applied(self, old: Settings, new: Settings) -> None:
+        from pi_tui.runtime import apply_settings
+        from pi_tui.screens.form import SettingsFormScreen
+
         if new.theme != self.theme:
             self.apply_theme(new.theme)
         if new.keymap != old.keymap:
             for line in self.apply_keymap(new.keymap):
                 self.show_notice(line, "error")
-        apply_settings(self.runtime, new)
+        if self.ready.is_set():
+            apply_settings(self.runtime, new)
         if isinstance(self.screen, SettingsFormScreen):
             self.screen.reload()
 
@@ -309,6 +391,8 @@ class PiApp(App[int]):
         self.spawn(self.run_input(event.text, event.follow_up))
 
     async def run_input(self, text: str, follow_up: bool = False) -> None:
+        """Input sent before the runtime is ready waits for it, in the order it was sent."""
+        await self.ready.wait()
         stripped = text.strip()
         if stripped.startswith("!"):
             await self.commands.shell(stripped)
@@ -332,6 +416,8 @@ class PiApp(App[int]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         on_main = self.screen is self.main
+        if action in ("abort", "pick_model", "cycle_thinking") and not self.ready.is_set():
+            return False  # they act on the runtime, which is still being built
         if action == "quit_if_empty":
             return on_main and not self.main.editor.text
         if action in ("toggle_thinking", "toggle_tools", "scroll_transcript", "cycle_thinking", "pick_model",
@@ -356,6 +442,9 @@ class PiApp(App[int]):
         await self.action_quit()
 
     async def action_quit(self) -> None:
+        if not self.ready.is_set():  # no agent or flush to stop yet (the build thread ends on its own)
+            self.exit(0)
+            return
         host = self.runtime.host
         if not host.is_idle or self.runtime.engine.flushing:
             host.abort()
@@ -411,12 +500,22 @@ class PiApp(App[int]):
         self.main.transcript.follow()
 
 
-def run_tui(options: LaunchOptions, settings: Settings, startup_errors: list[str]) -> int:
-    """The CLI's entry point for the interactive mode."""
-    from pi_tui.runtime import build_runtime
+def run_tui(options: LaunchOptions) -> int:
+    """The CLI's entry point for the interactive mode. A runtime that could not be built is raised
+    here, once the terminal is restored, for the CLI to say as it says every start-up error; settings
+    problems become notices in the app."""
+
+    def build() -> Started:
+        from pi_tui.runtime import build_runtime
+        from pi_tui.settings import load_settings
+
+        result = load_settings()
+        runtime = build_runtime(options, result.settings, ui=bridge, on_settings_saved=bridge.settings_saved)
+        return runtime, result.settings, [f"settings: {line}" for line in result.errors]
 
     bridge = TuiBridge()
-    runtime = build_runtime(options, settings, ui=bridge, on_settings_saved=bridge.settings_saved)
-    app = PiApp(runtime, settings, bridge, options, startup_errors=startup_errors)
+    app = PiApp(None, None, bridge, options, build=build)
     app.run()
+    if app.startup_failure is not None:
+        raise app.startup_failure
     return app.return_code or 0

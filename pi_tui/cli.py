@@ -266,13 +266,11 @@ def cmd_print(args: argparse.Namespace) -> int:
 def cmd_tui(args: argparse.Namespace) -> int:
     """No subcommand and no -p: the interactive TUI (settings problems become notifications there)."""
     from pi_tui.app import run_tui
-    from pi_tui.runtime import LaunchOptions
-    from pi_tui.settings import load_settings
+    from pi_tui.launch import LaunchOptions
 
-    result = load_settings()
     options = LaunchOptions(model=args.model, base_url=args.base_url, session=args.session,
                             continue_recent=args.continue_recent, launch_dir=Path(os.getcwd()))
-    return run_tui(options, result.settings, [f"settings: {line}" for line in result.errors])
+    return run_tui(options)
 
 
 def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

@@ -7,12 +7,21 @@ where a toast would have vanished before anyone read it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pi_tui import __version__
-from pi_tui.runtime import Runtime
+
+if TYPE_CHECKING:
+    from pi_tui.runtime import Runtime
 
 HELP = "Type a message, or / for commands (/hotkeys lists the keys) · Esc aborts · Ctrl+C twice quits"
 
 Block = tuple[str, str]  # text (one line per fact), level: info | warning | error
+
+
+def starting(folder: str) -> str:
+    """The header of the first frame, before the runtime (model, session) is built."""
+    return "\n".join([f"pi-tui {__version__} · folder {folder}", "starting…", HELP])
 
 
 def where_you_are(runtime: Runtime, folder: str) -> str:

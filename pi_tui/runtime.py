@@ -7,7 +7,7 @@ working folder for the same flags.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from condense.config import CondenseConfig
@@ -18,21 +18,13 @@ from pi_tui.agent.system_prompt import build_system_prompt
 from pi_tui.ai.models import choose_model
 from pi_tui.ai.types import ModelClient, ModelSpec
 from pi_tui.errors import UserError
+from pi_tui.launch import LaunchOptions
 from pi_tui.paths import sessions_dir_for
 from pi_tui.pruning import SettingsSaved, install
 from pi_tui.session.listing import newest_session, resolve_session_arg
 from pi_tui.session.store import Session, SessionError
 from pi_tui.settings import RetrySettings, Settings
 from pi_tui.tools import ALL_TOOLS, make_tools
-
-
-@dataclass
-class LaunchOptions:
-    model: str | None = None
-    base_url: str | None = None
-    session: str | None = None
-    continue_recent: bool = False
-    launch_dir: Path = field(default_factory=lambda: Path(os.getcwd()))
 
 
 @dataclass

@@ -16,8 +16,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
-from textual.color import Color, ColorParseError
+from textual.color import Color
 from textual.theme import Theme
 
 from pi_tui.paths import home_dir
@@ -37,83 +36,39 @@ class ThemeError(Exception):
     """A theme file that cannot be used; the message is one line naming the file and the problem."""
 
 
-def _check_colour(value: str) -> str:
-    try:
-        Color.parse(value)
-    except ColorParseError:
-        raise ValueError(f"not a colour: {value!r} (use e.g. \"#88c0d0\" or \"rgb(136,192,208)\")") from None
-    return value
-
-
-class _Colors(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    primary: str
-    secondary: str | None = None
-    accent: str | None = None
-    foreground: str | None = None
-    background: str | None = None
-    surface: str | None = None
-    panel: str | None = None
-    boost: str | None = None
-    success: str | None = None
-    warning: str | None = None
-    error: str | None = None
-
-    @field_validator("*")
-    @classmethod
-    def _colour(cls, value: str | None) -> str | None:
-        return None if value is None else _check_colour(value)
-
-
-class _ThemeFile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    name: str | None = None
-    dark: bool = True
-    colors: _Colors
-    variables: dict[str, str] = {}
-
-    @field_validator("variables")
-    @classmethod
-    def _colours(cls, value: dict[str, str]) -> dict[str, str]:
-        for key, colour in value.items():
-            try:
-                _check_colour(colour)
-            except ValueError as exc:
-                raise ValueError(f"{key}: {exc}") from None
-        return value
-
-
-def _problem(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    where = ".".join(str(part) for part in first["loc"]) or "file"
-    message = str(first["msg"]).removeprefix("Value error, ")
-    return f"{where}: {message}"
+def _theme(table: dict[str, Any], fallback_name: str) -> Theme:
+    """A Theme from a theme file's table that `check_theme` accepts."""
+    return Theme(name=table.get("name") or fallback_name, dark=table.get("dark", True),
+                 variables=dict(table.get("variables", {})), **table["colors"])
 
 
 def parse_theme(data: dict[str, Any], fallback_name: str, source: str) -> Theme:
+    from pi_tui.themes.schema import checked  # pydantic: only for a file that is not ours (see shipped_themes)
+
     try:
-        spec = _ThemeFile.model_validate(data)
-    except ValidationError as exc:
-        raise ThemeError(f"{source}: {_problem(exc)}") from None
-    return Theme(name=spec.name or fallback_name, dark=spec.dark, variables=dict(spec.variables),
-                 **spec.colors.model_dump(exclude_none=True))
+        return _theme(checked(data), fallback_name)
+    except ValueError as exc:
+        raise ThemeError(f"{source}: {exc}") from None
 
 
-def load_theme_file(path: Path) -> Theme:
-    """A theme from a TOML file; its name is the `name` key, else the file name without `.toml`."""
+def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ThemeError(f"{path.name}: cannot read the file ({exc.strerror or exc})") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ThemeError(f"{path.name}: not valid TOML ({exc})") from None
-    return parse_theme(data, path.stem, path.name)
+
+
+def load_theme_file(path: Path) -> Theme:
+    """A theme from a TOML file; its name is the `name` key, else the file name without `.toml`."""
+    return parse_theme(_read_toml(path), path.stem, path.name)
 
 
 def shipped_themes() -> list[Theme]:
-    return [load_theme_file(path) for path in sorted(SHIPPED_DIR.glob("*.toml"))]
-
-
+    """The files beside this module, read without validation: they are ours (a test checks them), and
+    pydantic would otherwise sit on the way to the first frame."""
+    return [_theme(_read_toml(path), path.stem) for path in sorted(SHIPPED_DIR.glob("*.toml"))]
 def user_themes_dir() -> Path:
     return home_dir() / "themes"
 

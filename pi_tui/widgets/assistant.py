@@ -15,7 +15,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from pi_tui.widgets.blocks import AssistantText, ThinkingBlock
+from pi_tui.widgets.blocks import ThinkingBlock
 from pi_tui.widgets.conversation import Call, Conversation, Item
 from pi_tui.widgets.tool_card import Clock, ToolCard
 
@@ -44,6 +44,8 @@ class AssistantBlock(Vertical):
     # ----- building parts -----------------------------------------------------------------------
 
     def _part(self, index: int, block: dict[str, Any]) -> Widget | None:
+        from pi_tui.widgets.answer import AssistantText  # Markdown: not on the first frame's path
+
         kind = block.get("type")
         if kind == "text":
             return AssistantText(str(block.get("text", ""))) if str(block.get("text", "")).strip() else None
@@ -88,6 +90,8 @@ class AssistantBlock(Vertical):
     # ----- streaming ----------------------------------------------------------------------------
 
     async def _ensure_part(self, index: int, kind: str) -> Widget:
+        from pi_tui.widgets.answer import AssistantText  # Markdown: not on the first frame's path
+
         part = self.parts.get(index)
         if part is None:
             part = AssistantText() if kind == "text" else ThinkingBlock(self.item, "", self.show_thinking)
@@ -98,6 +102,8 @@ class AssistantBlock(Vertical):
     async def stream(self, update: dict[str, Any], message: dict[str, Any],
                      conversation: Conversation) -> None:
         """Apply one `message_update` event (its `assistantMessageEvent` and the message so far)."""
+        from pi_tui.widgets.answer import AssistantText
+
         kind = update.get("type")
         index = int(update.get("contentIndex", -1))
         if kind == "text_delta":
@@ -118,6 +124,8 @@ class AssistantBlock(Vertical):
 
     async def finish(self, message: dict[str, Any], conversation: Conversation) -> None:
         """The final message: close the text streams and add whatever never streamed (errors, calls)."""
+        from pi_tui.widgets.answer import AssistantText
+
         for part in self.parts.values():
             if isinstance(part, AssistantText):
                 await part.stop()

@@ -10,7 +10,8 @@ from typing import Any
 
 from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import Markdown, Static
+from textual.widget import Widget
+from textual.widgets import Static
 
 from condense.messages import content_text
 from pi_tui.widgets.conversation import Item, user_text
@@ -121,26 +122,12 @@ class ThinkingBlock(Foldable):
         return Content.assemble("▸ thinking", (f" · {preview}" if preview else "", "$dim"))
 
 
-class AssistantText(Markdown):
-    """An answer's text. Streamed through one MarkdownStream: appending per token re-parses too much."""
+def markdown(text: str) -> Widget:
+    """Textual's Markdown widget, imported when first shown: markdown-it and pygments are not needed
+    for the first frame."""
+    from textual.widgets import Markdown
 
-    DEFAULT_CSS = """
-    AssistantText { margin: 1 0 0 0; padding: 0 1; background: transparent; }
-    """
-
-    def __init__(self, markdown: str = "") -> None:
-        super().__init__(markdown)
-        self._stream: Any = None
-
-    async def write(self, fragment: str) -> None:
-        if self._stream is None:
-            self._stream = Markdown.get_stream(self)
-        await self._stream.write(fragment)
-
-    async def stop(self) -> None:
-        if self._stream is not None:
-            stream, self._stream = self._stream, None
-            await stream.stop()
+    return Markdown(text)
 
 
 class SummaryBlock(Vertical):
@@ -170,7 +157,7 @@ class SummaryBlock(Vertical):
     def compose(self) -> Any:
         yield self.header
         if self.expanded:
-            yield Markdown(self.body)
+            yield markdown(self.body)
 
     @property
     def body(self) -> str:
@@ -182,9 +169,9 @@ class SummaryBlock(Vertical):
         self.expanded = expanded
         self.header.update(self._header())
         if expanded:
-            await self.mount(Markdown(self.body))
+            await self.mount(markdown(self.body))
         else:
-            await self.query(Markdown).remove()
+            await self.query("Markdown").remove()
 
     async def on_click(self) -> None:
         await self.set_expanded(not self.expanded)

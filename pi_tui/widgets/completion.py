@@ -17,8 +17,6 @@ from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from pi_tui.tools.walk import walk
-
 MAX_SUGGESTIONS = 30
 MAX_FILES = 5000
 FILE_CACHE_SECONDS = 5.0
@@ -87,6 +85,8 @@ class Completer:
 
     @staticmethod
     def _walk(root: Path) -> Iterator[str]:
+        from pi_tui.tools.walk import walk  # the tools package is the runtime's: not on the first frame's path
+
         for count, entry in enumerate(walk(root)):
             if count >= MAX_FILES:
                 return

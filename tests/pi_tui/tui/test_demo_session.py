@@ -18,8 +18,9 @@ from pi_tui.screens.form import SettingsFormScreen
 from pi_tui.screens.pruner_tree import PrunerTreeScreen
 from pi_tui.screens.text_view import TextViewScreen
 from pi_tui.settings import load_settings
+from pi_tui.widgets.answer import AssistantText
 from pi_tui.widgets.assistant import AssistantBlock
-from pi_tui.widgets.blocks import AssistantText, SummaryBlock
+from pi_tui.widgets.blocks import SummaryBlock
 from pi_tui.widgets.tool_card import ToolCard
 
 RECLAIM = re.compile(r"│ prune: ON · reads [\d.]+[kM]? · saves [\d.]+[kM]? \(-\d+%\)")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pi_tui.widgets.blocks import AssistantText, UserBlock
+from pi_tui.widgets.answer import AssistantText
+from pi_tui.widgets.blocks import UserBlock
 from tests.pi_tui.test_show import every_leniency
 
 

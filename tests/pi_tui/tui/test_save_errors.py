@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from pi_tui.widgets.blocks import AssistantText, NoteBlock
+from pi_tui.widgets.answer import AssistantText
+from pi_tui.widgets.blocks import NoteBlock
 
 
 async def test_a_session_that_cannot_be_saved_is_said_once_in_the_transcript(make_app, fixed_session, send) -> None:

@@ -10,26 +10,37 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
+
+import pytest
+
+from pi_tui.app import PiApp, Started, TuiBridge
+from pi_tui.demo.client import DemoModelClient
+from pi_tui.errors import UserError
+from pi_tui.launch import LaunchOptions
+from pi_tui.runtime import build_runtime
+from pi_tui.settings import load_settings
 
 PROBE = r"""
 import json, sys
 from textual.app import App
-import pi_tui.ai.litellm_client as client
 from pi_tui.app import PiApp
 from pi_tui.cli import main
 
 seen = {"warm_up": []}
 heavy = lambda: sorted(name for name in ("litellm", "openai") if name in sys.modules)
-client.warm_up = lambda: seen["warm_up"].append(heavy())  # the probe does not pay the real import
+RUNTIME = ("condense.engine", "pi_tui.agent.host", "pi_tui.session.store", "pi_tui.tools", "pi_tui.settings",
+           "pydantic")
+runtime_parts = lambda: [name for name in RUNTIME if name in sys.modules]
+PiApp._warm_up = lambda self: seen["warm_up"].append(heavy())  # the probe does not pay the real import
 ready = PiApp.on_ready
 
 async def on_ready(self):
     seen["first_frame"] = heavy()
+    seen["runtime_at_first_frame"] = runtime_parts()
     await ready(self)
-    warm = [w for w in self.workers if w.group == "warm-up"]
-    if warm:  # (an empty list would mean every worker, the file watchers included)
-        await self.workers.wait_for_complete(warm)
+    await self.ready.wait()
     seen["model"] = self.runtime.model.ref
     seen["screen"] = type(self.screen).__name__
     self.exit()
@@ -53,10 +64,96 @@ def probe(tmp_path: Path, *args: str, key: str | None = None) -> dict:  # type: 
 
 def test_no_arguments_open_the_tui_on_the_demo_without_litellm(tmp_path: Path) -> None:
     seen = probe(tmp_path)
-    assert seen == {"warm_up": [], "first_frame": [], "model": "demo/demo", "screen": "MainScreen", "code": 0}
+    assert seen == {"warm_up": [], "first_frame": [], "runtime_at_first_frame": [], "model": "demo/demo",
+                    "screen": "MainScreen", "code": 0}
 
 
 def test_a_real_model_warms_litellm_up_only_after_the_first_frame(tmp_path: Path) -> None:
     seen = probe(tmp_path, "--model", "openai/gpt-4o", key="sk-test")
     assert seen["first_frame"] == [] and seen["warm_up"] == [[]]
     assert seen["model"] == "openai/gpt-4o" and seen["code"] == 0
+
+
+FAILING_START = r"""
+import sys
+from textual.app import App
+from pi_tui.app import PiApp
+from pi_tui.cli import main
+
+PiApp.run = lambda self: App.run(self, headless=True)
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["--session", "no-such-session"], "pi-tui: error: no-such-session: no such session file, and no session"),
+    (["--model", "nope"], "pi-tui: error: model 'nope' is not of the form provider/id"),
+])
+def test_a_runtime_that_cannot_be_built_is_one_line_and_exit_status_2(tmp_path: Path, args: list[str],
+                                                                       said: str) -> None:
+    """The session and the model are opened after the first frame now; their errors still end pi-tui as
+    they did before it started."""
+    done = subprocess.run([sys.executable, "-c", FAILING_START, *args], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert line.startswith(said)
+
+
+# ----- the runtime built after the first frame (Pilot) ------------------------------------------
+
+
+def slow_start(tmp_path: Path, release: threading.Event, fail: Exception | None = None) -> PiApp:
+    """An app whose runtime is built, as `pi-tui` builds it, in a thread that waits for `release`."""
+    settings = load_settings().settings
+    bridge = TuiBridge()
+    options = LaunchOptions(model="demo", launch_dir=tmp_path)
+
+    def build() -> Started:
+        release.wait(60)
+        if fail is not None:
+            raise fail
+        runtime = build_runtime(options, settings, ui=bridge, client=DemoModelClient(),
+                                on_settings_saved=bridge.settings_saved)
+        return runtime, settings, ["settings: a problem found while starting"]
+
+    app = PiApp(None, None, bridge, options, build=build, watch=False, cwd_display="~/project")
+    app.animation_level = "none"
+    return app
+
+
+async def test_a_message_sent_before_the_runtime_is_ready_is_sent_once_it_is(tmp_path: Path, wait_for,
+                                                                             shown) -> None:
+    release = threading.Event()
+    app = slow_start(tmp_path, release)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_for(pilot, lambda: "starting…" in shown(app))
+        assert "folder ~/project" in shown(app)  # the header and the footer, before the runtime
+        await pilot.press(*"hello", "enter")
+        await pilot.press(*"next", "ctrl+o", "escape", "ctrl+l")  # keys meant for the runtime do nothing yet
+        assert not app.ready.is_set() and app.main.editor.text == "next"
+        release.set()
+        await wait_for(pilot, app.ready.is_set)
+        await app.workers.wait_for_complete()  # the message that waited, and the demo's answer to it
+        await wait_for(pilot, lambda: "starting…" not in shown(app))
+        users = [entry["message"] for entry in app.runtime.host.session.entries
+                 if entry.get("type") == "message" and entry["message"]["role"] == "user"]
+        assert [user["content"][0]["text"] for user in users] == ["hello"]
+        notes = "\n".join(item.message["text"] for item in app.main.transcript.conversation.items
+                          if item.kind == "note")
+        assert "model demo (offline, scripted)" in notes and "a problem found while starting" in notes
+        assert "starting…" not in notes
+        assert app.main.editor.text == "next"
+
+
+async def test_a_runtime_error_after_the_first_frame_ends_the_app_with_it(tmp_path: Path, wait_for,
+                                                                          shown) -> None:
+    release = threading.Event()
+    error = UserError("--model nope: not of the form provider/id")
+    app = slow_start(tmp_path, release, fail=error)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_for(pilot, lambda: "starting…" in shown(app))
+        await pilot.press(*"hi", "enter")  # waits for a runtime that never comes: no crash
+        release.set()
+        await wait_for(pilot, lambda: not app.is_running)
+    assert app.startup_failure is error  # run_tui raises it for the CLI to say

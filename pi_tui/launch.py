@@ -1,0 +1,20 @@
+"""What the command line asked for: the model, the session, the folder.
+
+Its own light module so the TUI can hold it before its first frame, without importing the runtime
+(engine, agent, tools) that `pi_tui.runtime` builds from it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class LaunchOptions:
+    model: str | None = None
+    base_url: str | None = None
+    session: str | None = None
+    continue_recent: bool = False
+    launch_dir: Path = field(default_factory=lambda: Path(os.getcwd()))
