@@ -80,7 +80,7 @@ class Flusher:
         the cached prompt anyway, an empty one must not. A failed write leaves everything as it was."""
         if not batches or not self._config().superseded_reads:
             return batches
-        stale = find_superseded(self.host.branch(), self.index.is_summarized, is_protected)
+        stale = find_superseded(self.host.branch(), self.host.cwd(), self.index.is_summarized, is_protected)
         if not stale:
             return batches
         try:

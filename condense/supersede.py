@@ -9,8 +9,9 @@ that says why it went and which ref brings it back through `context_tree_query`.
 What counts, decided from the branch alone so every flush of the same branch decides the same way:
 - only a successful `read` (an error is not a read), not protected, not already in the index;
 - superseded by a call of a strictly later assistant turn (calls of one turn may run in any order)
-  on the same path (`@` prefix dropped, lexically normalised; a relative path is only compared with
-  relative ones, since the engine does not know the session's directory);
+  on the same file: paths are taken relative to the session's directory, lexically normalised, with
+  the `@` of an editor mention dropped; `~` is not expanded (the home of the machine that recorded a
+  session may not be this one's), and with no known directory relative paths meet only relative ones;
 - that call is a successful `edit` or `write`, or a successful `read` whose shown lines cover the
   earlier read's: a read shows from `offset` (default 1) to the line before the `offset=N` its
   continuation notice names, or to the end of the file when it has no such notice.
@@ -45,11 +46,12 @@ def superseded_stub(record: ToolCallRecord, ref: str) -> str:
             f"`{ref}`. Use context_tree_query to retrieve it.]")
 
 
-def _path(record: ToolCallRecord) -> str | None:
+def _path(record: ToolCallRecord, cwd: str | None) -> str | None:
     raw = record.args.get("path")
     if not isinstance(raw, str) or not raw.strip():
         return None
-    return posixpath.normpath(raw.removeprefix("@").replace("\\", "/"))
+    path = raw.removeprefix("@")
+    return posixpath.normpath(posixpath.join(cwd, path) if cwd and not path.startswith("~") else path)
 
 
 def _whole(value: Any, default: int) -> int:
@@ -67,14 +69,14 @@ def _covers(later: LineRange, earlier: LineRange) -> bool:
     return later[0] <= earlier[0] and later[1] >= earlier[1]
 
 
-def find_superseded(branch: list[dict[str, Any]], is_summarized: IsSummarized,
+def find_superseded(branch: list[dict[str, Any]], cwd: str | None, is_summarized: IsSummarized,
                     is_protected: IsProtected) -> list[ToolCallRecord]:
     """The branch's superseded reads not yet indexed, in branch order, each marked with what superseded it."""
     records = branch_records(branch)
     open_reads: dict[str, list[ToolCallRecord]] = {}  # path -> reads not superseded so far
     found: dict[str, str] = {}  # superseded read's key -> the tool that superseded it
     for record in records:
-        path = _path(record)
+        path = _path(record, cwd)
         if path is None or record.is_error or (record.tool_name != READ and record.tool_name not in CHANGES):
             continue
         waiting = open_reads.setdefault(path, [])

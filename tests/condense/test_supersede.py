@@ -34,9 +34,10 @@ async def turn(drive: Driver, ts: int, *calls: Call) -> None:
     drive.turn += 1
 
 
-async def session(*turns: tuple[Call, ...], config: dict[str, Any] | None = None) -> Driver:
-    """One user message, these tool turns, a final reply (which flushes)."""
-    _host, _engine, drive = make({"superseded_reads": True, **(config or {})})
+async def session(*turns: tuple[Call, ...], config: dict[str, Any] | None = None, cwd: str | None = None) -> Driver:
+    """One user message, these tool turns, a final reply (which flushes), in a session started in `cwd`."""
+    host, _engine, drive = make({"superseded_reads": True, **(config or {})})
+    host.session_cwd = cwd
     await drive.prompt("fix f", 100)
     for position, calls in enumerate(turns):
         await turn(drive, 200 + 100 * position, *calls)
@@ -104,6 +105,13 @@ async def test_failed_changes_errors_same_turn_calls_and_other_files_supersede_n
                           (failed("e1", "edit", path="a.py"), ok("e2", "edit", path="b.py"),
                            ok("w1", "write", path="d.py"), ok("r4", "read", OLD, path="/abs/c.py")))
     assert superseded(drive) == []
+
+
+async def test_paths_are_taken_relative_to_the_sessions_directory() -> None:
+    drive = await session((ok("r1", "read", OLD, path="src/app.py"), ok("r2", "read", OLD, path="~/notes.md")),
+                          (ok("e1", "edit", path="/proj/src/app.py"), ok("e2", "edit", path="/proj/~/notes.md")),
+                          cwd="/proj")
+    assert superseded(drive) == ["r1"], "`~` is the home folder, not a folder of the session's directory"
 
 
 async def test_a_read_of_a_protected_path_is_never_superseded() -> None:
