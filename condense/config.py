@@ -145,7 +145,7 @@ class CondenseConfig(_Table):
         " is stubbed; context_tree_query still returns them."
     )
     superseded_reads: bool = Field(
-        False, description="At a flush, stub a read output whose file a later edit or write changed, or a later"
+        True, description="At a flush, stub a read output whose file a later edit or write changed, or a later"
         " read showed again, with no summary of its own; context_tree_query still returns it."
     )
     show_prune_status_line: bool = Field(True, description="Show the pruner's segment in the footer.")

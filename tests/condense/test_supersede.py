@@ -120,7 +120,7 @@ async def test_a_read_of_a_protected_path_is_never_superseded() -> None:
     assert superseded(drive) == [] and result_text(drive, "r1") == OLD
 
 
-async def test_off_by_default_the_read_is_summarised_as_before() -> None:
+async def test_turned_off_the_read_is_summarised_as_before() -> None:
     drive = await session((ok("r1", "read", OLD, path="a.py"),), (ok("e1", "edit", path="a.py"),),
                           config={"superseded_reads": False})
     assert superseded(drive) == [] and "Summarized in pruner summary" in result_text(drive, "r1")
