@@ -147,17 +147,20 @@ def capture_unindexed(branch: list[dict[str, Any]], is_summarized: IsSummarized,
     return batches
 
 
-def records_for_keys(branch: list[dict[str, Any]], keys: set[str]) -> list[ToolCallRecord]:
-    """The branch's records of these occurrence keys (whatever their protection or index state)."""
+def branch_records(branch: list[dict[str, Any]]) -> list[ToolCallRecord]:
+    """Every answered call of the branch, in order (whatever its protection or index state)."""
     found = []
     for turn in _turns(branch):
         for call in tool_calls(turn.message):
             result = turn.results.get(str(call.get("id")))
             if result is not None:
-                record = _record(call, result, turn.turn_index, turn.timestamp)
-                if record.key in keys:
-                    found.append(record)
+                found.append(_record(call, result, turn.turn_index, turn.timestamp))
     return found
+
+
+def records_for_keys(branch: list[dict[str, Any]], keys: set[str]) -> list[ToolCallRecord]:
+    """The branch's records of these occurrence keys (whatever their protection or index state)."""
+    return [record for record in branch_records(branch) if record.key in keys]
 
 
 def without_protected(batch: Batch, is_protected: IsProtected) -> Batch | None:

@@ -144,6 +144,10 @@ class CondenseConfig(_Table):
         False, description="Also shrink long argument strings (write bodies, edit texts) of calls whose output"
         " is stubbed; context_tree_query still returns them."
     )
+    superseded_reads: bool = Field(
+        True, description="At a flush, stub a read output whose file a later edit or write changed, or a later"
+        " read showed again, with no summary of its own; context_tree_query still returns it."
+    )
     show_prune_status_line: bool = Field(True, description="Show the pruner's segment in the footer.")
     chain_compression: ChainCompressionConfig = Field(
         default_factory=ChainCompressionConfig, description="Compression of closed conversation chains."

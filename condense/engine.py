@@ -230,7 +230,7 @@ class CondenseEngine:
         self._cancel = _Cancel()
         result = FlushResult("error")
         try:
-            batches = self.flusher.collect(self.is_protected)
+            batches = self.flusher.supersede(self.flusher.collect(self.is_protected), self.is_protected)
             self.pending = []
             if batches:
                 diag = status_suffix(self.diagnostics.counts())

@@ -22,6 +22,7 @@ from condense.index import ToolCallIndexer
 from condense.records import FRONTIER, STATS, SUMMARY, Batch, ToolCallRecord
 from condense.stats import PruneStats
 from condense.summarize import Summarizer, build_summary_content
+from condense.supersede import find_superseded, without_keys
 
 log = logging.getLogger("condense")
 
@@ -74,6 +75,22 @@ class Flusher:
         if self.batch_filter is not None:
             trimmed = [b for b in trimmed if self.batch_filter(b)]
         return group_batches(trimmed, self._config().batching_mode)
+
+    def supersede(self, batches: list[Batch], is_protected: Callable[[str, dict[str, Any]], bool]) -> list[Batch]:
+        """With `superseded_reads` on, index the branch's superseded reads (stubbed from now on, with no
+        summary) and return `batches` without them. Only when there is work to flush: a flush rewrites
+        the cached prompt anyway, an empty one must not. A failed write leaves everything as it was."""
+        if not batches or not self._config().superseded_reads:
+            return batches
+        stale = find_superseded(self.host.branch(), self.host.cwd(), self.index.is_summarized, is_protected)
+        if not stale:
+            return batches
+        try:
+            self.index.backfill_chain_records(stale, self.host.append_entry, None)
+        except Exception as exc:
+            log.error("pruner: could not index superseded reads: %s", exc)
+            return batches
+        return without_keys(batches, {record.key for record in stale})
 
     def _dedup(self, batch: Batch) -> _Work:
         config = self._config()

@@ -62,6 +62,10 @@ class Host(Protocol):
         """`<sessionDir>/<sessionId>-blobs`, or None for a session that is not saved to disk."""
         ...
 
+    def cwd(self) -> str | None:
+        """The session's working directory, which relative paths in tool calls are relative to (None: unknown)."""
+        ...
+
     def context_usage(self) -> ContextUsage | None: ...
 
     def session_model(self) -> str | None:

@@ -146,7 +146,8 @@ class ToolCallIndexer:
     def backfill_chain_records(
         self, records: list[ToolCallRecord], append: Append, spill: Spiller | None
     ) -> list[SummaryRef]:
-        """Index a chain's unsummarised outputs so its compression can point at them. All or nothing:
+        """Index outputs no summary covers (a chain's, so its compression can point at them; superseded
+        reads) under fresh refs. All or nothing:
         a spill or append failure raises with memory untouched (ref numbers may be burned). These
         records never become dedup originals: nothing vouched for them as a summarised canonical."""
         stored = [spill(record) for record in records] if spill else list(records)

@@ -183,6 +183,9 @@ class LocalHost:
             fields["details"] = details
         self.append("custom_message", fields)
 
+    def cwd(self) -> str | None:
+        return str(self.header.get("cwd") or "") or None
+
     def blobs_dir(self) -> Path | None:
         return blob_dir(self.folder, self.session_id) if self.folder is not None else None
 

@@ -42,6 +42,7 @@ class ToolCallRecord:
     spill_bytes: int | None = None
     result_preview: str | None = None
     content_hash: str | None = None
+    superseded_by: str | None = None  # edit | write | read: stubbed as stale, with no summary (supersede.py)
 
     @property
     def key(self) -> str:
@@ -66,6 +67,7 @@ class ToolCallRecord:
             "spillBytes": self.spill_bytes,
             "resultPreview": self.result_preview,
             "contentHash": self.content_hash,
+            "supersededBy": self.superseded_by,
         }
         data.update({k: v for k, v in optional.items() if v is not None})
         return data
@@ -86,6 +88,7 @@ class ToolCallRecord:
             spill_bytes=data.get("spillBytes") if isinstance(data.get("spillBytes"), int) else None,
             result_preview=data.get("resultPreview") if isinstance(data.get("resultPreview"), str) else None,
             content_hash=data.get("contentHash") if isinstance(data.get("contentHash"), str) else None,
+            superseded_by=data.get("supersededBy") if isinstance(data.get("supersededBy"), str) else None,
         )
 
 

@@ -65,6 +65,9 @@ class SessionHost:
     def blobs_dir(self) -> Path | None:
         return blobs_dir_of(self.session) if self.persist else None
 
+    def cwd(self) -> str | None:
+        return self.session.cwd or None
+
     def context_usage(self) -> ContextUsage | None:
         """Estimated from what the model would read now (the recorded usage predates any pruning)."""
         messages = self.session.messages()

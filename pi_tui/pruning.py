@@ -53,6 +53,9 @@ class AgentPruningHost:
     def blobs_dir(self) -> Path | None:
         return blobs_dir_of(self.agent_host.session)
 
+    def cwd(self) -> str | None:
+        return str(self.agent_host.cwd)
+
     def context_usage(self) -> ContextUsage | None:
         usage = self.agent_host.context_usage()
         return ContextUsage(usage.tokens, usage.context_window)

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from condense.occurrence import bare_id, message_key
 from condense.records import ToolCallRecord
+from condense.supersede import superseded_stub
 
 
 class StubIndex(Protocol):
@@ -45,7 +46,8 @@ def lookup_key(message: dict[str, Any], index: StubIndex) -> str | None:
 
 
 def stub_message(message: dict[str, Any], record: ToolCallRecord, ref: str) -> dict[str, Any]:
-    text = spill_stub(record, ref) if record.spill_path else summarized_stub(ref)
+    text = (spill_stub(record, ref) if record.spill_path else superseded_stub(record, ref) if record.superseded_by
+            else summarized_stub(ref))
     return {
         "role": "toolResult",
         "toolCallId": message.get("toolCallId"),

@@ -29,6 +29,7 @@ class MemoryHost:
         self.notices: list[tuple[str, str]] = []
         self.status: dict[str, str] = {}
         self.fail_appends = False
+        self.session_cwd: str | None = None
         self._ts = 0
         self._custom: dict[str, dict[str, Any]] = {}
 
@@ -73,6 +74,9 @@ class MemoryHost:
 
     def blobs_dir(self) -> Path | None:
         return self.blobs
+
+    def cwd(self) -> str | None:
+        return self.session_cwd
 
     def context_usage(self) -> ContextUsage | None:
         return self.usage

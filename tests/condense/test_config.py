@@ -151,6 +151,7 @@ def test_every_key_has_the_designed_default() -> None:
         "budget_turn_delta": 0.04,
         "min_flush_chars": 0,
         "purge_summarized_args": False,
+        "superseded_reads": True,
         "show_prune_status_line": True,
         "chain_compression": {
             "enabled": True,

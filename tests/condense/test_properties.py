@@ -1,7 +1,8 @@
 """Property tests: random histories through the real engine keep the context valid and lose nothing.
 
 Each generated history mixes prompts, tool turns with reused ids, errors, protected tools, oversized
-(spilled) outputs, aborted turns, barrier messages, flushes and chain compressions in random order.
+(spilled) outputs, aborted turns, barrier messages, flushes and chain compressions in random order, with
+superseded reads on or off (a call's path follows its id, so re-reads and edits of one file recur).
 For every history the rendered context has no tool result without its call (and the orphan sweep never
 had to act), renders identically twice, is unchanged when rendered again from its own output, and every
 output that is no longer verbatim is returned byte for byte by context_tree_query. A request is rendered
@@ -31,7 +32,7 @@ EXAMPLES = int(os.environ.get("CONDENSE_PROPERTY_EXAMPLES", "2000"))
 IDS = ["a", "b", "c", "bash_1", "bash_2"]  # a small pool: ids are reused across turns
 SIZES = {"small": 40, "big": 1500, "huge": 300}  # huge: over the test's spill threshold of 250
 
-call_spec = st.tuples(st.sampled_from(IDS), st.sampled_from(["read", "bash", "todo"]),
+call_spec = st.tuples(st.sampled_from(IDS), st.sampled_from(["read", "bash", "todo", "edit"]),
                       st.sampled_from(list(SIZES)), st.booleans())
 turn_calls = st.lists(call_spec, min_size=1, max_size=3, unique_by=lambda c: c[0])
 action = st.one_of(
@@ -153,6 +154,7 @@ def check(history: History) -> None:
     event(f"stubbed results: {min(stubs, 3)}{'+' if stubs >= 3 else ''}")
     event(f"spilled: {any('Spilled' in str(m.get('content')) for m in rendered)}")
     event(f"compressed chains: {sum('<compressed-chain' in str(m.get('content')) for m in rendered) > 0}")
+    event(f"superseded reads: {any('[Superseded read' in str(m.get('content')) for m in rendered)}")
     assert open_calls_ok(rendered)
     assert engine.diagnostics.counts()["orphan-sweep"] == 0, "the sweep is a net, never a crutch"
     assert json.dumps(engine.render(messages)) == json.dumps(rendered)
@@ -167,12 +169,12 @@ def check(history: History) -> None:
         assert original in text, f"{key} is neither verbatim nor recoverable"
 
 
-def played(steps: list[tuple[Any, ...]], blobs: Path) -> History:
+def played(steps: list[tuple[Any, ...]], blobs: Path, superseded_reads: bool = True) -> History:
     """The steps played through a real engine; every model request on the way is checked (`request`)."""
     host = MemoryHost(blobs=blobs, answer=lambda prompt: None)
     config = CondenseConfig(summarizer_model="extractive", min_batch_chars=100, spill_threshold=250,
                             protected_tools=["todo"], recovery_grace_turns=1,
-                            chain_compression={"rolling_window": 1})
+                            chain_compression={"rolling_window": 1}, superseded_reads=superseded_reads)
     engine = CondenseEngine(host, config)
     engine.on_session_start()
     history = History(engine, host)
@@ -198,10 +200,11 @@ def test_every_incremental_render_equals_the_full_render(steps: list[tuple[Any, 
 
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(st.lists(action, min_size=1, max_size=25))
-def test_random_histories_keep_the_context_valid_and_lose_nothing(steps: list[tuple[Any, ...]]) -> None:
+@given(st.lists(action, min_size=1, max_size=25), st.booleans())
+def test_random_histories_keep_the_context_valid_and_lose_nothing(steps: list[tuple[Any, ...]],
+                                                                  superseded_reads: bool) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        history = played(steps, Path(tmp) / "blobs")
+        history = played(steps, Path(tmp) / "blobs", superseded_reads)
         engine = history.engine
         check(history)
         engine.on_session_start()  # a reload rebuilds the same state from the entries

@@ -60,8 +60,9 @@ async def test_a_prompt_plays_a_task_with_cards_a_streamed_reply_and_a_flush(mak
 
 
 async def test_pruner_tree_lists_the_calls_and_opens_outputs_and_summaries(make_app, send, wait) -> None:
-    # every turn of demo task 1 summarised, its chain kept raw: the tree the assertions below walk
-    condense = CondenseConfig(min_batch_chars=1000, chain_compression={"rolling_window": 3})
+    # every turn of demo task 1 summarised (its read of pricing.py too, though the fix edits that file), its
+    # chain kept raw: the tree the assertions below walk
+    condense = CondenseConfig(min_batch_chars=1000, chain_compression={"rolling_window": 3}, superseded_reads=False)
     app = make_app(settings=load_settings().settings.model_copy(update={"condense": condense}))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait(pilot)
