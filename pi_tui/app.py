@@ -28,6 +28,7 @@ from textual.worker import Worker, WorkerState
 
 from pi_tui import keymap
 from pi_tui.agent.host import Level
+from pi_tui.ai.models import MissingKeyError
 from pi_tui.ai.types import ModelClient
 from pi_tui.errors import UserError
 from pi_tui.first_screen import first_screen
@@ -318,7 +319,10 @@ class PiApp(App[int]):
         host = self.runtime.host
         is_command = stripped.startswith("/") and stripped[1:].split(" ")[0] in host.commands
         if host.is_idle or is_command:
-            await host.prompt(text)
+            try:
+                await host.prompt(text)
+            except MissingKeyError as exc:  # nothing was written: said where the reply would have been
+                await self.main.transcript.add_note(str(exc), "error")
             return
         assert self.live is not None
         if follow_up:

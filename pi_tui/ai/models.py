@@ -111,6 +111,16 @@ def missing_key(spec: ModelSpec) -> str | None:
     return f"{MISSING_KEY}{spec.provider}: set {key_variable(spec.provider)}"
 
 
+class MissingKeyError(UserError):
+    """A prompt for a model whose key is missing: refused before anything is written or sent."""
+
+
+def require_key(spec: ModelSpec) -> None:
+    """Raise MissingKeyError with `missing_key`'s line; Pi checks the key before a prompt starts too."""
+    if problem := missing_key(spec):
+        raise MissingKeyError(problem)
+
+
 def available_providers() -> list[str]:
     return [name for name in PROVIDERS if has_key(name)]
 

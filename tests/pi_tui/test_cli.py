@@ -89,6 +89,16 @@ def test_print_mode_without_the_models_key_says_so_once_before_any_request(tmp_p
     assert result.stderr == "pi-tui: error: no API key for anthropic: set ANTHROPIC_API_KEY\n"
 
 
+def test_print_mode_without_the_key_leaves_a_continued_session_untouched(tmp_path: Path) -> None:
+    assert run_cli("-p", "fix the failing test", "--model", "demo", cwd=tmp_path).returncode == 0
+    (path,) = [Path(s["file"]) for s in json.loads(run_cli("sessions", "--json", cwd=tmp_path).stdout)]
+    before = path.read_bytes()
+    for _ in range(2):
+        result = run_cli("-p", "hi", "--continue", "--model", "anthropic/claude-sonnet-4-5", cwd=tmp_path)
+        assert result.returncode == 1 and "no API key for anthropic" in result.stderr
+    assert path.read_bytes() == before, "no user message, no empty error reply"
+
+
 def test_print_mode_demo_then_show_context_and_continue(tmp_path: Path) -> None:
     first = run_cli("-p", "fix the failing test", "--model", "demo", cwd=tmp_path)
     assert first.returncode == 0, first.stderr
