@@ -190,21 +190,22 @@ def cmd_query(args: argparse.Namespace) -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     from condense.config import CondenseConfig
     from pi_tui.offline_config import offline_condense_config
-    from pi_tui.replay import Replayer, output_session
+    from pi_tui.replay import Replayer, ReplayOutput
 
     summarizer = [f"summarizer_model={args.summarizer}"] if args.summarizer else []
     config = offline_condense_config(args.settings, [*summarizer, *args.overrides],
                                      CondenseConfig(summarizer_model="extractive"))
     source = _open(args.session)
-    out = output_session(source, Path(args.output))
-    replayer = Replayer(source, out, config, args.context_window)
+    out = ReplayOutput(source, Path(args.output))
+    replayer = Replayer(source, out.session, config, args.context_window)
     interactive = sys.stderr.isatty()
 
     def progress(done: int, total: int) -> None:
         if interactive and (done % 25 == 0 or done == total):
             print(f"\rreplaying: {done}/{total} entries", end="", file=sys.stderr, flush=True)
 
-    report = asyncio.run(replayer.run(progress))
+    with out.writing():
+        report = asyncio.run(replayer.run(progress))
     if interactive:
         print(file=sys.stderr)
     for level, text in replayer.host.notices:

@@ -529,6 +529,11 @@ def _describe(entry: dict[str, Any]) -> str:
     return f"a {entry.get('type')} entry"
 
 
+def write_failure(exc: OSError) -> str:
+    """Why a write failed, in a few words ("no space left on the disk")."""
+    return _explain(exc)[0]
+
+
 def _explain(exc: OSError | SessionError) -> tuple[str, str]:
     """What went wrong, and what the user can do about it."""
     if not isinstance(exc, OSError):
