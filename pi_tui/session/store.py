@@ -449,9 +449,10 @@ class Session:
         """Write header and every entry to a temp file, then move it into place: over the locked file
         `fd` (a migration to version 3, after a backup of the original), or, when there is no file
         yet, only if none appeared meanwhile (False then)."""
+        like = None if fd is None else os.fstat(fd)  # a rewritten file keeps its mode; a new one is private
         if fd is not None:
             self._backup(target, fd)
-        temp = atomic.write_temp(target.parent, target.name, self._lines())
+        temp = atomic.write_temp(target.parent, target.name, self._lines(), like)
         if fd is None:
             if not atomic.create(temp, target):
                 return False
@@ -469,7 +470,7 @@ class Session:
             suffix = f".v{self.source_version}.bak" if number == 1 else f".v{self.source_version}.{number}.bak"
             bak = target.with_name(target.name + suffix)
             if not os.path.lexists(bak):
-                if atomic.create(atomic.write_temp(target.parent, bak.name, [original]), bak):
+                if atomic.create(atomic.write_temp(target.parent, bak.name, [original], os.fstat(fd)), bak):
                     return
             elif bak.stat().st_size == len(original) and bak.read_bytes() == original:
                 return
