@@ -8,9 +8,11 @@ before the first request, often before litellm has been imported at all.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,10 +42,37 @@ class ModelFacts:
     prices: Prices
 
 
-def _map_path() -> Path | None:
+def _package_file(name: str) -> Path | None:
+    """A file of the installed litellm package, found without importing it."""
     spec = importlib.util.find_spec("litellm")
     folders = list(spec.submodule_search_locations or []) if spec else []
-    return next((Path(f) / MAP_FILE for f in folders if (Path(f) / MAP_FILE).is_file()), None)
+    return next((Path(f) / name for f in folders if (Path(f) / name).is_file()), None)
+
+
+def _map_path() -> Path | None:
+    return _package_file(MAP_FILE)
+
+
+_ENUM_MEMBER = re.compile(r'^\s+[A-Z0-9_]+\s*=\s*"([^"]+)"', re.MULTILINE)
+
+
+@functools.cache
+def litellm_providers() -> frozenset[str]:
+    """Every provider name the installed litellm accepts in `provider/model`: its `LlmProviders` enum
+    (read from the source text: importing litellm costs seconds), the providers it configures from
+    JSON, and the owners of the map's entries. Empty when litellm cannot be read."""
+    names: set[str] = {str(v.get("litellm_provider")) for v in bundled_map().values() if v.get("litellm_provider")}
+    source = _package_file("types/utils.py")
+    with contextlib.suppress(OSError, ValueError):
+        text = source.read_text(encoding="utf-8") if source else ""
+        start = text.find("class LlmProviders(")
+        end = text.find("\n\n\n", start)
+        if start >= 0:
+            names.update(_ENUM_MEMBER.findall(text[start:end]))
+        json_providers = _package_file("llms/openai_like/providers.json")
+        if json_providers is not None:
+            names.update(json.loads(json_providers.read_text(encoding="utf-8")))
+    return frozenset(names)
 
 
 @functools.cache

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
+from condense.config import one_line_error
 from pi_tui.paths import home_dir
 
 SHIPPED_DIR = Path(__file__).resolve().parent
@@ -83,18 +84,11 @@ class _ThemeFile(BaseModel):
         return value
 
 
-def _problem(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    where = ".".join(str(part) for part in first["loc"]) or "file"
-    message = str(first["msg"]).removeprefix("Value error, ")
-    return f"{where}: {message}"
-
-
 def parse_theme(data: dict[str, Any], fallback_name: str, source: str) -> Theme:
     try:
         spec = _ThemeFile.model_validate(data)
     except ValidationError as exc:
-        raise ThemeError(f"{source}: {_problem(exc)}") from None
+        raise ThemeError(f"{source}: {one_line_error(exc, _ThemeFile)}") from None
     return Theme(name=spec.name or fallback_name, dark=spec.dark, variables=dict(spec.variables),
                  **spec.colors.model_dump(exclude_none=True))
 

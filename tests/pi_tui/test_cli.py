@@ -76,6 +76,21 @@ def test_bad_model_is_one_clear_line(capsys: pytest.CaptureFixture[str]) -> None
     assert "not of the form provider/id" in capsys.readouterr().err
 
 
+def test_an_unknown_provider_is_one_line_before_any_request(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["-p", "hi", "--model", "opneai/gpt-4o"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown provider 'opneai'" in err and "did you mean openai?" in err
+    assert "anthropic, openai" in err and "--base-url" in err
+
+
+@pytest.mark.parametrize("model", ["hosted_vllm/my-model", "lm_studio/my-model", "foo/bar"])
+def test_any_provider_litellm_knows_or_a_base_url_server_is_accepted(model: str) -> None:
+    from pi_tui.ai.models import check_provider, parse_model_ref
+
+    base_url = "http://127.0.0.1:8000/v1" if model == "foo/bar" else None
+    check_provider(parse_model_ref(model, base_url))  # no error
+
+
 @pytest.mark.parametrize("url", ["127.0.0.1:8000/v1", "ftp://example.com/v1", "http://"])
 def test_a_base_url_that_is_not_http_is_one_clear_line(capsys: pytest.CaptureFixture[str], url: str) -> None:
     assert main(["-p", "hi", "--model", "openai/m", "--base-url", url]) == 2
