@@ -70,8 +70,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="extractive (default: offline, deterministic), default (the session's model),"
                              " or provider/id")
     _condense_arguments(replay)
-    replay.add_argument("--context-window", type=int, default=200_000, metavar="TOKENS",
-                        help="context window the budget triggers assume (default 200000)")
+    replay.add_argument("--context-window", type=int, metavar="TOKENS",
+                        help="context window the budget triggers assume (default: the session model's, from"
+                             " litellm's model map)")
 
     whatif = sub.add_parser("whatif", help="replay a session under each pruning strategy and compare costs",
                             description="Rebuild every model request of a recorded session under each pruning"
@@ -189,6 +190,7 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from condense.config import CondenseConfig
+    from pi_tui.offline import session_model
     from pi_tui.offline_config import offline_condense_config
     from pi_tui.replay import Replayer, ReplayOutput
 
@@ -197,7 +199,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
                                      CondenseConfig(summarizer_model="extractive"))
     source = _open(args.session)
     out = ReplayOutput(source, Path(args.output))
-    replayer = Replayer(source, out.session, config, args.context_window)
+    window = args.context_window or session_model(source).context_window
+    replayer = Replayer(source, out.session, config, window)
     interactive = sys.stderr.isatty()
 
     def progress(done: int, total: int) -> None:

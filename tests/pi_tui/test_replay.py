@@ -11,8 +11,9 @@ import pytest
 from condense.config import CondenseConfig
 from condense.measure import tool_result_chars
 from condense.render.orphans import sweep_orphans
+from pi_tui.ai.models import parse_model_ref
 from pi_tui.cli import main
-from pi_tui.offline import next_request, offline_engine
+from pi_tui.offline import next_request, offline_engine, session_model
 from pi_tui.session.store import Session
 from tests.conftest import corpus_path
 from tests.support.full_disk import inject
@@ -154,3 +155,14 @@ def test_a_full_disk_leaves_no_output_behind_and_says_so_in_one_line(tmp_path: P
 def test_replay_into_a_folder_says_it_is_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", str(corpus_path("pi-compaction-check.jsonl")), "-o", str(tmp_path)]) == 2
     assert f"{tmp_path} is a folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("model", "window"), [("openai/gpt-4o", 128_000), ("anthropic/claude-opus-4-1", 200_000),
+                                               ("gemini/gemini-2.5-pro", 1_048_576)])
+def test_replay_assumes_the_session_models_own_window(tmp_path: Path, model: str, window: int) -> None:
+    session = Session.create(tmp_path, tmp_path)
+    provider, model_id = model.split("/")
+    session.append_model_change(provider, model_id)
+    spec = session_model(session)
+    assert (spec.ref, spec.context_window) == (model, window)  # as the live agent resolves it, from the map
+    assert spec.prices == parse_model_ref(model).prices
