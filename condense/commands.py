@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from condense.config import CondenseConfig
+from condense.config import CondenseConfig, one_line_error
 from condense.engine import CondenseEngine
 from condense.metrics import status_block
 
@@ -48,9 +48,7 @@ def _update(engine: CondenseEngine, **changes: Any) -> None:
     try:
         config = CondenseConfig.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        _notify(engine, f"pruner: {where}: {first['msg'].lower()} (got {first.get('input')!r})", "error")
+        _notify(engine, f"pruner: {one_line_error(exc, CondenseConfig)}", "error")
         return
     engine.set_config(config)
     _notify(engine, "pruner: " + ", ".join(f"{k.replace('_', '-')} = {v}" for k, v in changes.items()))

@@ -10,6 +10,8 @@ their other settings. Field descriptions are the help text of the settings overl
 
 from __future__ import annotations
 
+import difflib
+import json
 import math
 from typing import Annotated, Any, Literal
 
@@ -157,9 +159,41 @@ class CondenseConfig(_Table):
     )
 
 
-def one_line_error(exc: ValidationError) -> str:
-    """The first problem of a rejected configuration as `key: what is wrong (got value)`: one line a
-    user can act on, where pydantic's own text spans several."""
+_TABLE_ERRORS = frozenset({"model_type", "model_attributes_type", "dict_type"})
+
+
+def _fields_at(model: type[BaseModel] | None, path: list[str]) -> type[BaseModel] | None:
+    """The sub-model (a table) that `path` names inside `model`, or None."""
+    for part in path:
+        field = model.model_fields.get(part) if model is not None else None
+        annotation = field.annotation if field is not None else None
+        model = annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+    return model
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, default=str, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def one_line_error(exc: ValidationError, model: type[BaseModel] | None = None) -> str:
+    """The first problem of a rejected configuration as one line a user can act on, where pydantic's
+    own text spans several and talks about Python types. Every place that shows a ValidationError to a
+    user goes through here; `model` (the validated class) lets it name the keys a table accepts."""
     first = exc.errors()[0]
-    where = ".".join(str(p) for p in first["loc"])
-    return f"{where}: {first['msg'].lower()} (got {first.get('input')!r})"
+    path = [str(p) for p in first["loc"] if not str(p).startswith("_")]
+    where = ".".join(path)
+    if first["type"] == "extra_forbidden":
+        parent = _fields_at(model, path[:-1])
+        guess = difflib.get_close_matches(path[-1], list(parent.model_fields), n=1) if parent else []
+        return f"unknown setting {where}" + (f" (did you mean {'.'.join([*path[:-1], guess[0]])}?)" if guess else "")
+    table = _fields_at(model, path)
+    if table is not None and first["type"] in _TABLE_ERRORS:
+        value = first.get("input")
+        fields = table.model_fields
+        example = next((name for name, f in fields.items() if type(f.default) is type(value)), next(iter(fields)))
+        return f"{where} is a table: set its keys, e.g. {where}.{example}={_shown(value)}"
+    reason = str(first["msg"]).removeprefix("Value error, ")
+    reason = reason[:1].lower() + reason[1:]
+    text = f"{reason} (got {_shown(first.get('input'))})"
+    return f"{where}: {text}" if where else text

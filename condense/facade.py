@@ -41,7 +41,7 @@ def _config_for(summarizer: SummarySource, config: CondenseConfig | Mapping[str,
     try:
         return CondenseConfig.model_validate(settings)
     except ValidationError as exc:
-        raise ValueError(f"condense: config {one_line_error(exc)}") from None
+        raise ValueError(f"condense: config {one_line_error(exc, CondenseConfig)}") from None
 
 
 def _summary_function(summarizer: SummarySource) -> SummaryFunction | None:

@@ -399,10 +399,15 @@ class PiApp(App[int]):
             return
         if stripped.startswith("/") and await self.commands.dispatch(stripped):
             return
+        from pi_tui.ai.models import MissingKeyError  # here, not at the top: kept off the first frame's path
+
         host = self.runtime.host
         is_command = stripped.startswith("/") and stripped[1:].split(" ")[0] in host.commands
         if host.is_idle or is_command:
-            await host.prompt(text)
+            try:
+                await host.prompt(text)
+            except MissingKeyError as exc:  # nothing was written: said where the reply would have been
+                await self.main.transcript.add_note(str(exc), "error")
             return
         assert self.live is not None
         if follow_up:

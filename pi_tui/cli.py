@@ -70,8 +70,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="extractive (default: offline, deterministic), default (the session's model),"
                              " or provider/id")
     _condense_arguments(replay)
-    replay.add_argument("--context-window", type=int, default=200_000, metavar="TOKENS",
-                        help="context window the budget triggers assume (default 200000)")
+    replay.add_argument("--context-window", type=int, metavar="TOKENS",
+                        help="context window the budget triggers assume (default: the session model's, from"
+                             " litellm's model map)")
 
     whatif = sub.add_parser("whatif", help="replay a session under each pruning strategy and compare costs",
                             description="Rebuild every model request of a recorded session under each pruning"
@@ -194,22 +195,25 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from condense.config import CondenseConfig
+    from pi_tui.offline import session_model
     from pi_tui.offline_config import offline_condense_config
-    from pi_tui.replay import Replayer, output_session
+    from pi_tui.replay import Replayer, ReplayOutput
 
     summarizer = [f"summarizer_model={args.summarizer}"] if args.summarizer else []
     config = offline_condense_config(args.settings, [*summarizer, *args.overrides],
                                      CondenseConfig(summarizer_model="extractive"))
     source = _open(args.session)
-    out = output_session(source, Path(args.output))
-    replayer = Replayer(source, out, config, args.context_window)
+    out = ReplayOutput(source, Path(args.output))
+    window = args.context_window or session_model(source).context_window
+    replayer = Replayer(source, out.session, config, window)
     interactive = sys.stderr.isatty()
 
     def progress(done: int, total: int) -> None:
         if interactive and (done % 25 == 0 or done == total):
             print(f"\rreplaying: {done}/{total} entries", end="", file=sys.stderr, flush=True)
 
-    report = asyncio.run(replayer.run(progress))
+    with out.writing():
+        report = asyncio.run(replayer.run(progress))
     if interactive:
         print(file=sys.stderr)
     for level, text in replayer.host.notices:

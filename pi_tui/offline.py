@@ -25,14 +25,12 @@ from pi_tui.session.store import Session
 
 
 def session_model(session: Session) -> ModelSpec:
-    """The model a recorded session last talked to (for the provider transform and summaries)."""
+    """The model a recorded session last talked to (for the provider transform, summaries and the budget
+    triggers), resolved as the live agent resolves it: its window, output limit and prices from the map."""
     model = session.build_context().model
-    if model is None or not model[0]:
+    if model is None or not model[0] or not model[1]:
         return ModelSpec(provider="unknown", id="unknown")
-    if model[0] == "demo":
-        return parse_model_ref("demo")
-    return ModelSpec(provider=model[0], id=model[1], api="anthropic-messages" if model[0] == "anthropic"
-                     else "openai-completions")
+    return parse_model_ref("demo" if model[0] == "demo" else f"{model[0]}/{model[1]}")
 
 
 class SessionHost:

@@ -14,9 +14,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from condense.config import CondenseConfig
+from condense.config import CondenseConfig, one_line_error
 from pi_tui.errors import UserError
 from pi_tui.settings import load_settings, snake_case
+from pi_tui.settings.keys import set_dotted
 
 
 def _merged(data: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
@@ -32,13 +33,13 @@ def _validated(data: dict[str, Any], source: str) -> CondenseConfig:
     try:
         return CondenseConfig.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise UserError(f"{source}: {where}: {first['msg'].lower()}") from None
+        raise UserError(f"{source}: {one_line_error(exc, CondenseConfig)}") from None
 
 
 def _file_table(path: Path) -> dict[str, Any]:
     """The `[condense]` keys `path` sets (only those), or one line saying what is wrong with it."""
+    if path.is_dir():
+        raise UserError(f"--settings {path}: is a folder; give the settings file in it, e.g. {path / 'settings.toml'}")
     if not path.is_file():
         raise UserError(f"--settings {path}: no such file")
     result = load_settings(path)
@@ -47,8 +48,8 @@ def _file_table(path: Path) -> dict[str, Any]:
     return result.settings.condense.model_dump(exclude_unset=True)
 
 
-def _pair(pair: str) -> dict[str, Any]:
-    """`key=value` as a nested change: dotted keys for tables, JSON values where they parse."""
+def _pair(pair: str) -> tuple[tuple[str, ...], Any]:
+    """`key=value` as a key path and a value: dotted keys for tables, JSON values where they parse."""
     key, sep, value = pair.partition("=")
     if not sep or not key.strip():
         raise UserError(f"--set {pair}: expected KEY=VALUE, e.g. --set min_batch_chars=0")
@@ -56,18 +57,7 @@ def _pair(pair: str) -> dict[str, Any]:
         parsed: Any = json.loads(value)
     except ValueError:
         parsed = value
-    *tables, leaf = [snake_case(part.strip().replace("-", "_")) for part in key.split(".")]
-    for table in reversed(tables):
-        leaf, parsed = table, {leaf: parsed}
-    return {leaf: parsed}
-
-
-def _check_tables(data: Mapping[str, Any], change: Mapping[str, Any], pair: str) -> None:
-    for key, value in change.items():
-        if isinstance(value, dict):
-            if key in data and not isinstance(data[key], dict):
-                raise UserError(f"--set {pair}: {key} is a value, not a table")
-            _check_tables(data.get(key, {}), value, pair)
+    return tuple(snake_case(part.strip().replace("-", "_")) for part in key.split(".")), parsed
 
 
 def offline_condense_config(settings_file: str | None, pairs: Sequence[str],
@@ -77,7 +67,8 @@ def offline_condense_config(settings_file: str | None, pairs: Sequence[str],
     if settings_file is not None:
         data = _validated(_merged(data, _file_table(Path(settings_file))), f"--settings {settings_file}").model_dump()
     for pair in pairs:
-        change = _pair(pair)
-        _check_tables(data, change, pair)
-        data = _merged(data, change)
+        try:
+            data = set_dotted(data, *_pair(pair))
+        except ValueError as exc:
+            raise UserError(f"--set {pair}: {exc}") from None
     return _validated(data, "--set")

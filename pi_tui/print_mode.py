@@ -16,6 +16,7 @@ from typing import Any, TextIO
 
 from condense.messages import AgentMessage
 from pi_tui.agent.host import AgentHost
+from pi_tui.ai.models import MissingKeyError
 from pi_tui.demo.client import DemoModelClient
 
 EXIT_OK, EXIT_FAILED, EXIT_NOT_SAVED, EXIT_INTERRUPTED = 0, 1, 3, 130
@@ -96,6 +97,9 @@ async def run_print(host: AgentHost, text: str, out: TextIO | None = None, err: 
     await host.start("startup")
     try:
         added = await host.prompt(text)
+    except MissingKeyError as exc:
+        print(f"pi-tui: error: {exc}", file=err)
+        return EXIT_FAILED
     finally:
         renderer.finish()
         await host.shutdown()

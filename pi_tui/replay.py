@@ -8,18 +8,23 @@ index records, spill sidecars, frontier, stats. No tool runs and no main-model c
 
 from __future__ import annotations
 
+import contextlib
+import shutil
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from condense.blobs import blob_dir
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
 from condense.messages import tool_calls
+from pi_tui.errors import UserError
 from pi_tui.offline import SessionHost
+from pi_tui.session import atomic
 from pi_tui.session.migrate import CURRENT_VERSION
-from pi_tui.session.store import Session, SessionError
+from pi_tui.session.store import Session, SessionError, SessionWriteError, write_failure
 
 PRUNER_PREFIX = "context-prune-"
 _REF_FIELDS = ("firstKeptEntryId", "targetId", "fromId")
@@ -113,13 +118,67 @@ class Replayer:
         return ReplayReport(len(entries), self.requests, flushes, summaries)
 
 
-def output_session(source: Session, out_path: Path) -> Session:
+def _check_new_file(out_path: Path) -> None:
+    if out_path.is_dir():
+        raise SessionError(f"{out_path} is a folder; give replay the name of a new file in it with -o")
     if out_path.exists():
         raise SessionError(f"{out_path} already exists; replay never overwrites a file, choose another -o")
     if not out_path.parent.is_dir():  # like cp: a mistyped folder is an error, not a new folder
         raise SessionError(f"cannot write {out_path}: no such folder {out_path.parent}; create it first")
+
+
+def _output_header(source: Session) -> dict[str, Any]:
     header = {**source.header, "version": CURRENT_VERSION, "id": str(uuid.uuid4())}
     header.pop("branchedFrom", None)
-    session = Session(header, [], out_path)
+    return header
+
+
+def output_session(source: Session, out_path: Path) -> Session:
+    """A new session at `out_path`, written as the replay goes (a scratch file nobody else waits for)."""
+    _check_new_file(out_path)
+    session = Session(_output_header(source), [], out_path)
     session.flush()
     return session
+
+
+class ReplayOutput:
+    """OUT, written whole or not at all: the replay writes a temp file beside it, and only a finished
+    replay is renamed to OUT. A failure (a full disk, an interrupt) leaves nothing behind, so the next
+    try can use the same OUT."""
+
+    def __init__(self, source: Session, out_path: Path) -> None:
+        _check_new_file(out_path)
+        header = _output_header(source)
+        self.path = out_path
+        self.temp = out_path.with_name(f".{out_path.name}.{header['id']}.tmp")
+        self.session = Session(header, [], self.temp)
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[Session]:
+        """The session to replay into; OUT appears when the block ends without an error."""
+        try:
+            yield self.session
+            self._finish()
+        except (OSError, SessionError) as exc:
+            self._discard()
+            raise UserError(f"replay not written: {self.path}: {_reason(exc)}") from None
+        except BaseException:
+            self._discard()
+            raise
+
+    def _finish(self) -> None:
+        self.session.flush()
+        if self.session.write_error is not None:  # raised once, when writing first failed
+            raise self.session.write_error
+        if not atomic.create(self.temp, self.path):
+            raise SessionError("it appeared while replaying; replay never overwrites a file, choose another -o")
+
+    def _discard(self) -> None:
+        with contextlib.suppress(OSError):
+            self.temp.unlink()
+        shutil.rmtree(blob_dir(self.path.parent, self.session.session_id), ignore_errors=True)
+
+
+def _reason(exc: OSError | SessionError) -> str:
+    cause = exc.__cause__ if isinstance(exc, SessionWriteError) else exc
+    return write_failure(cause) if isinstance(cause, OSError) else str(exc)

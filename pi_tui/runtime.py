@@ -113,9 +113,12 @@ def apply_settings(runtime: Runtime, settings: Settings) -> None:
 
 
 def build_runtime(options: LaunchOptions, settings: Settings, ui: HostUI | None = None,
-                  client: ModelClient | None = None, on_settings_saved: SettingsSaved | None = None) -> Runtime:
-    """`on_settings_saved` receives the settings the file holds after the engine saved a `/pruner` change."""
-    session = _open_session(options)
+                  client: ModelClient | None = None, on_settings_saved: SettingsSaved | None = None,
+                  session: Session | None = None) -> Runtime:
+    """`on_settings_saved` receives the settings the file holds after the engine saved a `/pruner` change.
+    `session`, an open session, is continued as it is in memory (`/model`): entries a failed write left
+    unsaved stay in it, where reopening its file would drop them."""
+    session = session or _open_session(options)
     requested = options.model or _session_model(session)
     model, notices = choose_model(requested, settings.default_model, options.base_url, settings.models)
     cwd = _work_dir(model, session, options, notices)

@@ -8,8 +8,10 @@ back to the session model (see `fallback`); an auth failure or an unusable answe
 the length limit) would fail the same way on a retry, so they never trip the fallback. An auth failure
 (a missing or rejected key, an unknown model: the host's error kind "auth") would also fail every
 other batch of the same flush, so it halts the flush: the remaining calls are not made (or are
-abandoned), and the caller reports it once. An abort by the caller is not a failure at all: it raises
-`SummarizerAborted` so the flush can put its batches back without a notice.
+abandoned), and the caller reports it once. For that to hold in a parallel flush too, its first call
+goes alone until the summariser has answered once in this session. An abort by the caller
+is not a failure at all: it raises `SummarizerAborted` so the flush can put its batches back
+without a notice.
 """
 
 from __future__ import annotations
@@ -174,6 +176,7 @@ class Summarizer:
         self.config = config
         self.fallback = FallbackController(clock)
         self._warned: set[str] = set()
+        self._answered = False  # a model wrote a summary in this session
         # sees (prompt a model is or would be sent, summary) of every summary made: cost simulation
         self.on_summary: Callable[[str, str], None] | None = None
 
@@ -181,6 +184,7 @@ class Summarizer:
         """A new session: forget the outage state and warn again about a missing model."""
         self.fallback.reset()
         self._warned.clear()
+        self._answered = False
 
     # ----- public calls -----
 
@@ -196,6 +200,7 @@ class Summarizer:
         return outcome
 
     def _observe(self, prompt: str, outcome: SummaryOutcome | None) -> None:
+        self._answered = self._answered or outcome is not None
         if self.on_summary is not None and outcome is not None:
             self.on_summary(prompt, outcome.text)
 
@@ -225,13 +230,20 @@ class Summarizer:
         if sequential:
             outcomes = [await one(i, b) for i, b in enumerate(batches)]
             return BatchSummaries(outcomes, shared.halted)
+        # an untried model's first call goes alone: a rejected key then costs one request, not one per batch
+        first = [] if self._proven() or not batches else [await one(0, batches[0])]
         # every call runs to its end (an abort reaches each through the shared signal), then the
         # first exception in batch order wins, so no sibling is left running or unobserved
-        results = await asyncio.gather(*(one(i, b) for i, b in enumerate(batches)), return_exceptions=True)
-        for result in results:
+        rest = await asyncio.gather(*(one(i, b) for i, b in enumerate(batches) if i >= len(first)),
+                                    return_exceptions=True)
+        for result in rest:
             if isinstance(result, BaseException):
                 raise result
-        return BatchSummaries(list(results), shared.halted)  # type: ignore[arg-type]  # no exceptions left
+        return BatchSummaries(first + list(rest), shared.halted)  # type: ignore[arg-type]  # no exceptions left
+
+    def _proven(self) -> bool:
+        """Whether the summariser has written a summary in this session already (its key works)."""
+        return self.config.summarizer_model == EXTRACTIVE_MODEL or self._answered
 
     async def summarize_range(self, summaries: Sequence[str], signal: CancelSignal,
                               on_usage: Callable[[SummaryOutcome], None] | None = None) -> str | None:

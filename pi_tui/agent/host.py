@@ -18,6 +18,7 @@ from condense.measure import model_chars
 from condense.messages import AgentMessage, CustomMessage, UserMessage
 from pi_tui.agent.events import EventBus
 from pi_tui.agent.loop import Agent, AgentConfig
+from pi_tui.ai.models import require_key
 from pi_tui.ai.types import ModelClient
 from pi_tui.session.store import Session, SessionWriteError
 from pi_tui.session.timefmt import now_ms
@@ -134,7 +135,9 @@ class AgentHost:
     # ----- prompting ----------------------------------------------------------------------------
 
     async def prompt(self, text: str) -> list[AgentMessage]:
-        """Run a prompt; while the agent works the text steers it instead (Enter in the editor)."""
+        """Run a prompt; while the agent works the text steers it instead (Enter in the editor).
+
+        Raises MissingKeyError, having written nothing, when the model's key is missing."""
         if text.startswith("/"):
             name, _, args = text[1:].partition(" ")
             command = self.commands.get(name)
@@ -147,6 +150,7 @@ class AgentHost:
         if self.agent.is_running:
             self.agent.steer(message)
             return []
+        require_key(self.config.model)  # before the user message is written: a run that cannot start leaves no turn
         batch: list[AgentMessage] = [message, *self._next_turn]
         self._next_turn = []
         return await self.agent.prompt(batch)

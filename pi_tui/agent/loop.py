@@ -229,6 +229,7 @@ class Agent:
                 retry = await self.bus.emit("context_overflow", {"message": message, "retried": overflowed})
                 if not overflowed and any(isinstance(r, dict) and r.get("retry") for r in retry):
                     overflowed = True
+                    self._drop_failed(message)
                     continue
                 return message
             policy = self.config.retry
@@ -239,10 +240,17 @@ class Agent:
                 return message
             attempt += 1
             delay = policy.delay_ms(attempt)
+            self._drop_failed(message)
             await self.bus.emit("auto_retry_start", {"attempt": attempt, "maxAttempts": policy.max_retries,
                                                      "delayMs": delay, "errorMessage": text})
             if not await self._wait_unless_aborted(delay / 1000):
                 return await self._aborted_reply()
+
+    def _drop_failed(self, message: AssistantMessage) -> None:
+        """A failed attempt that is retried stays in the session file (its history) but leaves the
+        conversation, as in Pi: the retry, and every later request, is built without it."""
+        if self.messages and self.messages[-1] is message:
+            self.messages.pop()
 
     async def _wait_unless_aborted(self, seconds: float) -> bool:
         """Sleep for the backoff; False when the user aborted meanwhile."""

@@ -8,14 +8,21 @@ before the first request, often before litellm has been imported at all.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
 import json
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 MAP_FILE = "model_prices_and_context_window_backup.json"
+RULES_KEY = "fallback_generalizations"  # the map's block of rules for models it does not list yet
+_DATED = re.compile(r"-\d{4}-\d{2}-\d{2}$")
+_VERSION = re.compile(r"-\d+$")
+_NUMBERED_VERSIONS = frozenset({"gemini", "vertex_ai", "databricks"})
 ROUTERS = frozenset({"openrouter"})  # providers whose ids are `vendor/model`
 PER_MILLION = 1_000_000  # settings and providers list prices per million tokens; the map per token
 
@@ -40,16 +47,41 @@ class ModelFacts:
     prices: Prices
 
 
-def _map_path() -> Path | None:
+def _package_file(name: str) -> Path | None:
+    """A file of the installed litellm package, found without importing it."""
     spec = importlib.util.find_spec("litellm")
     folders = list(spec.submodule_search_locations or []) if spec else []
-    return next((Path(f) / MAP_FILE for f in folders if (Path(f) / MAP_FILE).is_file()), None)
+    return next((Path(f) / name for f in folders if (Path(f) / name).is_file()), None)
+
+
+def _map_path() -> Path | None:
+    return _package_file(MAP_FILE)
+
+
+_ENUM_MEMBER = re.compile(r'^\s+[A-Z0-9_]+\s*=\s*"([^"]+)"', re.MULTILINE)
 
 
 @functools.cache
-def bundled_map() -> dict[str, dict[str, Any]]:
-    """The installed litellm's map, read once; empty when litellm or its file is missing or unreadable
-    (every model is then unknown, which the caller reports: it is not worth failing a start over)."""
+def litellm_providers() -> frozenset[str]:
+    """Every provider name the installed litellm accepts in `provider/model`: its `LlmProviders` enum
+    (read from the source text: importing litellm costs seconds), the providers it configures from
+    JSON, and the owners of the map's entries. Empty when litellm cannot be read."""
+    names: set[str] = {str(v.get("litellm_provider")) for v in bundled_map().values() if v.get("litellm_provider")}
+    source = _package_file("types/utils.py")
+    with contextlib.suppress(OSError, ValueError):
+        text = source.read_text(encoding="utf-8") if source else ""
+        start = text.find("class LlmProviders(")
+        end = text.find("\n\n\n", start)
+        if start >= 0:
+            names.update(_ENUM_MEMBER.findall(text[start:end]))
+        json_providers = _package_file("llms/openai_like/providers.json")
+        if json_providers is not None:
+            names.update(json.loads(json_providers.read_text(encoding="utf-8")))
+    return frozenset(names)
+
+
+@functools.cache
+def _raw_map() -> dict[str, Any]:
     path = _map_path()
     if path is None:
         return {}
@@ -57,7 +89,51 @@ def bundled_map() -> dict[str, dict[str, Any]]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return {k: v for k, v in data.items() if isinstance(v, dict)} if isinstance(data, dict) else {}
+    return data if isinstance(data, dict) else {}
+
+
+@functools.cache
+def bundled_map() -> dict[str, dict[str, Any]]:
+    """The installed litellm's map, read once; empty when litellm or its file is missing or unreadable
+    (every model is then unknown, which the caller reports: it is not worth failing a start over)."""
+    return {k: v for k, v in _raw_map().items() if isinstance(v, dict) and k != RULES_KEY}
+
+
+@dataclass(frozen=True)
+class _Rule:
+    """One of the map's capability rules: what litellm assumes of a model its map does not list yet
+    (`claude-opus-4-1`), and fills into a listed model's entry for the providers in `fill_for`."""
+
+    pattern: re.Pattern[str]
+    info: dict[str, Any]
+    fill_for: frozenset[str]
+
+
+def _rule(raw: Any) -> _Rule | None:
+    """A capability rule as litellm installs it; routing rules, old-format and malformed ones are skipped."""
+    if not isinstance(raw, dict) or "extends" in raw:
+        return None
+    pattern, info, fill_for = raw.get("pattern"), raw.get("model_info"), raw.get("fill_missing_for_providers", [])
+    if not isinstance(pattern, str) or not isinstance(info, dict) or "litellm_provider" in info:
+        return None
+    if not isinstance(fill_for, list) or not all(isinstance(p, str) for p in fill_for):
+        return None
+    try:
+        return _Rule(re.compile(pattern, re.IGNORECASE), info, frozenset(fill_for))
+    except re.error:
+        return None
+
+
+@functools.cache
+def _rules() -> tuple[_Rule, ...]:
+    block = _raw_map().get(RULES_KEY)
+    raw = block.get("rules") if isinstance(block, dict) else None
+    return tuple(r for r in map(_rule, raw if isinstance(raw, list) else []) if r is not None)
+
+
+def _union(rules: Iterable[_Rule], name: str) -> dict[str, Any]:
+    """Every matching rule's facts, later rules winning, as litellm merges them."""
+    return {k: v for rule in rules if rule.pattern.search(name) for k, v in rule.info.items()}
 
 
 @functools.cache
@@ -71,20 +147,47 @@ def _provider_matches(entry: dict[str, Any], provider: str) -> bool:
     return owner is None or owner == provider or str(owner).startswith(f"{provider}-")
 
 
-def map_entry(provider: str, model_id: str) -> dict[str, Any] | None:
-    """The map's entry for `provider/model_id`, looked up in litellm's order: the provider-prefixed
-    key (`gemini/gemini-2.5-pro`), then the bare id (`claude-sonnet-4-5`) when that entry belongs to
-    the same provider; keys match case-insensitively, as in litellm. A router's model the map does
-    not list (`openrouter/anthropic/claude-sonnet-4.5`) is the vendor's model (`claude-sonnet-4-5`):
-    same window and output limit, which litellm itself only finds through rules kept in its code."""
+def _candidates(provider: str, model_id: str) -> list[str]:
+    """The names litellm tries for `provider/model_id`, in its order: with and without the provider,
+    then without a date suffix (`-2024-08-06`; Gemini's and Vertex's numeric version `-001`), then the
+    provider repeated, for providers whose own ids start with their name."""
+    version = _VERSION if provider in _NUMBERED_VERSIONS else _DATED
+    stripped = version.sub("", model_id)
+    return [f"{provider}/{model_id}", model_id, f"{provider}/{stripped}", stripped, f"{provider}/{provider}/{model_id}"]
+
+
+def _filled(key: str, entry: dict[str, Any]) -> dict[str, Any]:
+    """A listed chat model's entry with what the rules flagged for its provider add (the entry wins)."""
+    owner = entry.get("litellm_provider")
+    if entry.get("mode", "chat") not in ("chat", "responses") or not isinstance(owner, str):
+        return entry
+    extra = _union((r for r in _rules() if owner in r.fill_for), key)
+    return {**extra, **entry} if extra else entry
+
+
+def map_entry(provider: str, model_id: str, guess: bool = True) -> dict[str, Any] | None:
+    """The map's entry for `provider/model_id`, found as `litellm.get_model_info` finds it: the first
+    of `_candidates` the map lists (keys match case-insensitively) for the same provider; failing
+    that, when the map lists none of them at all, what the map's rules say of a model it does not list
+    yet (`claude-opus-4-1`: a Claude, 200k), unless `guess` is False. A router's model the map does not list
+    (`openrouter/anthropic/claude-sonnet-4.5`) is the vendor's model (`claude-sonnet-4-5`): same window
+    and output limit, which litellm itself only finds through rules kept in its code."""
     keys = _keys_by_lowercase()
-    for candidate in (f"{provider}/{model_id}", model_id):
-        key = keys.get(candidate.lower())
-        if key is not None and _provider_matches(bundled_map()[key], provider):
-            return bundled_map()[key]
+    candidates = _candidates(provider, model_id)
+    listed = [keys[c.lower()] for c in candidates if c.lower() in keys]
+    for key in listed:
+        if _provider_matches(bundled_map()[key], provider):
+            return _filled(key, bundled_map()[key])
     vendor, sep, vendor_id = model_id.partition("/")
     if provider in ROUTERS and sep:
-        return map_entry(vendor, vendor_id) or map_entry(vendor, vendor_id.replace(".", "-"))
+        dashed = vendor_id.replace(".", "-")
+        return map_entry(vendor, vendor_id, False) or map_entry(vendor, dashed, False) or map_entry(vendor, dashed)
+    if listed or not guess:  # another provider's model: litellm does not guess from the rules either
+        return None
+    for candidate in candidates:
+        facts = _union(_rules(), candidate)
+        if facts:
+            return {**facts, "litellm_provider": provider}
     return None
 
 

@@ -7,12 +7,13 @@ from litellm's bundled map (`model_map`), and `[models."provider/id"]` in the se
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Mapping
 from dataclasses import replace
 
 from pi_tui.ai.errors import MISSING_KEY
-from pi_tui.ai.model_map import PER_MILLION, Prices, model_facts
+from pi_tui.ai.model_map import PER_MILLION, Prices, litellm_providers, model_facts
 from pi_tui.ai.types import ModelSpec
 from pi_tui.errors import UserError
 from pi_tui.settings.model import ModelSettings
@@ -93,6 +94,21 @@ def limits_notice(spec: ModelSpec, models: ModelTable | None = None) -> str | No
             " in settings.toml")
 
 
+def check_provider(spec: ModelSpec) -> None:
+    """Refuse, before any request, a provider litellm does not know: litellm's own refusal is several
+    lines long and comes back as if the provider had answered. A `--base-url` server takes any name."""
+    if spec.provider in (DEMO_REF, *PROVIDERS) or spec.base_url:
+        return
+    known = litellm_providers()
+    if not known or spec.provider in known:
+        return
+    close = difflib.get_close_matches(spec.provider, sorted(known), n=1)
+    hint = f"did you mean {close[0]}? " if close else ""
+    raise ModelRefError(f"unknown provider {spec.provider!r} in {spec.ref}: {hint}use {', '.join(PROVIDERS)}"
+                        f" (or another of litellm's {len(known)} providers), or give --base-url for an"
+                        " OpenAI-compatible server")
+
+
 def key_variable(provider: str) -> str:
     """The environment variable litellm reads the provider's key from."""
     return PROVIDERS.get(provider, (f"{provider.upper()}_API_KEY", ""))[0]
@@ -111,6 +127,16 @@ def missing_key(spec: ModelSpec) -> str | None:
     return f"{MISSING_KEY}{spec.provider}: set {key_variable(spec.provider)}"
 
 
+class MissingKeyError(UserError):
+    """A prompt for a model whose key is missing: refused before anything is written or sent."""
+
+
+def require_key(spec: ModelSpec) -> None:
+    """Raise MissingKeyError with `missing_key`'s line; Pi checks the key before a prompt starts too."""
+    if problem := missing_key(spec):
+        raise MissingKeyError(problem)
+
+
 def available_providers() -> list[str]:
     return [name for name in PROVIDERS if has_key(name)]
 
@@ -120,6 +146,8 @@ def choose_model(requested: str | None, default: str | None, base_url: str | Non
     """The model to use, and one-line notices: we fell back to the demo (and how to change that), or
     the model's limits are guesses."""
     spec = _pick(requested, default, base_url, models)
+    if spec is not None:
+        check_provider(spec)
     if spec is None:
         notice = ("no API key found: using the offline demo model. For a real model set e.g. ANTHROPIC_API_KEY"
                   " and run with --model anthropic/claude-sonnet-4-5")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from condense.commands import HELP as PRUNER_HELP
-from condense.config import CondenseConfig
+from condense.config import CondenseConfig, one_line_error
 from condense.messages import content_text
 from pi_tui.abort import AbortSignal
 from pi_tui.agent.branch_summary import abandoned_entries, summarize_branch, summary_prompt
@@ -30,8 +30,10 @@ from pi_tui.screens.pruner_tree import PrunerTreeScreen
 from pi_tui.screens.session_tree import SessionTreeScreen, is_user_message
 from pi_tui.screens.text_view import TextViewScreen
 from pi_tui.session.listing import describe, session_files
+from pi_tui.session.store import Session
 from pi_tui.session.timefmt import now_ms
 from pi_tui.settings import Settings, SettingsError
+from pi_tui.settings.keys import set_dotted
 from pi_tui.tools.base import ToolContext, ToolError
 from pi_tui.tools.bash import BashParams, BashTool
 from pi_tui.widgets.footer import UsageTotals, format_tokens
@@ -47,20 +49,6 @@ PRUNER_NEEDS_ARGUMENT = {"model", "thinking", "prune-on", "batching", "protected
                          "min-batch-chars", "recovery-grace"}
 _EXIT_STATUS = re.compile(r"\n*\s*Command exited with code (\d+)\s*$")
 _ABORTED = re.compile(r"\n*\s*Command aborted\s*$")
-
-
-def _validation_line(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    where = ".".join(str(part) for part in first["loc"])
-    return f"{where}: {first['msg']} (got {first.get('input')!r})"
-
-
-def _set_path(data: dict[str, Any], path: tuple[str, ...], value: Any) -> dict[str, Any]:
-    target = data
-    for part in path[:-1]:
-        target = target.setdefault(part, {})
-    target[path[-1]] = value
-    return data
 
 
 def shell_message(command: str, output: str, failed: bool, details: dict[str, Any] | None,
@@ -153,10 +141,10 @@ class AppCommands:
         self.app.show_notice(f"{what}: the agent is working; wait for it or press Esc first", "warning")
         return False
 
-    async def _rebuild(self, reason: str, options: LaunchOptions) -> Runtime | None:
+    async def _rebuild(self, reason: str, options: LaunchOptions, session: Session | None = None) -> Runtime | None:
         try:
             runtime = build_runtime(options, self.app.settings, self.app.bridge, self.app.client,
-                                    on_settings_saved=self.app.bridge.settings_saved)
+                                    on_settings_saved=self.app.bridge.settings_saved, session=session)
         except UserError as exc:
             self.app.show_notice(str(exc), "error")
             return None
@@ -209,8 +197,7 @@ class AppCommands:
             await self._rebuild("new", self._options(model=DEMO_REF))
             self.app.show_notice("demo: started a new session on a copy of the sample project")
             return
-        session.flush()
-        runtime = await self._rebuild("reload", self._options(model=ref, session=str(session.path)))
+        runtime = await self._rebuild("reload", self._options(model=ref), session)
         if runtime is None:
             return
         if runtime.host.session.build_context().model != (spec.provider, spec.id):
@@ -397,11 +384,11 @@ class AppCommands:
         engine = self.runtime.engine
 
         def change(path: tuple[str, ...], value: Any) -> str | None:
-            data = _set_path(engine.config.model_dump(), path, value)
+            data = set_dotted(engine.config.model_dump(), path, value)
             try:
                 config = CondenseConfig.model_validate(data)
             except ValidationError as exc:
-                return _validation_line(exc)
+                return one_line_error(exc, CondenseConfig)
             engine.set_config(config)
             return None
 

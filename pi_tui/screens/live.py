@@ -38,6 +38,7 @@ class LiveView:
         self.queued: list[str] = []
         self._chains: dict[int, dict[str, Any]] = {}
         self._streaming: tuple[Item, AssistantBlock] | None = None
+        self._failed: AssistantBlock | None = None  # the last reply, when it failed: a retry takes it back
         self._unsubscribe: list[Callable[[], None]] = []
 
     @property
@@ -135,11 +136,14 @@ class LiveView:
         message = event["message"]
         if message.get("role") != "assistant":
             return
+        self._failed = None
         if self._streaming is not None:
             item, block = self._streaming
             self._streaming = None
             item.message = message
             await block.finish(message, self.transcript.conversation)
+            if message.get("stopReason") == "error":
+                self._failed = block
         self.totals.add(message.get("usage"))
         self.refresh_footer()
 
@@ -168,7 +172,11 @@ class LiveView:
         self.refresh_marks()
         self.refresh_footer()
 
-    def _on_retry_start(self, event: dict[str, Any]) -> None:
+    async def _on_retry_start(self, event: dict[str, Any]) -> None:
+        """A retried failure passes in the status line; only the final one stays in the transcript."""
+        if self._failed is not None:
+            await self.transcript.retract(self._failed)
+            self._failed = None
         seconds = int(event.get("delayMs", 0)) / 1000
         error = " ".join(str(event.get("errorMessage", "")).split())[:80]
         attempt = f"{event.get('attempt')}/{event.get('maxAttempts')}"

@@ -109,12 +109,22 @@ def append(fd: int, data: bytes) -> None:
         raise
 
 
-def write_temp(folder: Path, name: str, chunks: Iterable[bytes]) -> Path:
-    """`chunks` in a new fsynced temp file of `folder` (private, unique to this call), removed again
-    if anything fails."""
+def _take_mode(fd: int, like: os.stat_result) -> None:
+    """Give a file that replaces (or copies) a user's file that file's mode, and its owner where we may
+    (only root may give a file away; a group we belong to is allowed)."""
+    os.fchmod(fd, stat.S_IMODE(like.st_mode))
+    with contextlib.suppress(OSError):
+        os.fchown(fd, like.st_uid, like.st_gid)
+
+
+def write_temp(folder: Path, name: str, chunks: Iterable[bytes], like: os.stat_result | None = None) -> Path:
+    """`chunks` in a new fsynced temp file of `folder` (unique to this call), removed again if anything
+    fails. It is private (0600) unless `like` gives the mode and owner of the file it stands for."""
     fd, temp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as out:
+            if like is not None:
+                _take_mode(fd, like)
             for chunk in chunks:
                 out.write(chunk)
             out.flush()

@@ -29,11 +29,13 @@ reason, never a traceback.
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, TypeAdapter, ValidationError
 
+from condense.config import one_line_error
 from pi_tui.errors import printable
 from pi_tui.session.timefmt import iso_to_ms
 
@@ -203,12 +205,6 @@ def _one_line(text: str) -> str:
     return safe if len(safe) <= MAX_REASON else safe[: MAX_REASON - 3] + "..."
 
 
-def _first_error(err: ValidationError) -> str:
-    first = err.errors()[0]
-    where = ".".join(str(p) for p in first["loc"] if not str(p).startswith("_"))
-    return _one_line(f"{where}: {first['msg'].lower()}" if where else first["msg"].lower())
-
-
 _ROLES = ("user", "assistant", "toolResult", "custom", "hookMessage", "bashExecution", "branchSummary",
           "compactionSummary")
 _LIST_CONTENT_ROLES = ("user", "assistant", "toolResult", "custom", "hookMessage")
@@ -259,11 +255,21 @@ def _fill_entry(obj: dict[str, Any]) -> None:
         _fill(obj, "summary", "")
 
 
+def _json_kind(value: Any) -> str:
+    """A value as the file shows it (`null`, `42`), or its kind when too long to quote: never a Python
+    type name."""
+    if isinstance(value, list | dict):
+        return "a list" if isinstance(value, list) else "an object"
+    if isinstance(value, str):
+        return "a string"
+    return json.dumps(value)
+
+
 def prepare_entry(obj: Any) -> str | None:
     """Fill, in place, the fields Pi would read as missing; then say why this decoded line cannot be
     used as a session entry (after migration, so every entry has its id), or None when it can."""
     if not isinstance(obj, dict):
-        return f"expected a JSON object, got {type(obj).__name__}"
+        return f"not an entry ({_json_kind(obj)})"
     kind = obj.get("type")
     if not isinstance(kind, str):
         return "missing the string field 'type'"
@@ -272,7 +278,7 @@ def prepare_entry(obj: Any) -> str | None:
     for key in ("id", "parentId"):
         value = obj.get(key)
         if value is not None and not isinstance(value, str):
-            return f"'{key}' must be a string or null, got {type(value).__name__}"
+            return f"'{key}' must be a string or null, got {_json_kind(value)}"
     adapter = _KNOWN.get(kind)
     if adapter is None:
         return None
@@ -286,5 +292,5 @@ def prepare_entry(obj: Any) -> str | None:
     try:
         adapter.validate_python(obj)
     except ValidationError as err:
-        return f"{kind} entry: {_first_error(err)}"
+        return _one_line(f"{kind} entry: {one_line_error(err)}")
     return None

@@ -485,9 +485,10 @@ class Session:
         """Write header and every entry to a temp file, then move it into place: over the locked file
         `fd` (a migration to version 3, after a backup of the original), or, when there is no file
         yet, only if none appeared meanwhile (False then)."""
+        like = None if fd is None else os.fstat(fd)  # a rewritten file keeps its mode; a new one is private
         if fd is not None:
             self._backup(target, fd)
-        temp = atomic.write_temp(target.parent, target.name, self._lines())
+        temp = atomic.write_temp(target.parent, target.name, self._lines(), like)
         if fd is None:
             if not atomic.create(temp, target):
                 return False
@@ -505,7 +506,7 @@ class Session:
             suffix = f".v{self.source_version}.bak" if number == 1 else f".v{self.source_version}.{number}.bak"
             bak = target.with_name(target.name + suffix)
             if not os.path.lexists(bak):
-                if atomic.create(atomic.write_temp(target.parent, bak.name, [original]), bak):
+                if atomic.create(atomic.write_temp(target.parent, bak.name, [original], os.fstat(fd)), bak):
                     return
             elif bak.stat().st_size == len(original) and bak.read_bytes() == original:
                 return
@@ -563,6 +564,11 @@ def _describe(entry: dict[str, Any]) -> str:
     if entry.get("type") in ("custom", "custom_message"):
         return f"a {entry.get('customType')} record"
     return f"a {entry.get('type')} entry"
+
+
+def write_failure(exc: OSError) -> str:
+    """Why a write failed, in a few words ("no space left on the disk")."""
+    return _explain(exc)[0]
 
 
 def _explain(exc: OSError | SessionError) -> tuple[str, str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 KeyPath = tuple[str, ...]
@@ -48,3 +49,19 @@ def normalise_keys(value: Any, path: KeyPath = ()) -> tuple[Any, list[Duplicate]
             out[name] = child
     duplicates += [((*path, name), keys) for name, keys in spellings.items() if len(keys) > 1]
     return out, duplicates
+
+
+def set_dotted(data: Mapping[str, Any], key: str | KeyPath, value: Any) -> dict[str, Any]:
+    """A copy of `data` with the dotted `key` (`purge_errors.cooldown_turns`) set to `value`, tables made on
+    the way: the one way `--set`, the settings overlays and the savers turn a key into a change. Raises
+    ValueError naming the part of `key` that holds a value, not a table."""
+    head, *rest = key.split(".") if isinstance(key, str) else key
+    out = dict(data)
+    if not rest:
+        out[head] = value
+        return out
+    table = out.get(head, {})
+    if not isinstance(table, Mapping):
+        raise ValueError(f"{head} is a value, not a table")
+    out[head] = set_dotted(table, tuple(rest), value)
+    return out

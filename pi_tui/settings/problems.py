@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from condense.config import one_line_error
 from pi_tui.errors import printable
 from pi_tui.settings.keys import KeyPath, normalise_keys
 from pi_tui.settings.model import Settings
@@ -135,10 +136,24 @@ def validate(
             settings = model.model_validate(data)
             return settings, sorted(problems, key=lambda problem: position.get(problem.path, -1))
         except ValidationError as exc:
-            found = [_problem(source, error, data, _schema(model)) for error in exc.errors()]
-            if not any(found):  # an error on the document as a whole: nothing narrower to drop
-                return model(), [*problems, Problem((), f"{source}: {exc.errors()[0]['msg']}")]
-            problems += filter(None, found)
+            found = _problems(source, exc, data, _schema(model))
+            if not found:  # an error on the document as a whole: nothing narrower to drop
+                return model(), [*problems, Problem((), f"{source}: {one_line_error(exc, model)}")]
+            problems += found
+
+
+def _problems(source: str, exc: ValidationError, data: dict[str, Any], schema: Schema) -> list[Problem]:
+    """One problem per key dropped in this pass; an error inside a key already dropped (a bad value in
+    `[models.bogus]`, whose name was wrong) says nothing more, and above all never drops its parent."""
+    found: list[Problem] = []
+    for error in exc.errors():
+        loc = tuple(str(part) for part in error["loc"])
+        if any(loc[:len(problem.path)] == problem.path for problem in found):
+            continue
+        problem = _problem(source, error, data, schema)
+        if problem is not None:
+            found.append(problem)
+    return found
 
 
 def validate_document(

@@ -20,7 +20,7 @@ import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
 from pi_tui.paths import ensure_private_dir, settings_file
-from pi_tui.settings.keys import KeyPath, normalise_keys, same_key
+from pi_tui.settings.keys import KeyPath, normalise_keys, same_key, set_dotted
 from pi_tui.settings.load import parse_toml, read_file
 from pi_tui.settings.model import Settings, SettingsError
 from pi_tui.settings.problems import validate
@@ -169,7 +169,4 @@ def _edited(data: bytes | None, changes: Mapping[str, Any], path: Path) -> str:
 
 def set_value(key: str, value: Any, path: Path | None = None) -> Settings:
     """`set_value("condense.purge_errors.cooldown_turns", 5)`: validate one dotted key, then save it."""
-    changes: Any = value
-    for part in reversed(key.split(".")):
-        changes = {part: changes}
-    return save_settings(changes, path)
+    return save_settings(set_dotted({}, key, value), path)

@@ -10,6 +10,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from textual.color import Color, ColorParseError
 
+from condense.config import one_line_error
+
 
 def _check_colour(value: str) -> str:
     try:
@@ -57,17 +59,10 @@ class _ThemeFile(BaseModel):
         return value
 
 
-def _problem(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    where = ".".join(str(part) for part in first["loc"]) or "file"
-    message = str(first["msg"]).removeprefix("Value error, ")
-    return f"{where}: {message}"
-
-
 def checked(data: dict[str, Any]) -> dict[str, Any]:
     """The file's table with its colours checked; ValueError says the first problem in one line."""
     try:
         spec = _ThemeFile.model_validate(data)
     except ValidationError as exc:
-        raise ValueError(_problem(exc)) from None
+        raise ValueError(one_line_error(exc, _ThemeFile)) from None
     return spec.model_dump(exclude_none=True)

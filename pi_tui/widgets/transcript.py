@@ -204,6 +204,14 @@ class Transcript(VerticalScroll):
             await self._drop_oldest(len(self.live) - self.KEEP)
         return widget
 
+    async def retract(self, widget: Widget) -> None:
+        """Take back the newest item (a failed attempt the agent retries): the retry replaces it."""
+        if not self.live or self.live[-1] is not widget:
+            return
+        self.live.pop()
+        self.conversation.items.pop()
+        await widget.remove()
+
     async def add_note(self, text: str, level: str = "info") -> Widget:
         """Show the app's own output (`/pruner status`): when it is taller than the view, from its start."""
         following = self.is_following

@@ -179,7 +179,7 @@ async def test_pruning_off_returns_the_history_as_handed_over() -> None:
 
 
 def test_a_bad_setting_is_refused_before_anything_is_written(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match=r"^condense: config spill_threshold: [^\n]*'big'\)$"):
+    with pytest.raises(ValueError, match=r'^condense: config spill_threshold: [^\n]*"big"\)$'):
         OpenAICondenser(tmp_path / "state", config={"spill_threshold": "big"})
     assert not (tmp_path / "state").exists()
 

@@ -472,6 +472,17 @@ async def test_an_auth_failure_abandons_the_parallel_calls_still_streaming() -> 
     assert host.notes == []
 
 
+async def test_a_parallel_flush_sends_its_first_call_alone_until_the_summariser_has_answered() -> None:
+    host = FakeHost(lambda _m, _s: err("Authentication or model error (HTTP 401): bad key", "auth"))
+    summarizer = Summarizer(host, Config())
+    result = await summarizer.summarize_batches([batch(), batch(), batch()], Signal())
+    assert len(host.calls) == 1 and result.halted is not None  # a rejected key costs one request
+    host.script = lambda _m, _s: ok("- s")
+    host.calls.clear()
+    assert all((await summarizer.summarize_batches([batch(), batch(), batch()], Signal())).outcomes)
+    assert len(host.calls) == 3
+
+
 async def test_a_single_call_outside_a_flush_still_reports_an_auth_failure() -> None:
     host = FakeHost(lambda _m, _s: err("bad key", "auth"))
     assert await Summarizer(host, Config()).summarize_batch(batch(), Signal()) is None
@@ -479,9 +490,12 @@ async def test_a_single_call_outside_a_flush_still_reports_an_auth_failure() -> 
 
 
 async def test_an_abort_during_a_stream_raises_without_waiting_for_the_stream() -> None:
-    host = FakeHost(lambda _m, _s: hang())
+    streams = iter([ok("- s")])
+    host = FakeHost(lambda _m, _s: next(streams, None) or hang())
     signal = AbortableSignal()
     summarizer = Summarizer(host, Config(summarizer_idle_timeout_ms=0, summarizer_max_timeout_ms=0))
+    await summarizer.summarize_batch(batch(), signal)  # the model answered once: a flush's calls run in parallel
+    host.calls.clear()
     call = asyncio.ensure_future(summarizer.summarize_batches([batch(), batch()], signal))
     while len(host.calls) < 2:
         await asyncio.sleep(0)

@@ -76,6 +76,21 @@ def test_bad_model_is_one_clear_line(capsys: pytest.CaptureFixture[str]) -> None
     assert "not of the form provider/id" in capsys.readouterr().err
 
 
+def test_an_unknown_provider_is_one_line_before_any_request(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["-p", "hi", "--model", "opneai/gpt-4o"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown provider 'opneai'" in err and "did you mean openai?" in err
+    assert "anthropic, openai" in err and "--base-url" in err
+
+
+@pytest.mark.parametrize("model", ["hosted_vllm/my-model", "lm_studio/my-model", "foo/bar"])
+def test_any_provider_litellm_knows_or_a_base_url_server_is_accepted(model: str) -> None:
+    from pi_tui.ai.models import check_provider, parse_model_ref
+
+    base_url = "http://127.0.0.1:8000/v1" if model == "foo/bar" else None
+    check_provider(parse_model_ref(model, base_url))  # no error
+
+
 @pytest.mark.parametrize("url", ["127.0.0.1:8000/v1", "ftp://example.com/v1", "http://"])
 def test_a_base_url_that_is_not_http_is_one_clear_line(capsys: pytest.CaptureFixture[str], url: str) -> None:
     assert main(["-p", "hi", "--model", "openai/m", "--base-url", url]) == 2
@@ -87,6 +102,16 @@ def test_print_mode_without_the_models_key_says_so_once_before_any_request(tmp_p
     result = run_cli("-p", "hi", "--model", "anthropic/claude-sonnet-4-5", cwd=tmp_path)
     assert result.returncode == 1
     assert result.stderr == "pi-tui: error: no API key for anthropic: set ANTHROPIC_API_KEY\n"
+
+
+def test_print_mode_without_the_key_leaves_a_continued_session_untouched(tmp_path: Path) -> None:
+    assert run_cli("-p", "fix the failing test", "--model", "demo", cwd=tmp_path).returncode == 0
+    (path,) = [Path(s["file"]) for s in json.loads(run_cli("sessions", "--json", cwd=tmp_path).stdout)]
+    before = path.read_bytes()
+    for _ in range(2):
+        result = run_cli("-p", "hi", "--continue", "--model", "anthropic/claude-sonnet-4-5", cwd=tmp_path)
+        assert result.returncode == 1 and "no API key for anthropic" in result.stderr
+    assert path.read_bytes() == before, "no user message, no empty error reply"
 
 
 def test_print_mode_demo_then_show_context_and_continue(tmp_path: Path) -> None:

@@ -50,7 +50,13 @@ def test_the_start_is_kept_where_the_file_says_nothing(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("settings", "pairs", "message"), [
-    (None, ["no_such_key=1"], "--set: no_such_key: extra inputs are not permitted"),
+    (None, ["no_such_key=1"], "--set: unknown setting no_such_key"),
+    (None, ["min_batch_char=1"], "--set: unknown setting min_batch_char (did you mean min_batch_chars?)"),
+    (None, ["purge_errors.cooldown_turn=1"],
+     "--set: unknown setting purge_errors.cooldown_turn (did you mean purge_errors.cooldown_turns?)"),
+    (None, ["purge_errors=3"],
+     "--set: purge_errors is a table: set its keys, e.g. purge_errors.cooldown_turns=3"),
+    (".", [], "--settings .: is a folder; give the settings file in it"),
     (None, ["min_batch_chars=-5"], "--set: min_batch_chars:"),
     (None, ["min_batch_chars.x=1"], "--set min_batch_chars.x=1: min_batch_chars is a value, not a table"),
     (None, ["min_batch_chars"], "--set min_batch_chars: expected KEY=VALUE"),
@@ -64,6 +70,7 @@ def test_bad_settings_are_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     with pytest.raises(UserError) as raised:
         offline_condense_config(settings, pairs)
     assert str(raised.value).startswith(message) and "\n" not in str(raised.value)
+    assert "instance of" not in str(raised.value) and "inputs are not permitted" not in str(raised.value)
 
 
 def summaries(path: Path) -> int:

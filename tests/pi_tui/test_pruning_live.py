@@ -16,7 +16,15 @@ from pi_tui.ai.types import ModelSpec
 from pi_tui.pruning import install
 from pi_tui.session.store import Session
 from pi_tui.tools import make_tools
-from tests.support.fake_openai import FakeOpenAI, call, context_overflow, error_reply, text_reply, tool_reply
+from tests.support.fake_openai import (
+    FakeOpenAI,
+    Reply,
+    call,
+    context_overflow,
+    error_reply,
+    text_reply,
+    tool_reply,
+)
 
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"),
               pytest.mark.filterwarnings("ignore:.*`ReadOnly` qualifier:UserWarning")]
@@ -148,3 +156,49 @@ async def test_a_rejected_key_stops_pruner_now_at_the_first_batch_and_keeps_all_
     await host.commands["pruner"].handler("now")
     kinds = [e.get("customType") for e in host.session.entries]
     assert kinds.count("context-prune-summary") == 3  # nothing was lost: every batch was still pending
+
+
+def rejected_key() -> Reply:
+    return error_reply(401, "Incorrect API key provided", kind="invalid_request_error", code="invalid_api_key")
+
+
+async def read_three_files(server: FakeOpenAI, cwd: Path, *then: Reply, **config: Any) -> tuple[AgentHost, Notes]:
+    """A run of three tool turns, the summariser being the session's model; `then` answers what follows."""
+    for name in "abc":
+        (cwd / f"{name}.txt").write_text(f"line of {name}\n" * 300)
+    server.push(*(tool_reply(call("read", {"path": f"{n}.txt"}, f"c{n}")) for n in "abc"), text_reply("read"),
+                *then)
+    host, notes = await agent(server, cwd, summarizer_model="default", **config)
+    await host.prompt("read a, b and c")
+    return host, notes
+
+
+async def test_a_rejected_key_stops_the_final_reply_flush_at_one_summariser_call(fake_openai: FakeOpenAI,
+                                                                                  tmp_path: Path) -> None:
+    # the run's final reply flushes its three tool turns
+    host, notes = await read_three_files(fake_openai, tmp_path, *(rejected_key() for _ in range(3)))
+    assert len(fake_openai.requests) == 5, "four turns, then one summariser call, not one per batch"
+    errors = [text for level, text in notes.notices if level in ("error", "warning")]
+    assert len(errors) == 1 and "Incorrect API key provided" in errors[0] and "3 batches" in errors[0]
+    assert "context-prune-summary" not in [e.get("customType") for e in host.session.entries]
+
+
+async def test_a_rejected_key_stops_a_rearmed_flush_at_one_summariser_call(fake_openai: FakeOpenAI,
+                                                                           tmp_path: Path) -> None:
+    first, _ = await read_three_files(fake_openai, tmp_path, prune_on="on-demand")
+    assert first.session.path is not None
+    # reopened with a small window: the pending work rearms a flush at the next turn's end
+    model = ModelSpec(provider="openai", id="fake-model", base_url=fake_openai.base_url, context_window=3000)
+    notes = Notes()
+    host = AgentHost(Session.open(first.session.path), LiteLLMClient(), AgentConfig(model, "You are a test.", tmp_path),
+                     make_tools(["read"]), notes)
+    engine = install(host, CondenseConfig.model_validate({"summarizer_model": "default"}),
+                     lambda spec: LiteLLMClient(), persist=False)
+    await host.start()
+    assert engine.rearmed
+    asked = len(fake_openai.requests)
+    fake_openai.push(*(rejected_key() for _ in range(4)))
+    added = await host.prompt("hello")
+    assert added[-1]["stopReason"] == "error"
+    assert len(fake_openai.requests) == asked + 2, "the turn, then one summariser call, not one per batch"
+    assert any("summarization stopped" in text and "3 batches" in text for _, text in notes.notices)

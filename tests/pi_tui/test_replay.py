@@ -11,10 +11,12 @@ import pytest
 from condense.config import CondenseConfig
 from condense.measure import tool_result_chars
 from condense.render.orphans import sweep_orphans
+from pi_tui.ai.models import parse_model_ref
 from pi_tui.cli import main
-from pi_tui.offline import next_request, offline_engine
+from pi_tui.offline import next_request, offline_engine, session_model
 from pi_tui.session.store import Session
 from tests.conftest import corpus_path
+from tests.support.full_disk import inject
 
 
 @pytest.fixture(scope="module")
@@ -133,3 +135,34 @@ def test_replay_with_defaults_compresses_chains_and_halves_what_the_model_reads(
         assert engine.index.get_record(ref) is not None, ref
     for block in set(re.findall(r'<compressed-chain id="(b\d+)"', text)) | set(re.findall(r"\{(b\d+)\}", text)):
         assert engine.chains.find_by_block_id(block) is not None, block
+
+
+def test_a_full_disk_leaves_no_output_behind_and_says_so_in_one_line(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    source, out = str(corpus_path("pi-compaction-check.jsonl")), tmp_path / "out.jsonl"
+    undo = inject(tmp_path)
+    try:
+        assert main(["replay", source, "-o", str(out)]) == 2
+    finally:
+        undo()
+    assert capsys.readouterr().err == f"pi-tui: error: replay not written: {out}: no space left on the disk\n"
+    assert list(tmp_path.iterdir()) == [], "no truncated OUT, temp file or spill folder is left"
+    assert main(["replay", source, "-o", str(out)]) == 0, "the same OUT works once there is space"
+    assert Session.open(out).warnings == []
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_replay_into_a_folder_says_it_is_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", str(corpus_path("pi-compaction-check.jsonl")), "-o", str(tmp_path)]) == 2
+    assert f"{tmp_path} is a folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("model", "window"), [("openai/gpt-4o", 128_000), ("anthropic/claude-opus-4-1", 200_000),
+                                               ("gemini/gemini-2.5-pro", 1_048_576)])
+def test_replay_assumes_the_session_models_own_window(tmp_path: Path, model: str, window: int) -> None:
+    session = Session.create(tmp_path, tmp_path)
+    provider, model_id = model.split("/")
+    session.append_model_change(provider, model_id)
+    spec = session_model(session)
+    assert (spec.ref, spec.context_window) == (model, window)  # as the live agent resolves it, from the map
+    assert spec.prices == parse_model_ref(model).prices

@@ -123,6 +123,14 @@ def test_each_bad_value_names_key_expectation_and_input(tmp_path: Path, text: st
     assert result.settings.theme == "kept"
 
 
+@pytest.mark.parametrize("table", ["[models.bogus]\nfoo = 1", '[models.bogus]\ncontext_window = "x"'])
+def test_a_badly_named_model_table_is_one_line_and_keeps_the_other_models(tmp_path: Path, table: str) -> None:
+    text = f'{table}\n[models."openai/mine"]\ncontext_window = 32768\n'
+    result = load_settings(write(tmp_path / "settings.toml", text))
+    assert result.errors == ['settings.toml: models.bogus: expected a name such as "provider/model-id", ignored']
+    assert result.settings.models["openai/mine"].context_window == 32768
+
+
 def test_key_spelled_twice_is_reported_and_snake_case_wins(tmp_path: Path) -> None:
     result = load_settings(write(tmp_path / "settings.toml", 'theme = "a"\nTheme = "b"\n'))
     assert result.settings.theme == "a"

@@ -102,20 +102,23 @@ def _replay_crashes(tmp: Path, source: Path, chosen: list[tuple[int, str]], expe
         assert was_killed(result), f"write {at} ({mode}) was never reached: {result.stderr[-500:]}"
         tally.kills += 1
         out = box.root / "out.jsonl"
-        if not out.exists():
+        assert not out.exists(), "only a finished replay is renamed to OUT"
+        partials = list(box.root.glob(".out.jsonl.*.tmp"))  # what the killed replay had written
+        if not partials:
             assert at == 1 and mode != "after"
             tally.no_file += 1
             continue
-        torn = check_after_kill(out, tally)
-        kept = recorded_messages(Session.open(out))
+        (partial,) = partials
+        torn = check_after_kill(partial, tally)
+        kept = recorded_messages(Session.open(partial))
         assert kept == recorded[: len(kept)], "the killed replay holds the recording's prefix, unchanged"
-        before = outputs_on_branch(Session.open(out))
-        asyncio.run(resume_replay(out))
-        after_resume(out, torn, before)
-    again = tmp / "again"
-    result = launch(Sandbox(again).make(), [["replay", str(source), "-o", str(again / "out.jsonl")]])
+        before = outputs_on_branch(Session.open(partial))
+        asyncio.run(resume_replay(partial))
+        after_resume(partial, torn, before)
+    again = boxes[-1][0]  # a killed replay's leftovers never block the next try at the same OUT
+    result = launch(again, [["replay", str(source), "-o", str(again.root / "out.jsonl")]])
     assert result.returncode == 0, result.stderr
-    assert check_session(again / "out.jsonl").summaries == expected, "a replay after the kills differs"
+    assert check_session(again.root / "out.jsonl").summaries == expected, "a replay after the kills differs"
     return tally
 
 

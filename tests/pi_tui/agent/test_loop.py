@@ -123,8 +123,8 @@ async def test_rate_limit_is_retried_with_backoff_then_succeeds(fake_openai: Fak
     starts = [e for n, e in rec.events if n == "auto_retry_start"]
     assert [(e["attempt"], e["maxAttempts"], e["delayMs"]) for e in starts] == [(1, 3, 2000), (2, 3, 4000)]
     assert ("auto_retry_end", {"type": "auto_retry_end", "success": True, "attempt": 2}) in rec.events
-    # the failed attempts stay in the conversation (as in the session file) but never reach the provider
-    assert [m.get("stopReason") for m in added if m["role"] == "assistant"] == ["error", "error", "stop"]
+    # as in Pi, the retried attempts leave the conversation (the session file keeps them, see below)
+    assert [m.get("stopReason") for m in added if m["role"] == "assistant"] == ["stop"]
     await asyncio.sleep(0)
     fake_openai.push(text_reply("again"))
     await agent.prompt([user_message("more")])
@@ -312,3 +312,16 @@ async def test_custom_message_when_idle_enters_context_without_a_turn(fake_opena
     await host.prompt("next")
     texts = [m["content"] for m in fake_openai.requests[0]["messages"][1:]]
     assert texts[0] == [{"type": "text", "text": "a summary"}] or texts[0] == "a summary"
+
+
+async def test_retried_failures_stay_in_the_session_file_but_leave_the_conversation(
+        fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.push(*(server_error(500) for _ in range(4)))
+    session = Session.create(tmp_path, tmp_path / "sessions")
+    model = ModelSpec(provider="openai", id="fake-model", base_url=fake_openai.base_url)
+    config = AgentConfig(model, "sys", tmp_path, retry=RetryPolicy(base_delay_ms=1))
+    host = AgentHost(session, LiteLLMClient(), config, [])
+    await host.prompt("hi")
+    assert [m.get("stopReason") for m in host.agent.messages if m["role"] == "assistant"] == ["error"]
+    on_disk = [m.get("stopReason") for m in Session.open(session.path).messages() if m["role"] == "assistant"]
+    assert on_disk == ["error"] * 4, "every attempt is kept as history in the file"

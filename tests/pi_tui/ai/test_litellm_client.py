@@ -25,6 +25,7 @@ from pi_tui.ai.litellm_client import (
     usage_from,
     warm_up,
 )
+from pi_tui.ai.model_map import bundled_map, model_facts
 from pi_tui.ai.models import parse_model_ref
 from pi_tui.ai.types import ModelRequest, ModelSpec, StreamEvent, ToolSpec
 from tests.support.fake_openai import (
@@ -322,8 +323,15 @@ def test_request_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not {"api_key", "api_base", "reasoning_effort"} & completion_kwargs(hosted).keys()
 
 
-@pytest.mark.parametrize("ref", ["anthropic/claude-sonnet-4-5", "openai/gpt-5.1", "gemini/gemini-2.5-pro",
-                                 "deepseek/deepseek-chat", "mistral/mistral-large-latest"])
+@pytest.mark.parametrize("ref", [
+    "anthropic/claude-sonnet-4-5", "openai/gpt-5.1", "gemini/gemini-2.5-pro", "deepseek/deepseek-chat",
+    "mistral/mistral-large-latest",
+    # not listed in the map: litellm finds them through the map's rules
+    "anthropic/claude-opus-4-1", "anthropic/claude-opus-4-0", "anthropic/claude-sonnet-4-0",
+    # dated snapshots and aliases
+    "anthropic/claude-sonnet-4-20250514", "anthropic/claude-opus-4-1-20250805", "openai/gpt-4o-2024-08-06",
+    "openai/gpt-5.1-2025-11-13", "openai/o3", "gemini/gemini-2.5-flash", "anthropic/claude-haiku-4-5",
+])
 def test_limits_and_prices_read_without_litellm_match_litellms_own_lookup(litellm: Any, ref: str) -> None:
     spec = parse_model_ref(ref)
     info = litellm.get_model_info(ref)
@@ -331,6 +339,22 @@ def test_limits_and_prices_read_without_litellm_match_litellms_own_lookup(litell
     assert spec.prices.input == info["input_cost_per_token"]
     assert spec.prices.output == info["output_cost_per_token"]
     assert spec.prices.cache_read == (info.get("cache_read_input_token_cost") or 0.0)
+
+
+def test_every_anthropic_openai_and_gemini_model_of_the_map_reads_as_litellm_reads_it(litellm: Any) -> None:
+    differ = []
+    for key, entry in bundled_map().items():
+        provider = entry.get("litellm_provider")
+        if provider not in ("anthropic", "openai", "gemini") or entry.get("mode", "chat") not in ("chat", "responses"):
+            continue
+        model_id = key.removeprefix(f"{provider}/")
+        info, facts = litellm.get_model_info(f"{provider}/{model_id}"), model_facts(provider, model_id)
+        theirs = (info["max_input_tokens"] or info["max_tokens"], info["max_output_tokens"] or info["max_tokens"],
+                  info["input_cost_per_token"], info["output_cost_per_token"])
+        mine = facts and (facts.context_window, facts.max_tokens, facts.prices.input, facts.prices.output)
+        if mine != theirs:
+            differ.append((key, mine, theirs))
+    assert differ == []
 
 
 def test_a_router_model_gets_the_window_litellm_finds_for_it(litellm: Any) -> None:

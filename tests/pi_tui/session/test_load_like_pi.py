@@ -337,6 +337,14 @@ def test_entries_without_an_id_or_with_a_bad_message_are_skipped_and_named(tmp_p
     assert texts(session) == ["user:one", "user:four"]
 
 
+def test_a_line_that_is_not_an_entry_is_named_as_the_file_shows_it(tmp_path: Path) -> None:
+    path = write(tmp_path / "n.jsonl", [HEADER, "null", "42", '"text"', msg("a1", None, 1, user("one", 1)),
+                                        {**msg("a2", "a1", 2, user("two", 2)), "parentId": 7}])
+    reasons = [w.reason for w in Session.open(path).warnings]
+    assert reasons == ["not an entry (null)", "not an entry (42)", "not an entry (a string)",
+                       "'parentId' must be a string or null, got 7"]
+
+
 @pytest.mark.parametrize("first_kept", [2, 3], ids=["the-skipped-line", "after-a-skipped-line"])
 def test_compaction_keeps_from_its_first_kept_line_counting_skipped_lines_as_pi_does(tmp_path: Path,
                                                                                      first_kept: int) -> None:

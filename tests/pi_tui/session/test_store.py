@@ -109,6 +109,21 @@ def test_appending_to_an_old_file_rewrites_it_as_v3_and_keeps_a_backup(tmp_path:
     assert (tmp_path / "v1.jsonl.v1.bak").read_bytes() == original
 
 
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o600])
+def test_a_migrated_file_and_its_backup_keep_the_users_mode(tmp_path: Path, mode: int) -> None:
+    path = write_lines(tmp_path / "v1.jsonl", [
+        {"type": "session", "id": "old", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/w"},
+        {"type": "message", "timestamp": "t", "message": user("hello")},
+    ])
+    path.chmod(mode)
+    owner = (path.stat().st_uid, path.stat().st_gid)
+    Session.open(path).append_message(user("more"))
+    assert Session.open(path).source_version == 3
+    for kept in (path, tmp_path / "v1.jsonl.v1.bak"):
+        assert stat.S_IMODE(kept.stat().st_mode) == mode
+        assert (kept.stat().st_uid, kept.stat().st_gid) == owner
+
+
 def test_compaction_context_uses_summary_then_kept_entries(tmp_path: Path) -> None:
     entries = [
         {"type": "message", "id": "e1", "parentId": None, "timestamp": "t", "message": user("one")},

@@ -196,8 +196,9 @@ def test_two_print_mode_runs_on_the_same_v1_session_keep_both_turns(tmp_path: Pa
     users = [e for e in session.entries if e["type"] == "message" and e["message"]["role"] == "user"]
     asked = {e["message"]["content"][0]["text"]: e for e in users}
     for text in ("first task", "second task"):
-        replies = session.children(asked[text]["id"])
-        assert [r["message"]["role"] for r in replies] == ["assistant"], f"{text!r} has its reply"
+        # a run that loaded the file after the other wrote its message continues under it (Pi's leaf rule)
+        replies = [r["message"]["role"] for r in session.children(asked[text]["id"]) if r["type"] == "message"]
+        assert replies.count("assistant") == 1, f"{text!r} has its reply"
     assert (box.cwd / f"{path.name}.v1.bak").read_bytes() == original
     assert no_temp_files(box.cwd) == []
 

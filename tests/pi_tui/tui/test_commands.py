@@ -12,6 +12,7 @@ from pi_tui.screens.form import SettingsFormScreen
 from pi_tui.screens.picker import PickerScreen
 from pi_tui.screens.session_tree import SessionTreeScreen
 from pi_tui.screens.text_view import TextViewScreen
+from pi_tui.session.store import Session
 from pi_tui.widgets.blocks import NoteBlock
 
 
@@ -71,6 +72,27 @@ async def test_model_switch_rebuilds_on_the_same_session_and_records_it(make_app
         await send(pilot, "/model demo")  # back to the demo: a new session on its own sample project
         assert app.runtime.host.config.model.provider == "demo"
         assert app.runtime.host.session.path != path
+
+
+async def test_model_switch_keeps_the_entries_a_failed_write_left_unsaved(make_app, fixed_session, send, wait,
+                                                                          monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setattr(litellm_client, "warm_up", lambda: None)
+    path = fixed_session()
+    path.chmod(0o444)  # every entry of this run stays in memory only
+    app = make_app(session=path, model=None)
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait(pilot)
+        await send(pilot, "fix the failing test")
+        unsaved = list(app.runtime.host.session.entries)
+        await send(pilot, "/model openai/gpt-5.1")
+        assert app.runtime.host.config.model.ref == "openai/gpt-5.1"
+        assert app.runtime.host.session.entries[:len(unsaved)] == unsaved
+        assert user_texts(app) == ["Fix the failing test", "fix the failing test"]
+        path.chmod(0o644)  # writable again: the next entry saves everything
+        app.runtime.host.session.append_label(unsaved[-1]["id"], "kept")
+    on_disk = [m["content"][0]["text"] for m in Session.open(path).messages() if m["role"] == "user"]
+    assert on_disk == ["Fix the failing test", "fix the failing test"]
 
 
 async def test_switching_to_a_model_without_its_key_says_so_and_keeps_the_current_one(

@@ -12,10 +12,11 @@ from pi_tui.app import PiApp, TuiBridge
 from pi_tui.runtime import LaunchOptions, build_runtime
 from pi_tui.settings import Settings
 from pi_tui.widgets.assistant import AssistantBlock
+from tests.support.fake_openai import FakeOpenAI, server_error
 
 
-async def test_a_request_failing_before_it_streams_shows_its_error_once(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, send, wait, wait_for) -> None:
+async def test_a_missing_key_is_said_once_and_writes_no_turn(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, send, wait, wait_for, shown) -> None:
     monkeypatch.setattr(litellm_client, "warm_up", lambda: None)  # not the 5 s import: no request is sent
     settings, bridge, client = Settings(), TuiBridge(), LiteLLMClient()
     options = LaunchOptions(model="anthropic/claude-sonnet-4-5", launch_dir=tmp_path)
@@ -24,8 +25,31 @@ async def test_a_request_failing_before_it_streams_shows_its_error_once(
     async with app.run_test(size=(110, 30)) as pilot:
         await wait(pilot)
         await send(pilot, "hi")
-        await wait_for(pilot, lambda: runtime.host.is_idle and len(runtime.host.agent.messages) == 2)
+        await wait_for(pilot, lambda: runtime.host.is_idle and "no API key" in shown(app))
         await wait(pilot)
-        (block,) = app.main.transcript.query(AssistantBlock)
-        errors = [str(line.render()) for line in block.query(".assistant-error")]
-        assert errors == ["Error: no API key for anthropic: set ANTHROPIC_API_KEY"]
+        assert shown(app).count("no API key for anthropic: set ANTHROPIC_API_KEY") == 1
+        assert runtime.host.agent.messages == []
+        assert [e["type"] for e in runtime.host.session.entries] == ["model_change", "thinking_level_change"]
+        assert not list(app.main.transcript.query(AssistantBlock))
+
+
+
+async def test_a_retried_failure_passes_in_the_status_and_the_final_one_is_shown_once(
+        tmp_path: Path, fake_openai: FakeOpenAI, send, wait, wait_for) -> None:
+    fake_openai.push(*(server_error(503) for _ in range(4)))
+    settings = Settings.model_validate({"retry": {"base_delay_ms": 1}})
+    bridge, client = TuiBridge(), LiteLLMClient()
+    options = LaunchOptions(model="openai/fake-model", base_url=fake_openai.base_url, launch_dir=tmp_path)
+    runtime = build_runtime(options, settings, ui=bridge, client=client)
+    retries: list[int] = []
+    runtime.host.bus.on("auto_retry_start", lambda e: retries.append(e["attempt"]))
+    app = PiApp(runtime, settings, bridge, options, client=client, watch=False)
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait(pilot)
+        await send(pilot, "hello")
+        await wait_for(pilot, lambda: runtime.host.is_idle and len(fake_openai.requests) == 4, timeout=60)
+        await wait(pilot)
+        assert retries == [1, 2, 3]
+        errors = [str(line.render()) for line in app.main.transcript.query(".assistant-error")]
+        assert len(errors) == 1 and errors[0].startswith("Error: ")
+        assert len(list(app.main.transcript.query(AssistantBlock))) == 1
