@@ -30,6 +30,28 @@ async def test_up_and_down_walk_the_history_only_at_the_edges(make_app, send, wa
         assert app.runtime.host.session.name == "two"
 
 
+async def test_a_command_recalled_from_history_opens_no_menu_and_up_keeps_walking(make_app, send,
+                                                                                 wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        await send(pilot, "/name one")
+        await send(pilot, "/pruner status")
+        editor = app.main.editor
+        await pilot.press("up")
+        await pilot.pause()
+        assert editor.text == "/pruner status" and not app.main.menu.is_open
+        await pilot.press("up")
+        await pilot.pause()
+        assert editor.text == "/name one" and not app.main.menu.is_open
+        await pilot.press("down")
+        await pilot.pause()
+        assert editor.text == "/pruner status"
+        await pilot.press("end", "backspace")  # typing after a recall completes again
+        await pilot.pause()
+        assert editor.text == "/pruner statu" and app.main.menu.is_open
+
+
 async def test_slash_completion_lists_commands_with_descriptions_then_arguments(make_app, wait) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
