@@ -325,8 +325,7 @@ class PiApp(App[int]):
             host.follow_up(text)
         else:
             await host.prompt(text)  # steers the running agent
-        self.live.queued.append(text)
-        self.live.show_queue()
+        self.live.queue("follow-up" if follow_up else "steer", text)
 
     # ----- actions ------------------------------------------------------------------------------
 
@@ -370,6 +369,8 @@ class PiApp(App[int]):
             return
         host = self.runtime.host
         if not host.is_idle or self.runtime.engine.flushing:
+            if self.live is not None:
+                self.live.restore_queue()  # first: the loop must not take a queued message as it stops
             host.abort()
             return
         if self.commands.abort_shell():

@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 from pi_tui.widgets.conversation import Call, key_argument
 
-Status = Literal["pending", "running", "done", "error", "missing"]
+Status = Literal["pending", "running", "done", "error", "missing", "aborted"]
 Clock = Callable[[], float]
 
 COLLAPSED_DIFF_LINES = 12
@@ -107,10 +107,11 @@ class ToolCard(Static):
         self.status = "error" if error else "done"
         self._apply()
 
-    def never_ran(self) -> None:
-        """The reply that made this call was aborted or failed: the call will not run."""
-        if self.status == "pending":
-            self.status = "missing"
+    def never_ran(self, aborted: bool) -> None:
+        """The reply that made this call was aborted or failed: the call will not run. An abort is the
+        user's doing and says so; "no result" would read as if the tool had failed silently."""
+        if self.status in ("pending", "missing"):
+            self.status = "aborted" if aborted else "missing"
             self._apply()
 
     def set_expanded(self, expanded: bool) -> None:
@@ -133,7 +134,7 @@ class ToolCard(Static):
     # ----- rendering ----------------------------------------------------------------------------
 
     def _apply(self) -> None:
-        self.set_class(self.status in ("pending", "running", "missing"), "-pending")
+        self.set_class(self.status in ("pending", "running", "missing", "aborted"), "-pending")
         self.set_class(self.status == "done", "-success")
         self.set_class(self.status == "error", "-error")
         self.update(self.render_card())
@@ -146,7 +147,7 @@ class ToolCard(Static):
     def header(self) -> Content:
         status_styles = {"pending": ("…", "$warning"), "running": ("running", "$warning"),
                          "done": ("ok", "$success"), "error": ("error", "$error"),
-                         "missing": ("no result", "$muted")}
+                         "missing": ("no result", "$muted"), "aborted": ("aborted", "$warning")}
         word, style = status_styles[self.status]
         argument = key_argument(self.call.name, self.call.args)
         if len(argument) > KEY_ARGUMENT_CHARS:
