@@ -191,9 +191,7 @@ class PiApp(App[int]):
         """After the first frame: the session loads while the user already sees the app."""
         self.bridge.app = self
         await self.attach(self.runtime, "startup")
-        folder = self.cwd_display or display_path(self.runtime.host.cwd)
-        for text, level in first_screen(self.runtime, folder, self.startup_errors, self.settings.quiet_startup):
-            await self.main.transcript.add_note(text, level)
+        await self.show_first_screen(self.startup_errors)
         pending, self.bridge.pending = self.bridge.pending, []
         for text, level in pending:
             self.show_notice(text, level)
@@ -220,6 +218,13 @@ class PiApp(App[int]):
         self.main.editor.load_history(self.commands.user_texts())
         if runtime.model.provider != "demo":
             self._warm_up()  # a real model: pay litellm's import now, in a thread, not at the first prompt
+
+    async def show_first_screen(self, errors: list[str]) -> None:
+        """Where the user is (model, folder, session) and the runtime's notices: at launch, and after
+        /new or /resume, whose transcript would otherwise start blank."""
+        folder = self.cwd_display or display_path(self.runtime.host.cwd)
+        for text, level in first_screen(self.runtime, folder, errors, self.settings.quiet_startup):
+            await self.main.transcript.add_note(text, level)
 
     @work(thread=True, exit_on_error=False, group="warm-up")
     def _warm_up(self) -> None:
