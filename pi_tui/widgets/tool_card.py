@@ -23,6 +23,7 @@ COLLAPSED_DIFF_LINES = 12
 COLLAPSED_ERROR_LINES = 3
 EXPANDED_LINES = 400
 KEY_ARGUMENT_CHARS = 96
+PATH_TOOLS = ("read", "write", "edit", "ls")  # their key argument is a path: shortened to fit one line
 
 
 def _lines(text: str) -> list[str]:
@@ -47,6 +48,14 @@ def diff_line(line: str) -> Content:
 def diff_lines(diff: str) -> list[str]:
     """The body of a unified diff, without its `---`/`+++` file header."""
     return [line for line in diff.split("\n") if not line.startswith(("--- ", "+++ "))]
+
+
+def shorten_path(path: str, width: int) -> str:
+    """`path` in at most `width` cells, cut from the left: a file's name and nearest folders are what
+    tell calls apart, and a path wrapped onto two lines breaks inside a word."""
+    if len(path) <= width:
+        return path
+    return "…" + path[len(path) - max(width, 2) + 1:]
 
 
 def format_elapsed(seconds: float) -> str:
@@ -131,6 +140,9 @@ class ToolCard(Static):
     def on_click(self) -> None:
         self.set_expanded(not self.expanded)
 
+    def on_resize(self) -> None:
+        self._apply()  # the header's path is shortened to the width
+
     # ----- rendering ----------------------------------------------------------------------------
 
     def _apply(self) -> None:
@@ -153,17 +165,20 @@ class ToolCard(Static):
         if len(argument) > KEY_ARGUMENT_CHARS:
             argument = argument[: KEY_ARGUMENT_CHARS - 1] + "…"
         lines = len(_lines(self.call.output or self.partial))
-        parts: list[str | tuple[str, str]] = [("● ", style), (self.call.name, "bold $tool-title")]
-        if argument:
-            parts += [" ", (argument, "$accent")]
-        parts += ["  ", (word, style)]
+        head: list[str | tuple[str, str]] = [("● ", style), (self.call.name, "bold $tool-title")]
+        tail: list[str | tuple[str, str]] = ["  ", (word, style)]
         if elapsed := self._elapsed_text():
-            parts += [(f" {elapsed}", "$muted")]
+            tail += [(f" {elapsed}", "$muted")]
         if lines and not self.expanded:
-            parts += [(f" · {lines} line{'s' if lines != 1 else ''}", "$muted")]
+            tail += [(f" · {lines} line{'s' if lines != 1 else ''}", "$muted")]
         if self.mark:
-            parts += [(f" · {self.mark}", "$custom-message-label")]
-        return Content.assemble(*parts)
+            tail += [(f" · {self.mark}", "$custom-message-label")]
+        width = self.content_region.width  # 0 until laid out; `on_resize` renders again
+        if self.call.name in PATH_TOOLS and width:
+            argument = shorten_path(argument, width - Content.assemble(*head, " ", *tail).cell_length)
+        if argument:
+            head += [" ", (argument, "$accent")]
+        return Content.assemble(*head, *tail)
 
     def body_lines(self) -> list[Content]:
         details = (self.call.result or {}).get("details")
