@@ -262,9 +262,7 @@ class PiApp(App[int]):
         self.commands = AppCommands(self)
         self.bridge.app = self
         await self.attach(runtime, "startup")
-        folder = self.cwd_display or display_path(self.runtime.host.cwd)
-        for text, level in first_screen(self.runtime, folder, self.startup_errors, self.settings.quiet_startup):
-            await self.main.transcript.add_note(text, level)
+        await self.show_first_screen(self.startup_errors)
         pending, self.bridge.pending = self.bridge.pending, []
         for text, level in pending:
             self.show_notice(text, level)
@@ -298,6 +296,13 @@ class PiApp(App[int]):
         self.main.editor.load_history(self.commands.user_texts())
         if runtime.model.provider != "demo":
             self._warm_up()  # a real model: pay litellm's import now, in a thread, not at the first prompt
+
+    async def show_first_screen(self, errors: list[str]) -> None:
+        """Where the user is (model, folder, session) and the runtime's notices: at launch, and after
+        /new or /resume, whose transcript would otherwise start blank."""
+        folder = self.cwd_display or display_path(self.runtime.host.cwd)
+        for text, level in first_screen(self.runtime, folder, errors, self.settings.quiet_startup):
+            await self.main.transcript.add_note(text, level)
 
     @work(thread=True, exit_on_error=False, group="warm-up")
     def _warm_up(self) -> None:
@@ -414,8 +419,7 @@ class PiApp(App[int]):
             host.follow_up(text)
         else:
             await host.prompt(text)  # steers the running agent
-        self.live.queued.append(text)
-        self.live.show_queue()
+        self.live.queue("follow-up" if follow_up else "steer", text)
 
     # ----- actions ------------------------------------------------------------------------------
 
@@ -464,6 +468,8 @@ class PiApp(App[int]):
             return
         host = self.runtime.host
         if not host.is_idle or self.runtime.engine.flushing:
+            if self.live is not None:
+                self.live.restore_queue()  # first: the loop must not take a queued message as it stops
             host.abort()
             return
         if self.commands.abort_shell():

@@ -149,8 +149,11 @@ class AppCommands:
             self.app.show_notice(str(exc), "error")
             return None
         await self.app.attach(runtime, reason)
-        for notice in runtime.notices:
-            self.app.show_notice(notice)
+        if reason in ("new", "resume"):
+            await self.app.show_first_screen([])  # it holds the runtime's notices
+        else:
+            for notice in runtime.notices:
+                self.app.show_notice(notice)
         return runtime
 
     def _options(self, **changes: Any) -> LaunchOptions:

@@ -35,7 +35,7 @@ class LiveView:
         self.engine = runtime.engine
         self.totals = UsageTotals.of_entries(self.host.session.entries)
         self.branch = git_branch(self.host.cwd)
-        self.queued: list[str] = []
+        self.queued: list[tuple[str, str]] = []  # (steer or follow-up, text), in the order sent
         self._chains: dict[int, dict[str, Any]] = {}
         self._streaming: tuple[Item, AssistantBlock] | None = None
         self._failed: AssistantBlock | None = None  # the last reply, when it failed: a retry takes it back
@@ -96,9 +96,26 @@ class LiveView:
     def refresh_footer(self) -> None:
         self.screen.footer.show(self.footer_state())
 
+    def queue(self, kind: str, text: str) -> None:
+        """Show a message sent while the agent works until it is delivered (`kind`: steer, follow-up)."""
+        self.queued.append((kind, text))
+        self.show_queue()
+
     def show_queue(self) -> None:
-        lines = [f"↳ queued: {' '.join(text.split())[:100]}" for text in self.queued]
+        lines = [f"↳ {kind}: {' '.join(text.split())[:100]}" for kind, text in self.queued]
         self.screen.status.lines.set("~queued", lines)
+
+    def restore_queue(self) -> None:
+        """Pi's abort: the steers and follow-ups not delivered yet go back into the editor, in order
+        (steers first, as the agent would have taken them), before what is there; none is sent later."""
+        queued = [content_text(message.get("content") or "") for message in self.host.agent.clear_queues()
+                  if message.get("role") == "user"]
+        self.queued = []
+        self.show_queue()
+        editor = self.screen.editor
+        texts = [text for text in (*queued, editor.text) if text.strip()]
+        if queued:
+            editor.set_text("\n\n".join(texts))
 
     # ----- events -------------------------------------------------------------------------------
 
@@ -122,9 +139,11 @@ class LiveView:
             self._unqueue(content_text(message.get("content") or ""))
 
     def _unqueue(self, text: str) -> None:
-        if text in self.queued:
-            self.queued.remove(text)
-            self.show_queue()
+        for entry in self.queued:
+            if entry[1] == text:
+                self.queued.remove(entry)
+                self.show_queue()
+                return
 
     async def _on_message_update(self, event: dict[str, Any]) -> None:
         if self._streaming is None:

@@ -1,6 +1,7 @@
 """A searchable list in an overlay: `/model`, `/resume`, `/theme`, `/tree`, `/pruner`.
 
-Typing filters (prefix, then substring, then letters in order); Up/Down move; Enter chooses; Esc
+Typing filters names (prefix, then substring, then letters in order; descriptions when no name
+matches); a choice is one line, its description cut with `…`. Up/Down move; Enter chooses; Esc
 closes with None. `custom` lets Enter accept text that matches nothing (a model ref not listed).
 """
 
@@ -29,14 +30,21 @@ class Choice:
 
 
 def filter_choices(choices: list[Choice], query: str) -> list[Choice]:
+    """Names first (prefix, then substring, then letters in order); descriptions only when no name
+    matches, so a word that appears in many descriptions does not bury the one name it starts."""
     q = query.strip().lower()
     if not q:
         return list(choices)
+    by_name = _ranked(choices, q, lambda choice: choice.label)
+    return by_name or _ranked(choices, q, lambda choice: choice.description)
+
+
+def _ranked(choices: list[Choice], q: str, text_of: Callable[[Choice], str]) -> list[Choice]:
     pattern = re.compile(".*".join(map(re.escape, q)))
     ranks: tuple[list[Choice], list[Choice], list[Choice]] = ([], [], [])
     for choice in choices:
-        text = f"{choice.label} {choice.description}".lower()
-        if choice.label.lower().startswith(q):
+        text = text_of(choice).lower()
+        if text.startswith(q):
             ranks[0].append(choice)
         elif q in text:
             ranks[1].append(choice)
@@ -55,7 +63,8 @@ class PickerScreen(ModalScreen[Any]):
     }
     PickerScreen .picker-title { color: $accent; text-style: bold; }
     PickerScreen Input { background: $surface; }
-    PickerScreen OptionList { height: auto; max-height: 24; border: none; background: $surface; }
+    PickerScreen OptionList { height: auto; max-height: 24; border: none; background: $surface;
+                              text-wrap: nowrap; text-overflow: ellipsis; }
     PickerScreen .picker-hint { color: $muted; }
     """
 

@@ -84,6 +84,7 @@ class AssistantBlock(Vertical):
                 self.parts[index] = part
                 yield part
         error = self._error_line()
+        self._close_cards()
         if error is not None:
             yield error
 
@@ -137,11 +138,16 @@ class AssistantBlock(Vertical):
                     self.parts[index] = part
                     await self.mount(part)
         error = self._error_line()
-        if self._ended:
-            for card in self.cards.values():
-                card.never_ran()
+        self._close_cards()
         if error is not None:
             await self.mount(error)
+
+    def _close_cards(self) -> None:
+        """A reply that ended in an abort or an error runs none of its calls still waiting."""
+        if self._ended:
+            aborted = self.item.message.get("stopReason") == "aborted"
+            for card in self.cards.values():
+                card.never_ran(aborted)
 
     # ----- folding ------------------------------------------------------------------------------
 

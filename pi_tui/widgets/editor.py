@@ -183,6 +183,10 @@ class PromptEditor(TextArea):
         if event.text_area is not self:
             return
         self._history_pos = None if self.text != self._current_history_text() else self._history_pos
+        if self._history_pos is not None:
+            # a recalled prompt opens no menu: Up and Down must go on walking the history, not the menu
+            self.menu.hide()
+            return
         row, column = self.cursor_location
         before = self.document.get_line(row)[:column]
         if before.startswith("/") or "@" in before:

@@ -16,13 +16,14 @@ from textual.widgets import Static
 
 from pi_tui.widgets.conversation import Call, key_argument
 
-Status = Literal["pending", "running", "done", "error", "missing"]
+Status = Literal["pending", "running", "done", "error", "missing", "aborted"]
 Clock = Callable[[], float]
 
 COLLAPSED_DIFF_LINES = 12
 COLLAPSED_ERROR_LINES = 3
 EXPANDED_LINES = 400
 KEY_ARGUMENT_CHARS = 96
+PATH_TOOLS = ("read", "write", "edit", "ls")  # their key argument is a path: shortened to fit one line
 
 
 def _lines(text: str) -> list[str]:
@@ -47,6 +48,14 @@ def diff_line(line: str) -> Content:
 def diff_lines(diff: str) -> list[str]:
     """The body of a unified diff, without its `---`/`+++` file header."""
     return [line for line in diff.split("\n") if not line.startswith(("--- ", "+++ "))]
+
+
+def shorten_path(path: str, width: int) -> str:
+    """`path` in at most `width` cells, cut from the left: a file's name and nearest folders are what
+    tell calls apart, and a path wrapped onto two lines breaks inside a word."""
+    if len(path) <= width:
+        return path
+    return "…" + path[len(path) - max(width, 2) + 1:]
 
 
 def format_elapsed(seconds: float) -> str:
@@ -107,10 +116,11 @@ class ToolCard(Static):
         self.status = "error" if error else "done"
         self._apply()
 
-    def never_ran(self) -> None:
-        """The reply that made this call was aborted or failed: the call will not run."""
-        if self.status == "pending":
-            self.status = "missing"
+    def never_ran(self, aborted: bool) -> None:
+        """The reply that made this call was aborted or failed: the call will not run. An abort is the
+        user's doing and says so; "no result" would read as if the tool had failed silently."""
+        if self.status in ("pending", "missing"):
+            self.status = "aborted" if aborted else "missing"
             self._apply()
 
     def set_expanded(self, expanded: bool) -> None:
@@ -130,10 +140,13 @@ class ToolCard(Static):
     def on_click(self) -> None:
         self.set_expanded(not self.expanded)
 
+    def on_resize(self) -> None:
+        self._apply()  # the header's path is shortened to the width
+
     # ----- rendering ----------------------------------------------------------------------------
 
     def _apply(self) -> None:
-        self.set_class(self.status in ("pending", "running", "missing"), "-pending")
+        self.set_class(self.status in ("pending", "running", "missing", "aborted"), "-pending")
         self.set_class(self.status == "done", "-success")
         self.set_class(self.status == "error", "-error")
         self.update(self.render_card())
@@ -146,23 +159,26 @@ class ToolCard(Static):
     def header(self) -> Content:
         status_styles = {"pending": ("…", "$warning"), "running": ("running", "$warning"),
                          "done": ("ok", "$success"), "error": ("error", "$error"),
-                         "missing": ("no result", "$muted")}
+                         "missing": ("no result", "$muted"), "aborted": ("aborted", "$warning")}
         word, style = status_styles[self.status]
         argument = key_argument(self.call.name, self.call.args)
         if len(argument) > KEY_ARGUMENT_CHARS:
             argument = argument[: KEY_ARGUMENT_CHARS - 1] + "…"
         lines = len(_lines(self.call.output or self.partial))
-        parts: list[str | tuple[str, str]] = [("● ", style), (self.call.name, "bold $tool-title")]
-        if argument:
-            parts += [" ", (argument, "$accent")]
-        parts += ["  ", (word, style)]
+        head: list[str | tuple[str, str]] = [("● ", style), (self.call.name, "bold $tool-title")]
+        tail: list[str | tuple[str, str]] = ["  ", (word, style)]
         if elapsed := self._elapsed_text():
-            parts += [(f" {elapsed}", "$muted")]
+            tail += [(f" {elapsed}", "$muted")]
         if lines and not self.expanded:
-            parts += [(f" · {lines} line{'s' if lines != 1 else ''}", "$muted")]
+            tail += [(f" · {lines} line{'s' if lines != 1 else ''}", "$muted")]
         if self.mark:
-            parts += [(f" · {self.mark}", "$custom-message-label")]
-        return Content.assemble(*parts)
+            tail += [(f" · {self.mark}", "$custom-message-label")]
+        width = self.content_region.width  # 0 until laid out; `on_resize` renders again
+        if self.call.name in PATH_TOOLS and width:
+            argument = shorten_path(argument, width - Content.assemble(*head, " ", *tail).cell_length)
+        if argument:
+            head += [" ", (argument, "$accent")]
+        return Content.assemble(*head, *tail)
 
     def body_lines(self) -> list[Content]:
         details = (self.call.result or {}).get("details")

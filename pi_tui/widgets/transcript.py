@@ -159,6 +159,10 @@ class Transcript(VerticalScroll):
         """Jump to the newest output and keep following it."""
         self.new_below.display = False  # first: the mark takes a line from the view while shown
         self.anchor()
+        # and repaint once laid out: a jump made while the editor's menu closes and a toast opens (a
+        # command typed in one burst whose reply is a toast) moved the view but left the terminal
+        # showing the old picture, and scroll keys seemed dead until something else repainted
+        self.call_after_refresh(self.refresh)
 
     def release_anchor(self) -> None:
         """Every scroll by the user releases the anchor. Textual takes it again only when the position

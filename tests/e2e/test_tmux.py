@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import corpus_path
+
 TMUX = shutil.which("tmux")
 pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed (apt-get install -y tmux)")
 
@@ -49,20 +51,31 @@ class Pane:
         raise AssertionError(f"the pane never showed {what}; it shows:\n{self.text()}")
 
 
-@pytest.fixture
-def pane(tmp_path: Path) -> Iterator[Pane]:
+def open_pane(tmp_path: Path, *args: str, size: tuple[int, int] = (120, 40)) -> Pane:
+    """`pi-tui --model demo ARGS` in a private tmux server, in a pane of `size` columns and rows."""
     socket, name = tmp_path / "tmux.sock", "pi"
     home = tmp_path / "home"
     work = tmp_path / "work"
     work.mkdir()
+    options = " ".join(shlex.quote(arg) for arg in args)
     command = (f"cd {shlex.quote(str(work))} && PI_TUI_HOME={shlex.quote(str(home))} "
-               f"{shlex.quote(sys.executable)} -m pi_tui --model demo; echo PI-TUI-EXITED $?; sleep 60")
+               f"{shlex.quote(sys.executable)} -m pi_tui --model demo {options}; echo PI-TUI-EXITED $?; sleep 60")
     pane = Pane(socket, name)
-    pane.run("-f", "/dev/null", "new-session", "-d", "-s", name, "-x", "120", "-y", "40", command)
+    pane.run("-f", "/dev/null", "new-session", "-d", "-s", name, "-x", str(size[0]), "-y", str(size[1]), command)
+    return pane
+
+
+def close(pane: Pane) -> None:
+    subprocess.run([*pane.base, "kill-server"], capture_output=True, timeout=20)
+
+
+@pytest.fixture
+def pane(tmp_path: Path) -> Iterator[Pane]:
+    pane = open_pane(tmp_path)
     try:
         yield pane
     finally:
-        subprocess.run([*pane.base, "kill-server"], capture_output=True, timeout=20)
+        close(pane)
 
 
 def test_prompt_reply_pruner_tree_and_quit_in_a_real_terminal(pane: Pane) -> None:
@@ -85,3 +98,29 @@ def test_prompt_reply_pruner_tree_and_quit_in_a_real_terminal(pane: Pane) -> Non
     pane.wait_for(lambda s: "/pruner tree ·" not in s, "the tree closed")
     pane.keys("C-c", "C-c")
     pane.wait_for(lambda s: "PI-TUI-EXITED 0" in s, "pi-tui exiting with status 0")
+
+
+def test_the_view_follows_a_command_that_only_shows_a_toast(tmp_path: Path) -> None:
+    """The tester's steps: a reply, PageUp, then `/pruner now` typed in one burst (its reply is a toast):
+    the view came back to the bottom in the app's state but the terminal kept the old picture, and no
+    scroll key changed it."""
+    session = tmp_path / "before.jsonl"
+    shutil.copy(corpus_path("pi-before-compaction.jsonl"), session)
+    pane = open_pane(tmp_path, "--session", str(session), size=(80, 24))
+    try:
+        pane.wait_for(lambda s: "Ask anything" in s and "990 messages" in s, "the session loaded")
+        pane.keys("hello", "Enter")
+        pane.wait_for(lambda s: "(demo task 1/6 done)" in s and "[pruner] Turn" in s and "│ prune: ON" in s,
+                      "the finished reply and its pruner summary")
+        pane.keys("PageUp")
+        pane.wait_for(lambda s: "[pruner] Turn" not in s, "the view scrolled up")
+        pane.keys("/pruner now", "Enter")
+        # while its toast shows: once the toast goes, the terminal is redrawn anyway
+        pane.wait_for(lambda s: "[pruner] Turn" in s and "nothing pending" in s,
+                      "the view back at the bottom, with the command's reply")
+        pane.keys("PageUp")
+        pane.wait_for(lambda s: "[pruner] Turn" not in s, "PageUp scrolling again")
+        pane.keys("C-End")
+        pane.wait_for(lambda s: "[pruner] Turn" in s, "Ctrl+End back at the bottom")
+    finally:
+        close(pane)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from pi_tui.ai.convert import convert_to_llm
 from pi_tui.settings import Settings
 from pi_tui.widgets.blocks import BashBlock
@@ -28,6 +30,28 @@ async def test_up_and_down_walk_the_history_only_at_the_edges(make_app, send, wa
         await pilot.press("up")
         assert editor.text == "line one\nline two" and editor.cursor_location[0] == 0
         assert app.runtime.host.session.name == "two"
+
+
+async def test_a_command_recalled_from_history_opens_no_menu_and_up_keeps_walking(make_app, send,
+                                                                                 wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        await send(pilot, "/name one")
+        await send(pilot, "/pruner status")
+        editor = app.main.editor
+        await pilot.press("up")
+        await pilot.pause()
+        assert editor.text == "/pruner status" and not app.main.menu.is_open
+        await pilot.press("up")
+        await pilot.pause()
+        assert editor.text == "/name one" and not app.main.menu.is_open
+        await pilot.press("down")
+        await pilot.pause()
+        assert editor.text == "/pruner status"
+        await pilot.press("end", "backspace")  # typing after a recall completes again
+        await pilot.pause()
+        assert editor.text == "/pruner statu" and app.main.menu.is_open
 
 
 async def test_slash_completion_lists_commands_with_descriptions_then_arguments(make_app, wait) -> None:
@@ -82,8 +106,8 @@ async def test_enter_steers_and_alt_enter_queues_while_the_agent_works(make_app,
         await pilot.press("enter")
         editor.load_text("then tell me a joke")
         await pilot.press("alt+enter")
-        await wait_for(pilot, lambda: "then tell me a joke" in app.live.queued)
-        assert "↳ queued: then tell me a joke" in str(app.main.status.lines.content)
+        await wait_for(pilot, lambda: ("follow-up", "then tell me a joke") in app.live.queued)
+        assert "↳ follow-up: then tell me a joke" in str(app.main.status.lines.content)
         assert app.main.status.working.display
         app.client.delay = 0  # what remains can play at full speed
         await wait(pilot)
@@ -105,6 +129,51 @@ async def test_escape_aborts_the_running_agent(make_app, wait, wait_for) -> None
         last = app.main.transcript.conversation.items[-1]
         assert last.kind == "assistant" and last.message["stopReason"] == "aborted"
         assert "Aborted" in [str(w.content) for w in app.main.transcript.query(".assistant-aborted")]
+
+
+async def test_escape_puts_queued_messages_back_into_the_editor_and_sends_none_later(make_app, wait,
+                                                                                    wait_for) -> None:
+    app = make_app(delay=0.5)  # slow: the steer waits in the queue (it goes after the tool being streamed)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        editor = app.main.editor
+        editor.load_text("fix the failing test")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.runtime.host.is_idle)
+        editor.load_text("steer now")
+        await pilot.press("enter")
+        editor.load_text("and later this")
+        await pilot.press("alt+enter")
+        await wait_for(pilot, lambda: len(app.live.queued) == 2)
+        shown = str(app.main.status.lines.content)
+        assert "↳ steer: steer now" in shown and "↳ follow-up: and later this" in shown
+        editor.load_text("draft")
+        await pilot.press("escape")
+        await wait(pilot)
+        assert editor.text == "steer now\n\nand later this\n\ndraft"  # in order, before what was there
+        assert not app.live.queued and not app.main.status.lines.display
+        app.client.delay = 0
+        editor.load_text("go")
+        await pilot.press("enter")
+        await wait(pilot)
+        texts = [item.message["content"][0]["text"] for item in app.main.transcript.conversation.items
+                 if item.kind == "user"]
+        assert texts == ["fix the failing test", "go"]
+
+
+async def test_a_call_of_an_aborted_reply_reads_aborted(make_app, wait, fixed_session, shown) -> None:
+    path = fixed_session(pruned=False)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    last = json.loads(lines[-1])
+    call = {"type": "toolCall", "id": "call_9", "name": "write", "arguments": {"path": "notes.md"}}
+    aborted = {**last, "id": "000000ff", "parentId": last["id"], "message": {
+        **last["message"], "content": [call], "stopReason": "aborted", "timestamp": 7_000}}
+    path.write_text("\n".join([*lines, json.dumps(aborted)]) + "\n", encoding="utf-8")
+    app = make_app(session=path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait(pilot)
+        screen = shown(app)
+        assert "write notes.md  aborted" in screen and "no result" not in screen
 
 
 async def test_ctrl_c_clears_and_twice_quits(make_app, wait) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from pi_tui.screens.picker import PickerScreen
 from pi_tui.settings import Settings
 
 
@@ -52,3 +53,21 @@ async def test_without_a_key_the_demo_notice_is_in_the_transcript(make_app, wait
         assert any(text.startswith("no API key found: using the offline demo model") and level == "warning"
                    for text, level in notes(app))
         assert "no API key found" in shown(app)
+
+
+async def test_new_and_resume_open_on_the_first_screen_of_their_session(make_app, send, wait, shown) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait(pilot)
+        await send(pilot, "fix the failing test")
+        first = app.runtime.host.session.path
+        await send(pilot, "/new")
+        text = shown(app)
+        assert "pi-tui 0.1.0 · model demo (offline, scripted) · folder ~/project" in text
+        assert f"session {app.runtime.host.session.path.name} · new" in text
+        assert "demo: working on a copy of the sample project" in text
+        await send(pilot, "/resume", opens=PickerScreen)
+        await pilot.press("enter")
+        await wait(pilot)
+        assert app.runtime.host.session.path == first
+        assert f"session {first.name} · 15 messages" in shown(app)  # the prompt, replies and tool results

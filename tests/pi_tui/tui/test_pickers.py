@@ -40,3 +40,23 @@ async def test_the_pruner_tree_filter_shows_what_is_typed(make_app, fixed_sessio
         await wait_for(pilot, lambda: filter_row(shown(app), "pricing").split("│")[1].strip() == "pricing")
         assert "t2 read invoicer/pricing.py" in shown(app)
         assert "t1 bash" not in shown(app)
+
+
+async def test_the_pruner_picker_matches_names_first_and_keeps_each_choice_on_one_line(make_app, send, wait,
+                                                                                       wait_for) -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait(pilot)
+        await send(pilot, "/pruner", opens=PickerScreen)
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        # every choice on one line, its description cut with … (it wrapped under the next choice)
+        await wait_for(pilot, lambda: picker.options.virtual_size.height == len(picker.shown))
+        await pilot.press(*"sta")
+        await wait_for(pilot, lambda: picker.input.value == "sta")
+        names = [choice.label for choice in picker.shown]
+        assert names and all("sta" in name for name in names), names  # no `off`, `dedup`, ...
+        assert names[0].startswith("sta")
+        await pilot.press(*["backspace"] * 3, *"summaries")  # in no name: the descriptions are searched
+        await wait_for(pilot, lambda: picker.input.value == "summaries")
+        assert picker.shown and all("summar" in choice.description.lower() for choice in picker.shown)

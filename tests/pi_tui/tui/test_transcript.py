@@ -176,3 +176,24 @@ def test_corpus_sessions_build_a_model_where_every_result_finds_its_call() -> No
     answered = [call for call in calls if call.result is not None]
     results = [m for m in session.messages() if m.get("role") == "toolResult"]
     assert len(answered) == len(results) > 300
+
+
+def card_headers(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.lstrip().startswith(("● read", "● edit"))]
+
+
+async def test_a_long_path_in_a_card_is_shortened_from_the_left_to_one_line(make_app, fixed_session, wait,
+                                                                              wait_for, shown) -> None:
+    path = fixed_session(pruned=False)
+    deep = "packages/coding-agent/src/modes/interactive/components/interactive-mode-footer.py"
+    path.write_text(path.read_text(encoding="utf-8").replace("invoicer/pricing.py", deep), encoding="utf-8")
+    app = make_app(session=path)
+    async with app.run_test(size=(80, 40)) as pilot:
+        await wait(pilot)
+        # the file name and status on the card's first line, once the cards know their width
+        read = next(card for card in app.main.transcript.query(ToolCard) if card.call.name == "read")
+        await wait_for(pilot, lambda: read.size.height == 1)  # collapsed: its header alone, on one line
+        headers = card_headers(shown(app))
+        assert len(headers) == 2
+        assert all(" …" in header and "/interactive-mode-footer.py  ok" in header for header in headers)
+        assert "● bash python3 -m unittest  error" in shown(app)  # a short argument stays whole
