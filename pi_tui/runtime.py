@@ -34,6 +34,9 @@ class LaunchOptions:
     session: str | None = None
     continue_recent: bool = False
     launch_dir: Path = field(default_factory=lambda: Path(os.getcwd()))
+    # The TUI's demo continues a session it did not create in a copy; print mode, a scripting interface,
+    # writes where `--session` says (the reliability suite drives session writes through it).
+    demo_forks_sessions: bool = True
 
 
 @dataclass
@@ -149,7 +152,7 @@ def build_runtime(options: LaunchOptions, settings: Settings, ui: HostUI | None 
     cwd = _work_dir(model, session, options, notices)
     if session is None:
         session = Session.create(cwd, sessions_dir_for(options.launch_dir))
-    elif model.provider == "demo":
+    elif model.provider == "demo" and options.demo_forks_sessions:
         _keep_users_session(session, cwd, options, notices)
     if not session.entries:
         session.header["cwd"] = str(cwd)
