@@ -48,6 +48,8 @@ class Runtime:
 
 
 DEMO_SPILL_THRESHOLD = 32 * 1024  # the demo's 46 KB report then shows the spill path
+# What the demo's engine runs with instead of the file's `[condense]`, in memory only.
+DEMO_CONDENSE: dict[str, object] = {"spill_threshold": DEMO_SPILL_THRESHOLD, "summarizer_model": "extractive"}
 
 
 def client_for(model: ModelSpec) -> ModelClient:
@@ -129,8 +131,7 @@ def condense_config_for(model: ModelSpec, settings: Settings) -> CondenseConfig:
     if model.provider != "demo":
         return settings.condense
     # in memory only: the saver writes what a command changed, never these
-    return settings.condense.model_copy(
-        update={"spill_threshold": DEMO_SPILL_THRESHOLD, "summarizer_model": "extractive"})
+    return settings.condense.model_copy(update=DEMO_CONDENSE)
 
 
 def apply_settings(runtime: Runtime, settings: Settings) -> None:

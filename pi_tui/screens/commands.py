@@ -23,7 +23,7 @@ from pi_tui.ai.models import DEMO_REF, PROVIDERS, available_providers, missing_k
 from pi_tui.errors import UserError
 from pi_tui.keymap import hotkeys_text
 from pi_tui.paths import sessions_dir_for
-from pi_tui.runtime import LaunchOptions, Runtime, build_runtime
+from pi_tui.runtime import DEMO_CONDENSE, LaunchOptions, Runtime, build_runtime
 from pi_tui.screens.form import SettingsFormScreen, field_specs
 from pi_tui.screens.picker import Choice, PickerScreen
 from pi_tui.screens.pruner_tree import PrunerTreeScreen
@@ -405,9 +405,13 @@ class AppCommands:
             engine.set_config(config)
             return None
 
+        title = "Pruning settings ([condense] in settings.toml)"
+        if self.runtime.model.provider == "demo":
+            overrides = ", ".join(f"{key} {value}" for key, value in DEMO_CONDENSE.items())
+            title += f"\nthe demo uses {overrides}"  # in memory, while it runs
+        # the file's values, not the engine's: those are the demo's while it runs
         self.app.push_screen(SettingsFormScreen(
-            "Pruning settings ([condense] in settings.toml)", field_specs(CondenseConfig),
-            lambda: engine.config.model_dump(mode="json"), change))
+            title, field_specs(CondenseConfig), lambda: self.app.settings.condense.model_dump(mode="json"), change))
 
     async def flush_now(self) -> None:
         """`/pruner now` with live rows above the editor, one per batch."""

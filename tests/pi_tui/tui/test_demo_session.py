@@ -14,6 +14,7 @@ from textual.widgets import Markdown
 
 from condense.config import CondenseConfig
 from pi_tui.paths import settings_file
+from pi_tui.runtime import DEMO_SPILL_THRESHOLD
 from pi_tui.screens.form import SettingsFormScreen
 from pi_tui.screens.pruner_tree import PrunerTreeScreen
 from pi_tui.screens.text_view import TextViewScreen
@@ -118,6 +119,19 @@ async def test_a_setting_changed_in_the_overlay_is_saved_and_shown(make_app, sen
         assert app.runtime.engine.config.min_batch_chars == 250
         assert app.bridge.statuses["condense"] == "│ prune: OFF"
         assert "│ prune: OFF" in app.main.footer.lines(118)[-1].plain
+
+
+async def test_the_overlay_shows_the_files_values_and_says_what_the_demo_overrides(make_app, send, wait,
+                                                                                   shown) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait(pilot)
+        assert app.runtime.engine.config.spill_threshold == DEMO_SPILL_THRESHOLD  # what the demo runs with
+        await send(pilot, "/pruner settings", opens=SettingsFormScreen)
+        form = app.screen
+        assert form.values["spill_threshold"] == app.settings.condense.spill_threshold != DEMO_SPILL_THRESHOLD
+        assert form.values["summarizer_model"] == app.settings.condense.summarizer_model != "extractive"
+        assert "the demo uses spill_threshold 32768, summarizer_model extractive" in shown(app)
 
 
 async def test_pruner_now_shows_one_row_per_batch_then_clears(make_app, send, wait, wait_for) -> None:
