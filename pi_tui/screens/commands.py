@@ -253,15 +253,21 @@ class AppCommands:
             roles[str(kind)] = roles.get(str(kind), 0) + 1
         totals = UsageTotals.of_entries(session.entries)
         counts = ", ".join(f"{count} {role}" for role, count in sorted(roles.items())) or "none yet"
+        saved = session.path is not None and session.is_persisted
         lines = [f"session: {session.name or '(unnamed)'}",
-                 f"file:    {session.path if session.path and session.is_persisted else '(not saved yet)'}",
+                 f"file:    {session.path if saved else '(none yet: written with the first reply)'}",
                  f"id:      {session.session_id}",
-                 f"entries: {len(session.entries)} in the file, "
+                 f"entries: {len(session.entries)} in the {'file' if saved else 'session'}, "
                  f"{len(session.branch_entries())} on this branch",
                  f"messages on this branch: {counts}",
                  f"tokens:  {totals.text() or '0'}",
-                 f"model:   {self.runtime.host.config.model.ref}"]
+                 f"model:   {self._model_name()}"]
         await self._note("\n".join(lines))
+
+    def _model_name(self) -> str:
+        """The model as a person names it: `demo`, not the demo's provider/id."""
+        model = self.runtime.host.config.model
+        return DEMO_REF if model.provider == "demo" else model.ref
 
     async def name(self, args: str) -> None:
         session = self.runtime.host.session
@@ -311,7 +317,7 @@ class AppCommands:
             return True, None
         answer = await self.app.push_screen_wait(PickerScreen("Summarise the branch you are leaving?", [
             Choice("none", "No summary", "switch at once"),
-            Choice("summarize", "Summarize", f"{host.config.model.ref} writes what the branch did"),
+            Choice("summarize", "Summarize", f"{self._model_name()} writes what the branch did"),
             Choice("focus", "Summarize with a focus", "say what the summary should dwell on")]))
         if answer not in ("summarize", "focus"):
             return answer == "none", None

@@ -6,9 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.widgets import Markdown
+from textual.widgets._markdown import MarkdownH2
+
 from pi_tui.screens.picker import PickerScreen
 from pi_tui.screens.session_tree import SessionTreeScreen, tree_rows
 from pi_tui.session.store import Session
+from pi_tui.widgets.blocks import SummaryTextBlock
 
 
 def message(role: str, text: str, ts: int) -> dict:
@@ -63,7 +67,7 @@ def highlight(screen: SessionTreeScreen, text: str) -> None:
 
 
 async def test_continuing_from_an_earlier_message_summarises_the_branch_left(make_app, send, wait,
-                                                                             wait_for) -> None:
+                                                                             wait_for, shown) -> None:
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait(pilot)
@@ -87,6 +91,11 @@ async def test_continuing_from_an_earlier_message_summarises_the_branch_left(mak
         assert summary["type"] == "branch_summary" and summary["parentId"] == before  # before the message
         assert summary["summary"].startswith("## Goal\nfix the failing test")
         assert app.runtime.host.agent.messages[0]["role"] == "branchSummary"  # the model reads it next
+        card = app.main.transcript.query_one(SummaryTextBlock)
+        card.set_expanded(True)
+        await wait(pilot)
+        assert card.query_one(Markdown).query(MarkdownH2)  # `## Goal` is a heading, not raw marks
+        assert "## Goal" not in shown(app) and "Goal" in shown(app)
         await send(pilot, "a different start")
         await send(pilot, "/tree", opens=SessionTreeScreen)
         prefixes = [row.prefix for row in app.screen.rows]
