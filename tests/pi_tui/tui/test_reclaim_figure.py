@@ -32,7 +32,7 @@ async def test_pruner_now_shows_what_the_model_reads_and_saves_at_once(make_app,
         context = app.runtime.host.context_usage().tokens  # the footer's figure, summaries included
         figure = FIGURE.fullmatch(app.bridge.statuses["condense"])
         assert figure, app.bridge.statuses
-        assert figure[0] in app.main.footer.lines(118)[-1].plain
+        assert app.main.footer.lines(118)[-1].plain == figure[0].removeprefix("│ ")
         (reads, reads_off), (saves, saves_off) = tokens(figure[1]), tokens(figure[2])
         assert saves > 0
         # the same tokens as the context figure: the next request carries the context less the saving
