@@ -353,7 +353,11 @@ class CondenseEngine:
         usage = self.host.context_usage()
         if not self.config.enabled or usage is None or usage.tokens is None:
             return None
-        return usage.tokens - (self._saved() - (self._saved_at_reply or 0))
+        reads = usage.tokens - (self._saved() - (self._saved_at_reply or 0))
+        reclaim = self.stats.live_reclaim()
+        if reads < 0 and reclaim is not None:  # the host counts fewer tokens than we took out (its count is
+            return reclaim.after_chars // 4  # an estimate of another kind): our own measure of what is left
+        return reads
 
     def _render_options(self) -> RenderOptions:
         purge = self.config.purge_errors
