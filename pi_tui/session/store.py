@@ -508,7 +508,9 @@ class Session:
         original = self.path
         session_id, iso = str(uuid.uuid4()), now_iso()
         self.header = {"type": "session", "version": CURRENT_VERSION, "id": session_id, "timestamp": iso,
-                       "cwd": str(cwd), **({"parentSession": str(original)} if original is not None else {})}
+                       "cwd": str(cwd)}
+        if original is not None:
+            self.header["parentSession"] = os.path.abspath(original)
         self.path = new_session_path(directory, session_id, iso)
         self._on_disk = False
         self._needs_rewrite = False
