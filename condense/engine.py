@@ -33,7 +33,7 @@ from condense.host import Host
 from condense.index import ToolCallIndexer
 from condense.measure import model_chars
 from condense.messages import tool_calls
-from condense.metrics import ContextMetrics, compute_context_metrics
+from condense.metrics import REARMED, ContextMetrics, compute_context_metrics
 from condense.protect import is_protected
 from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_NAME, QUERY_TOOL_PARAMETERS, run_query
 from condense.records import FLUSH_METRICS, SUMMARY, Batch, SummaryRef
@@ -391,8 +391,7 @@ class CondenseEngine:
             self.host.set_status(STATUS_KEY, status_line(f"prune: {len(self.pending)} pending{diag}"))
             return
         if self.config.enabled and self.rearmed and not self.pending:  # found on load, none captured since
-            self.host.set_status(STATUS_KEY, status_line(f"prune: ON · earlier tool output not summarized"
-                                                         f" yet (next flush){diag}"))
+            self.host.set_status(STATUS_KEY, status_line(f"prune: ON · {REARMED}{diag}"))
             return
         self.host.set_status(STATUS_KEY, status_line(self.status()))
 
