@@ -23,7 +23,7 @@ def test_renders_the_context_block_with_all_three_metrics() -> None:
 
 def test_appends_the_rearmed_line_only_when_rearmed() -> None:
     assert status_block(METRICS, rearmed=True)[-1] == "earlier tool output not summarized yet (next flush)"
-    assert not any(line.startswith("rearmed:") for line in status_block(METRICS, rearmed=False))
+    assert not any(line.startswith("earlier tool output") for line in status_block(METRICS, rearmed=False))
 
 
 def test_omits_the_context_block_entirely_when_metrics_are_unavailable() -> None:
