@@ -78,6 +78,10 @@ async def _status(engine: CondenseEngine, _: str) -> None:
         f"budget:       threshold {c.auto_budget_threshold or 'off'}, turn delta {c.budget_turn_delta or 'off'}",
         f"indexed:      {len(engine.index)} outputs, {len(engine.pending)} batches pending",
     ]
+    skips = engine.flusher.trivial_skips
+    if skips:
+        lines.append(f"last flush:   {skips} {'batch' if skips == 1 else 'batches'} too small to summarize, left as"
+                     " they were")
     lines.append(engine.stats.describe())
     counts = engine.diagnostics.counts()
     lines.append("diagnostics:  " + ", ".join(f"{k} {v}" for k, v in counts.items()))

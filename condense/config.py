@@ -120,7 +120,7 @@ class CondenseConfig(_Table):
         3, description="User turns a recovered output stays verbatim before it can be pruned (0 disables)."
     )
     quiet_oversized_skips: bool = Field(
-        False, description="Hide the notices about skipped oversized, trivial and duplicate batches."
+        False, description="Hide the notices about skipped oversized and duplicate batches."
     )
     summarizer_idle_timeout_ms: Count = Field(
         20000, description="Abandon a summarizer call silent for this long, in ms (0 disables)."

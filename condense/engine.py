@@ -34,7 +34,7 @@ from condense.host import Host
 from condense.index import ToolCallIndexer
 from condense.measure import estimate_from_chars
 from condense.messages import tool_calls
-from condense.metrics import ContextMetrics, MetricsScan, compute_context_metrics
+from condense.metrics import REARMED, ContextMetrics, MetricsScan, compute_context_metrics
 from condense.protect import is_protected
 from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_NAME, QUERY_TOOL_PARAMETERS, run_query
 from condense.records import FLUSH_METRICS, SUMMARY, Batch, SummaryRef
@@ -142,7 +142,10 @@ class CondenseEngine:
         self.rebuild()
 
     def on_session_tree(self) -> None:
+        """A branch change: rebuild, then measure the new branch so the figures show at once."""
         self.rebuild()
+        if self.config.enabled and len(self.index):
+            self.render(list(self._branch.of(self.host.branch()).messages))
 
     def _probe_rearm(self) -> bool:
         """Work left pending by a reload must still be able to trigger a flush without new results."""
@@ -389,13 +392,18 @@ class CondenseEngine:
         self._saved_at_reply = self._saved()
         self.update_status()
 
-    def _reads_now(self) -> int | None:
+    def reads_now(self) -> int | None:
         """What the next request carries, in the host's tokens: its context figure less what pruning took
-        out since the request that figure was reported for."""
+        out since the request that figure was reported for (None with pruning off or no figure). A host
+        shows it as its context figure, which otherwise stays at the last reply's until the next one."""
         usage = self.host.context_usage()
-        if usage is None or usage.tokens is None:
+        if not self.config.enabled or usage is None or usage.tokens is None:
             return None
-        return usage.tokens - (self._saved() - (self._saved_at_reply or 0))
+        reads = usage.tokens - (self._saved() - (self._saved_at_reply or 0))
+        reclaim = self.stats.live_reclaim()
+        if reads < 0 and reclaim is not None:  # the host counts fewer tokens than we took out (its count is
+            return reclaim.after_chars // 4  # an estimate of another kind): our own measure of what is left
+        return reads
 
     def _render_options(self) -> RenderOptions:
         """The options of a render, the same object while nothing they hold has changed."""
@@ -424,7 +432,7 @@ class CondenseEngine:
 
     def status(self) -> str:
         return status_text(self.config.enabled, self.stats.live_reclaim(), self.diagnostics.counts(),
-                           self._reads_now())
+                           self.reads_now())
 
     def update_status(self) -> None:
         if not self.config.show_prune_status_line:
@@ -434,8 +442,8 @@ class CondenseEngine:
         if self.config.enabled and self.pending and not self.flushing:
             self.host.set_status(STATUS_KEY, status_line(f"prune: {len(self.pending)} pending{diag}"))
             return
-        if self.config.enabled and self.rearmed and not self.pending:
-            self.host.set_status(STATUS_KEY, status_line(f"prune: recovered pending (reload){diag}"))
+        if self.config.enabled and self.rearmed and not self.pending:  # found on load, none captured since
+            self.host.set_status(STATUS_KEY, status_line(f"prune: ON · {REARMED}{diag}"))
             return
         self.host.set_status(STATUS_KEY, status_line(self.status()))
 

@@ -63,6 +63,7 @@ class Flusher:
         self._config = config_source
         self.frontier: Frontier | None = None
         self._turns = TurnScan()
+        self.trivial_skips = 0  # batches of the last flush too small to summarise: for /pruner status only
         self.batch_filter: Callable[[Batch], bool] | None = None  # a simulation's restriction of what flushes
 
     # ----- collecting -------------------------------------------------------------------------
@@ -193,10 +194,12 @@ class Flusher:
         return result
 
     def _notices(self, result: FlushResult, outcomes: list[str]) -> None:
+        """Toasts for what a user may wonder about; batches too small to summarise are routine, and only
+        `/pruner status` counts them."""
+        self.trivial_skips = outcomes.count("skipped-trivial")
         if self._config().quiet_oversized_skips:
             return
         for outcome, text in (("skipped-oversized", "a summary came out larger than its outputs: kept the outputs"),
-                              ("skipped-trivial", "batches too small to be worth a summary were left as they are"),
                               ("skipped-deduped", "outputs identical to earlier ones now point at those")):
             count = outcomes.count(outcome)
             if count:

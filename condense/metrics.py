@@ -28,6 +28,9 @@ from condense.messages import tool_calls
 from condense.occurrence import bare_id, message_key
 from condense.stats import format_compact_count
 
+# Work a reload found on the branch, outside the pending count: said the same in the footer and the status.
+REARMED = "earlier tool output not summarized yet (next flush)"
+
 IsSummarized = Callable[[str], bool]
 IsProtected = Callable[[str, dict[str, Any]], bool]
 
@@ -208,7 +211,8 @@ def compute_context_metrics(branch_entries: list[dict[str, Any]], frontier: Fron
 
 def status_block(metrics: ContextMetrics | None, rearmed: bool) -> list[str]:
     """The `--- context ---` lines of `/pruner status` (none when metrics are unavailable), then
-    `rearmed:      yes` when a reload found pending work; that line does not depend on the metrics."""
+    a line saying so when a reload found tool output not summarized yet (it is not in the pending count);
+    that line does not depend on the metrics."""
     lines = []
     if metrics is not None:
         lines += [
@@ -218,5 +222,5 @@ def status_block(metrics: ContextMetrics | None, rearmed: bool) -> list[str]:
             f"frontier gap: {format_compact_count(metrics.frontier_gap_tokens)} tokens",
         ]
     if rearmed:
-        lines.append("rearmed:      yes")
+        lines.append(REARMED)
     return lines

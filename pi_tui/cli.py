@@ -260,7 +260,8 @@ def cmd_print(args: argparse.Namespace) -> int:
 
     settings = _load_settings()
     options = LaunchOptions(model=args.model, base_url=args.base_url, session=args.session,
-                            continue_recent=args.continue_recent, launch_dir=Path(os.getcwd()))
+                            continue_recent=args.continue_recent, launch_dir=Path(os.getcwd()),
+                            demo_forks_sessions=False)
     runtime = build_runtime(options, settings)
     for notice in runtime.notices:
         print(f"pi-tui: {notice}", file=sys.stderr)

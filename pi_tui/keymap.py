@@ -143,20 +143,30 @@ def read_escape_enter_as_alt_enter() -> None:
     XTermParser._sequence_to_key_events = with_escape_enter  # type: ignore[method-assign]
 
 
+KEYS_COLUMN = 16  # where descriptions start: the table fits the 66 columns the overlay has at 80
+
+
+def _binding_lines(keys: str, what: str, name: str) -> list[str]:
+    """A binding as rows of the `/hotkeys` table: keys (on a row of their own when too long for their
+    column), what they do, and the id under it."""
+    head = "  " + keys.replace(",", ", ")
+    lines = [head] if len(head) >= KEYS_COLUMN - 1 else []
+    first = " " * KEYS_COLUMN if lines else f"{head:<{KEYS_COLUMN}}"
+    return [*lines, first + what, " " * KEYS_COLUMN + f"id {name}"]
+
+
 def hotkeys_text(keymap: dict[str, str]) -> str:
-    """The `/hotkeys` listing: one aligned table (keys, what they do, the id to remap them by), a heading
-    per group, the user's remapped keys where they set any."""
+    """The `/hotkeys` listing: keys, what they do and the id to remap them by, a heading per group, the
+    user's remapped keys where they set any. Narrow enough for an 80-column terminal."""
     keymap, _ = check_keymap(keymap)
-    rows = {group: [(keymap.get(b.id or "", b.key), b.description, b.id or "") for b in bindings]
-            for group, bindings in GROUPS.items()}
-    every = [row for group_rows in rows.values() for row in group_rows]
-    keys_width = max(len(keys) for keys, _, _ in every) + 3
-    what_width = max(len(what) for _, what, _ in every) + 3
-    lines = [f"{'keys':<{keys_width}}{'what it does':<{what_width}}id (remap it in settings.toml)"]
-    for group, group_rows in rows.items():
+    lines = [f"{'keys':<{KEYS_COLUMN}}what they do, and the id that remaps them"]
+    for group, bindings in GROUPS.items():
         lines += ["", group]
-        lines += [f"  {keys:<{keys_width - 2}}{what:<{what_width}}{name}" for keys, what, name in group_rows]
-    lines += ["", "Editor text: / commands, @ file paths (Tab completes), !cmd runs a shell command into the context,",
-              "!!cmd runs one without adding it to the context.", "",
-              'Remap a key in settings.toml: [keymap] then "editor.submit" = "ctrl+j".']
+        for b in bindings:
+            lines += _binding_lines(keymap.get(b.id or "", b.key), b.description, b.id or "")
+    lines += ["", "Editor text: / commands, @ file paths (Tab completes),",
+              "!cmd runs a shell command into the context, !!cmd runs one",
+              "without adding it.", "",
+              'Remap a key in settings.toml: [keymap], then a line like',
+              '"editor.submit" = "ctrl+j".']
     return "\n".join(lines)

@@ -18,3 +18,6 @@ class LaunchOptions:
     session: str | None = None
     continue_recent: bool = False
     launch_dir: Path = field(default_factory=lambda: Path(os.getcwd()))
+    # The TUI's demo continues a session it did not create in a copy; print mode, a scripting interface,
+    # writes where `--session` says (the reliability suite drives session writes through it).
+    demo_forks_sessions: bool = True

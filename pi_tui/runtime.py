@@ -17,6 +17,7 @@ from pi_tui.agent.loop import AgentConfig, RetryPolicy
 from pi_tui.agent.system_prompt import build_system_prompt
 from pi_tui.ai.models import choose_model
 from pi_tui.ai.types import ModelClient, ModelSpec
+from pi_tui.demo.project import is_demo_copy
 from pi_tui.errors import UserError
 from pi_tui.launch import LaunchOptions
 from pi_tui.paths import sessions_dir_for
@@ -36,6 +37,8 @@ class Runtime:
 
 
 DEMO_SPILL_THRESHOLD = 32 * 1024  # the demo's 46 KB report then shows the spill path
+# What the demo's engine runs with instead of the file's `[condense]`, in memory only.
+DEMO_CONDENSE: dict[str, object] = {"spill_threshold": DEMO_SPILL_THRESHOLD, "summarizer_model": "extractive"}
 
 
 def client_for(model: ModelSpec) -> ModelClient:
@@ -79,7 +82,7 @@ def _work_dir(model: ModelSpec, session: Session | None, options: LaunchOptions,
     it starts in and whatever session it opens (a session recorded in the user's project included)."""
     if model.provider != "demo":
         return options.launch_dir
-    from pi_tui.demo.project import is_demo_copy, prepare_demo_project
+    from pi_tui.demo.project import prepare_demo_project
 
     if session is not None and session.entries and is_demo_copy(Path(session.cwd)):
         return Path(session.cwd)
@@ -87,6 +90,25 @@ def _work_dir(model: ModelSpec, session: Session | None, options: LaunchOptions,
     folder = prepare_demo_project()
     notices.append("demo: working on a copy of the sample project, never on your files")
     return folder
+
+
+def _made_by_demo(session: Session) -> bool:
+    """A session the demo wrote: in a demo copy, or with no model but the demo's (Pi never records it)."""
+    if is_demo_copy(Path(session.cwd)):
+        return True
+    models = {e.get("provider") for e in session.entries if e.get("type") == "model_change"}
+    models |= {e["message"].get("provider") for e in session.entries
+               if e.get("type") == "message" and e["message"].get("role") == "assistant"}
+    return models == {"demo"}
+
+
+def _keep_users_session(session: Session, cwd: Path, options: LaunchOptions, notices: list[str]) -> None:
+    """The demo never writes a session file it did not create: it continues someone else's in a copy."""
+    if not session.entries or _made_by_demo(session):
+        return
+    original = session.fork_into(sessions_dir_for(options.launch_dir), cwd)
+    name = original.name if original is not None else "the session"
+    notices.append(f"demo: continuing {name} in a new session file; the demo never writes the original")
 
 
 def retry_policy(retry: RetrySettings) -> RetryPolicy:
@@ -98,8 +120,7 @@ def condense_config_for(model: ModelSpec, settings: Settings) -> CondenseConfig:
     if model.provider != "demo":
         return settings.condense
     # in memory only: the saver writes what a command changed, never these
-    return settings.condense.model_copy(
-        update={"spill_threshold": DEMO_SPILL_THRESHOLD, "summarizer_model": "extractive"})
+    return settings.condense.model_copy(update=DEMO_CONDENSE)
 
 
 def apply_settings(runtime: Runtime, settings: Settings) -> None:
@@ -124,6 +145,8 @@ def build_runtime(options: LaunchOptions, settings: Settings, ui: HostUI | None 
     cwd = _work_dir(model, session, options, notices)
     if session is None:
         session = Session.create(cwd, sessions_dir_for(options.launch_dir))
+    elif model.provider == "demo" and options.demo_forks_sessions:
+        _keep_users_session(session, cwd, options, notices)
     if not session.entries:
         session.header["cwd"] = str(cwd)
         session.append_model_change(model.provider, model.id)

@@ -23,7 +23,7 @@ from pi_tui.ai.models import DEMO_REF, PROVIDERS, available_providers, missing_k
 from pi_tui.errors import UserError
 from pi_tui.keymap import hotkeys_text
 from pi_tui.paths import sessions_dir_for
-from pi_tui.runtime import LaunchOptions, Runtime, build_runtime
+from pi_tui.runtime import DEMO_CONDENSE, LaunchOptions, Runtime, build_runtime
 from pi_tui.screens.form import SettingsFormScreen, field_specs
 from pi_tui.screens.picker import Choice, PickerScreen
 from pi_tui.screens.pruner_tree import PrunerTreeScreen
@@ -243,15 +243,21 @@ class AppCommands:
             roles[str(kind)] = roles.get(str(kind), 0) + 1
         totals = UsageTotals.of_entries(session.entries)
         counts = ", ".join(f"{count} {role}" for role, count in sorted(roles.items())) or "none yet"
+        saved = session.path is not None and session.is_persisted
         lines = [f"session: {session.name or '(unnamed)'}",
-                 f"file:    {session.path if session.path and session.is_persisted else '(not saved yet)'}",
+                 f"file:    {session.path if saved else '(none yet: written with the first reply)'}",
                  f"id:      {session.session_id}",
-                 f"entries: {len(session.entries)} in the file, "
+                 f"entries: {len(session.entries)} in the {'file' if saved else 'session'}, "
                  f"{len(session.branch_entries())} on this branch",
                  f"messages on this branch: {counts}",
                  f"tokens:  {totals.text() or '0'}",
-                 f"model:   {self.runtime.host.config.model.ref}"]
+                 f"model:   {self._model_name()}"]
         await self._note("\n".join(lines))
+
+    def _model_name(self) -> str:
+        """The model as a person names it: `demo`, not the demo's provider/id."""
+        model = self.runtime.host.config.model
+        return DEMO_REF if model.provider == "demo" else model.ref
 
     async def name(self, args: str) -> None:
         session = self.runtime.host.session
@@ -301,7 +307,7 @@ class AppCommands:
             return True, None
         answer = await self.app.push_screen_wait(PickerScreen("Summarise the branch you are leaving?", [
             Choice("none", "No summary", "switch at once"),
-            Choice("summarize", "Summarize", f"{host.config.model.ref} writes what the branch did"),
+            Choice("summarize", "Summarize", f"{self._model_name()} writes what the branch did"),
             Choice("focus", "Summarize with a focus", "say what the summary should dwell on")]))
         if answer not in ("summarize", "focus"):
             return answer == "none", None
@@ -395,9 +401,13 @@ class AppCommands:
             engine.set_config(config)
             return None
 
+        title = "Pruning settings ([condense] in settings.toml)"
+        if self.runtime.model.provider == "demo":
+            overrides = ", ".join(f"{key} {value}" for key, value in DEMO_CONDENSE.items())
+            title += f"\nthe demo uses {overrides}"  # in memory, while it runs
+        # the file's values, not the engine's: those are the demo's while it runs
         self.app.push_screen(SettingsFormScreen(
-            "Pruning settings ([condense] in settings.toml)", field_specs(CondenseConfig),
-            lambda: engine.config.model_dump(mode="json"), change))
+            title, field_specs(CondenseConfig), lambda: self.app.settings.condense.model_dump(mode="json"), change))
 
     async def flush_now(self) -> None:
         """`/pruner now` with live rows above the editor, one per batch."""

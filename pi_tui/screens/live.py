@@ -9,6 +9,7 @@ directly; they await mounts so a streamed delta never arrives before its widget 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from condense.messages import content_text
@@ -81,6 +82,9 @@ class LiveView:
         host = self.host
         model = host.config.model
         usage = host.context_usage()
+        reads = self.engine.reads_now()  # after a flush, what the next request carries: the pruner's figure
+        if reads is not None:
+            usage = replace(usage, tokens=reads)
         providers = available_providers()
         label = f"({model.provider}) {model.id}" if len(providers) > 1 else model.id
         thinking = None

@@ -2,15 +2,17 @@
 
 One line per entry in a line-based list, so a session of thousands of entries opens at once. A chain of
 entries stays at one indentation; a branch point opens one `├─`/`└─` arm per child. Roots and the first
-entries of arms fold (`⊟` open, `⊞` folded); `•` marks the current branch and `← active` its leaf;
+entries of arms fold (`⊟` open, `⊞` folded); `•` marks the current branch and a leading `▶` its leaf;
 labels show inline as `[label]`. By default settings changes, labels and extension records are left
 out (Ctrl+O shows everything, Ctrl+U only user messages); a hidden entry's children hang on its nearest
-shown ancestor. Typing searches (the rows whose text or label holds what was typed; Backspace
-erases). Choosing an entry dismisses with its id; what that means is the caller's (`/tree`).
+shown ancestor. Typing searches (the rows whose whole entry, tool calls and arguments included, or label
+holds what was typed; Backspace erases). Choosing an entry dismisses with its id; what that means is
+the caller's (`/tree`).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -23,7 +25,7 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from condense.messages import content_text
+from condense.messages import content_text, tool_calls
 from pi_tui import keymap
 from pi_tui.screens.form import inline_markdown
 from pi_tui.session.store import Session
@@ -88,6 +90,19 @@ def describe(entry: dict[str, Any]) -> tuple[str, str]:
     if kind == "session_info":
         return f"[name: {entry.get('name')}]", "$muted"
     return f"[{entry.get('customType') or kind}]", "$muted"
+
+
+def search_text(entry: dict[str, Any]) -> str:
+    """What a search looks in: the entry's whole text (past the shortened line), its tool calls' names and
+    arguments, a result's tool name, a shell command."""
+    message = entry.get("message") if entry.get("type") == "message" else None
+    if not isinstance(message, dict):
+        return " ".join(str(entry.get(key) or "") for key in ("customType", "summary", "name", "label")) + (
+            " " + content_text(entry.get("content") or ""))
+    calls = [f"{call.get('name', '')} {json.dumps(call.get('arguments'), ensure_ascii=False)}"
+             for call in tool_calls(message)]
+    fields = [str(message.get(key) or "") for key in ("toolName", "command")]
+    return " ".join([content_text(message.get("content") or ""), *calls, *fields])
 
 
 def is_user_message(entry: dict[str, Any]) -> bool:
@@ -161,10 +176,12 @@ def _arms(ids: list[str], prefix: str) -> list[tuple[str, str, str, bool]]:
 
 
 def row_content(row: Row) -> Content:
+    # The leaf's mark leads its row: at the end, a long line's cut-off would hide it.
+    leaf = ("▶ ", "bold $success") if row.active else ("  ", "")
     fold = ("⊞ " if row.folded else "⊟ ") if row.foldable else "  "  # a slot on every row keeps them aligned
     return Content.assemble(
-        (row.prefix + fold, "$muted"), ("• " if row.on_path else "", "$success"), inline_markdown(row.text, row.style),
-        (f" [{row.label}]" if row.label else "", "$warning"), ("  ← active" if row.active else "", "bold $success"))
+        leaf, (row.prefix + fold, "$muted"), ("• " if row.on_path else "", "$success"),
+        inline_markdown(row.text, row.style), (f" [{row.label}]" if row.label else "", "$warning"))
 
 
 class SessionTreeScreen(ModalScreen[str | None]):
@@ -189,6 +206,7 @@ class SessionTreeScreen(ModalScreen[str | None]):
         self.folded: set[str] = set()
         self.rows: list[Row] = []
         self.search = ""
+        self._search_texts: dict[str, str] = {}
         self.list = OptionList(id="tree-rows")
         self.title_line = Static("", classes="tree-title")
         self.search_line = Static("", id="tree-search")
@@ -198,8 +216,8 @@ class SessionTreeScreen(ModalScreen[str | None]):
             yield self.title_line
             yield self.search_line
             yield self.list
-            yield Static(Content("↑↓ move · ←→ page · Ctrl+←→ fold/unfold · Ctrl+U user only · Ctrl+O all"
-                                 " · Enter continue from there · Esc close"), classes="tree-hint")
+            yield Static(Content("▶ current leaf · ↑↓ move · ←→ page · Ctrl+←→ fold/unfold · Ctrl+U user only"
+                                 " · Ctrl+O all · Enter continue from there · Esc close"), classes="tree-hint")
 
     def on_mount(self) -> None:
         self.fill(keep=self.session.leaf_id)
@@ -210,7 +228,7 @@ class SessionTreeScreen(ModalScreen[str | None]):
         self.rows = tree_rows(self.session, self.folded, self.mode)
         if self.search:
             needle = self.search.lower()
-            self.rows = [row for row in self.rows if needle in f"{row.text} {row.label or ''}".lower()]
+            self.rows = [row for row in self.rows if needle in self._haystack(row)]
         self.search_line.update(Content(f"search: {self.search}▏" if self.search else "type to search"))
         self.list.clear_options()
         self.list.add_options([Option(row_content(row), id=row.entry_id) for row in self.rows])
@@ -222,6 +240,13 @@ class SessionTreeScreen(ModalScreen[str | None]):
             self.list.highlighted = ids.index(keep)
         elif self.rows:
             self.list.highlighted = next((i for i, row in enumerate(self.rows) if row.active), len(ids) - 1)
+
+    def _haystack(self, row: Row) -> str:
+        """The lowercased text a search matches against, made once per entry (results can be megabytes)."""
+        if row.entry_id not in self._search_texts:
+            entry = self.session.by_id[row.entry_id]
+            self._search_texts[row.entry_id] = f"{row.text} {row.label or ''} {search_text(entry)}".lower()
+        return self._search_texts[row.entry_id]
 
     @property
     def current(self) -> Row | None:

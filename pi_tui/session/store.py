@@ -538,6 +538,23 @@ class Session:
             raise self.write_error from exc
         self.on_write_error(self.write_error)
 
+    def fork_into(self, directory: Path, cwd: str | os.PathLike[str]) -> Path | None:
+        """Continue this session in a new file under `directory`, as Pi's fork does: a new id, the same
+        entries, `parentSession` naming the original, which is never written again. The copy appears
+        with the next write; returns the original's path."""
+        original = self.path
+        session_id, iso = str(uuid.uuid4()), now_iso()
+        self.header = {"type": "session", "version": CURRENT_VERSION, "id": session_id, "timestamp": iso,
+                       "cwd": str(cwd)}
+        if original is not None:
+            self.header["parentSession"] = os.path.abspath(original)
+        self.path = new_session_path(directory, session_id, iso)
+        self._on_disk = False
+        self._needs_rewrite = False
+        self._seen = None
+        self._unsaved = list(self.entries)
+        return original
+
     def save_as(self, path: str | os.PathLike[str]) -> None:
         """Write the whole session, as version 3, to a new file (used by replay and conversions)."""
         self.header["version"] = CURRENT_VERSION

@@ -65,7 +65,8 @@ class Settings(_Table):
                                       "thinking away (Ctrl+T shows it).")
     theme: str = Field("dark", description="Colour theme: `dark`, `light`, or one of yours in "
                        "`~/.pi-tui/themes/` (see `/theme`).")
-    quiet_startup: bool = Field(False, description="Pi's setting, kept for Pi: pi-tui ignores it.")
+    quiet_startup: bool = Field(
+        False, description="Leave out the first screen's header (model, folder, session, how to get help).")
     steering_mode: QueueMode = Field(
         "one-at-a-time", description="Messages typed while the agent works: delivered **one at a time**, "
         "or **all** at the next turn.")

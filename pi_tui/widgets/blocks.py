@@ -214,22 +214,48 @@ class BashBlock(Foldable):
         return Content("\n").join([Content.assemble(*parts), *body])
 
 
-class SummaryTextBlock(Foldable):
-    """A compaction or branch summary from the session: a label, the summary when unfolded."""
+class SummaryTextBlock(Vertical):
+    """A compaction or branch summary from the session: a label, the summary when unfolded, rendered as
+    the Markdown it is written in (`## Goal`, lists)."""
 
     DEFAULT_CSS = """
-    SummaryTextBlock { background: $custom-message-bg; padding: 0 1; margin-top: 1; }
+    SummaryTextBlock { height: auto; background: $custom-message-bg; padding: 0 1; margin-top: 1; }
+    SummaryTextBlock > .summary-header { color: $custom-message-label; }
+    SummaryTextBlock > Markdown { background: transparent; margin: 0; padding: 0; }
     """
 
-    def render_block(self) -> Content:
-        message = self.item.message
+    def __init__(self, item: Item, expanded: bool = False) -> None:
+        super().__init__()
+        self.item = item
+        self.expanded = expanded
+        self.header = Static(self._header(), classes="summary-header")
+
+    def _header(self) -> Content:
         if self.item.kind == "compaction":
-            before = message.get("tokensBefore", "?")
+            before = self.item.message.get("tokensBefore", "?")
             label = f"compaction: earlier conversation summarised ({before} tokens before)"
         else:
             label = "branch summary: what the abandoned branch did"
-        arrow = "▾" if self.expanded else "▸"
-        head = Content.styled(f"{arrow} {label}", "$custom-message-label")
-        if not self.expanded:
-            return head
-        return Content("\n").join([head, Content(str(message.get("summary", "")).rstrip())])
+        return Content(f"{'▾' if self.expanded else '▸'} {label}")
+
+    @property
+    def body(self) -> str:
+        return str(self.item.message.get("summary", "")).rstrip()
+
+    def compose(self) -> Any:
+        yield self.header
+        if self.expanded:
+            yield markdown(self.body)
+
+    def set_expanded(self, expanded: bool) -> None:
+        if expanded == self.expanded:
+            return
+        self.expanded = expanded
+        self.header.update(self._header())
+        if expanded:
+            self.mount(markdown(self.body))
+        else:
+            self.query("Markdown").remove()
+
+    def on_click(self) -> None:
+        self.set_expanded(not self.expanded)

@@ -3,7 +3,8 @@
 Line 1: the working folder (home as `~`), its git branch, the session's name.
 Line 2: token and cost totals over every assistant message in the session file (all branches), the
 context window in use (warning colour past 70%, error past 90%), and on the right the model and its
-thinking level. Line 3: the status texts extensions set (condense's `│ prune: ON · ...`), by key.
+thinking level. Line 3: the status texts extensions set (condense's `prune: ON · ...`), by key, with
+`│` between them.
 """
 
 from __future__ import annotations
@@ -140,8 +141,10 @@ class PiFooter(Widget):
         right = Content.styled(right_text, "$muted")
         gap = max(2, width - left.cell_length - right.cell_length)
         lines = [Content.styled(where, "$dim"), Content.assemble(left, " " * gap, right)]
-        texts = [_one_line(state.statuses[key]) for key in sorted(state.statuses)]
-        statuses = " ".join(text for text in texts if text)
+        # Pi's statuses lead with a bar to part them on its shared line; on a line of their own that bar
+        # would stand alone at the start: the bars go between them only.
+        texts = [_one_line(state.statuses[key]).removeprefix("│").strip() for key in sorted(state.statuses)]
+        statuses = " │ ".join(text for text in texts if text)
         if statuses:
             lines.append(Content.styled(statuses, "$muted"))
         return lines

@@ -22,8 +22,8 @@ def test_renders_the_context_block_with_all_three_metrics() -> None:
 
 
 def test_appends_the_rearmed_line_only_when_rearmed() -> None:
-    assert status_block(METRICS, rearmed=True)[-1] == "rearmed:      yes"
-    assert not any(line.startswith("rearmed:") for line in status_block(METRICS, rearmed=False))
+    assert status_block(METRICS, rearmed=True)[-1] == "earlier tool output not summarized yet (next flush)"
+    assert not any(line.startswith("earlier tool output") for line in status_block(METRICS, rearmed=False))
 
 
 def test_omits_the_context_block_entirely_when_metrics_are_unavailable() -> None:
@@ -31,7 +31,7 @@ def test_omits_the_context_block_entirely_when_metrics_are_unavailable() -> None
 
 
 def test_rearmed_is_reported_even_without_metrics() -> None:
-    assert status_block(None, rearmed=True) == ["rearmed:      yes"]
+    assert status_block(None, rearmed=True) == ["earlier tool output not summarized yet (next flush)"]
 
 
 def test_small_counts_read_as_whole_numbers() -> None:

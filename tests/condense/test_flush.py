@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from condense.commands import run_command
 from tests.condense.memory_host import make, stubbed
 
 BIG = "x" * 1500  # over min_batch_chars
@@ -32,7 +33,7 @@ async def test_no_op_render_returns_the_same_list() -> None:
 
 
 async def test_trivial_batch_is_skipped_and_frontier_still_advances() -> None:
-    host, _engine, drive = make()
+    host, engine, drive = make()
     await drive.prompt("go", 100)
     await drive.tool_turn(110, [("c1", "tiny output")])
     await drive.final(200)
@@ -40,6 +41,9 @@ async def test_trivial_batch_is_skipped_and_frontier_still_advances() -> None:
     assert host.custom("context-prune-index") == []
     assert host.custom("context-prune-frontier")[-1]["outcome"] == "skipped-trivial"
     assert host.prompts == [], "no model call for a trivial batch"
+    assert host.notices == [], "routine: no toast"
+    await run_command(engine, "status")
+    assert "last flush:   1 batch too small to summarize, left as they were" in host.notices[-1][1]
     await drive.prompt("again", 300)
     await drive.final(400)
     assert host.custom("context-prune-flush-metrics")[-1]["outcome"] == "empty", "not reconsidered"

@@ -34,3 +34,18 @@ async def test_a_flush_shows_the_saving_at_once_and_the_next_reply_reads_what_th
     engine.update_status()
     figure = FIGURE.fullmatch(host.status["condense"])
     assert figure and figure[1] == "1.2k", host.status  # exactly the context figure
+
+
+async def test_a_host_count_below_the_saving_falls_back_to_the_pruned_texts_own_measure() -> None:
+    host, engine, drive = make({"prune_on": "on-demand"})
+    await drive.prompt("go", 100)
+    await drive.tool_turn(110, [("c1", BIG)])
+    drive.render()
+    await drive.final(200)
+    host.usage = ContextUsage(500, 200_000)  # an estimating host counted less than the output alone
+    await engine.flush("manual")
+    reads = engine.reads_now()
+    reclaim = engine.stats.live_reclaim()
+    assert reclaim is not None and reads == reclaim.after_chars // 4 > 0  # never a negative context
+    figure = FIGURE.fullmatch(host.status["condense"])
+    assert figure and int(figure[1]) == reads, host.status

@@ -47,12 +47,12 @@ async def test_rearms_the_turn_end_budget_gate_after_a_reload_so_recovered_pendi
         "trigger": "message-end", "outcome": "empty", "capturedBatches": 0, "processedBatches": 0}
 
 
-async def test_agent_end_shows_recovered_pending_reload_when_rearmed_but_the_in_memory_queue_is_empty() -> None:
+async def test_agent_end_says_earlier_output_awaits_a_flush_when_rearmed_but_the_in_memory_queue_is_empty() -> None:
     host, engine, _ = make(SETTINGS)
     branch_with_unflushed_result(host)
     engine.on_session_start()
     engine.on_agent_end()
-    assert host.status["condense"] == "│ prune: recovered pending (reload)"
+    assert host.status["condense"] == "│ prune: ON · earlier tool output not summarized yet (next flush)"
 
 
 async def test_reports_a_rescan_failure_and_leaves_rearmed_pending_false_without_failing_session_start(

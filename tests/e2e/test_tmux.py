@@ -84,7 +84,7 @@ def test_prompt_reply_pruner_tree_and_quit_in_a_real_terminal(pane: Pane) -> Non
     pane.keys("fix the failing test", "Enter")
     # the status line reads `prune: summarizing…` until the flush is done, later on a busy machine: wait
     # for the whole end state, never assert a part of it the moment another part shows
-    reply = pane.wait_for(lambda s: "(demo task 1/6 done)" in s and "[pruner] Turn" in s and "│ prune: ON" in s,
+    reply = pane.wait_for(lambda s: "(demo task 1/6 done)" in s and "[pruner] Turn" in s and "prune: ON" in s,
                           "the finished reply, a pruner summary and the pruner idle again")
     assert "the suite is green again" in reply
     assert "● bash python3 -m unittest  ok" in reply
@@ -110,7 +110,7 @@ def test_the_view_follows_a_command_that_only_shows_a_toast(tmp_path: Path) -> N
     try:
         pane.wait_for(lambda s: "Ask anything" in s and "990 messages" in s, "the session loaded")
         pane.keys("hello", "Enter")
-        pane.wait_for(lambda s: "(demo task 1/6 done)" in s and "[pruner] Turn" in s and "│ prune: ON" in s,
+        pane.wait_for(lambda s: "(demo task 1/6 done)" in s and "[pruner] Turn" in s and "prune: ON" in s,
                       "the finished reply and its pruner summary")
         pane.keys("PageUp")
         pane.wait_for(lambda s: "[pruner] Turn" not in s, "the view scrolled up")

@@ -7,6 +7,7 @@ import json
 import tomllib
 
 from pi_tui.ai import litellm_client
+from pi_tui.keymap import KEYS_COLUMN
 from pi_tui.paths import settings_file
 from pi_tui.screens.form import SettingsFormScreen
 from pi_tui.screens.picker import PickerScreen
@@ -32,6 +33,17 @@ async def test_session_shows_file_id_and_counts(make_app, fixed_session, send, w
         assert f"file:    {path}" in text
         assert "id:      5e55a0d1-0000-4000-8000-000000000001" in text
         assert "3 assistant" in text and "3 toolResult" in text and "1 context-prune-summary" in text
+
+
+async def test_session_of_a_new_demo_session_reads_plainly(make_app, send, wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait(pilot)
+        await send(pilot, "/session")
+        text = str(list(app.main.transcript.query(NoteBlock))[-1].content)
+        assert "file:    (none yet: written with the first reply)" in text
+        assert "entries: 2 in the session, 2 on this branch" in text  # no file holds them yet
+        assert "model:   demo" in text.splitlines()
 
 
 async def test_name_names_the_session_and_the_footer_shows_it(make_app, send, wait) -> None:
@@ -191,10 +203,10 @@ async def test_hotkeys_lists_every_binding_with_its_id(make_app, send, wait) -> 
         await send(pilot, "/hotkeys", opens=TextViewScreen)
         assert isinstance(app.screen, TextViewScreen)
         rows = app.screen.text.splitlines()
-        follow_up = next(row for row in rows if row.endswith("editor.follow-up"))
+        follow_up = rows[rows.index(" " * KEYS_COLUMN + "id editor.follow-up") - 1]  # the id under its keys
         assert follow_up.split()[0] == "alt+enter" and "`" not in app.screen.text and "|" not in app.screen.text
-        bindings = [row for row in rows if row.startswith("  ")]
-        assert len({len(row) - len(row.split()[-1]) for row in bindings}) == 1  # one aligned id column
+        described = [row for row in rows if row.startswith("  ") and row[KEYS_COLUMN - 1] == " "]
+        assert all(row[KEYS_COLUMN] != " " for row in described)  # one aligned column: what, then the id
 
 
 async def test_bare_pruner_opens_a_picker_of_its_subcommands(make_app, send, wait) -> None:

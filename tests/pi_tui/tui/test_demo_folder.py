@@ -3,12 +3,17 @@ session or folder it starts with, and the footer says which folder that is."""
 
 from __future__ import annotations
 
+import json
+import shutil
+import stat
 from pathlib import Path
 
 from pi_tui.demo.project import PROJECT_NAME, is_demo_copy
 from pi_tui.runtime import LaunchOptions, build_runtime
 from pi_tui.settings import load_settings
 from pi_tui.widgets.footer import display_path
+from tests.conftest import corpus_path
+from tests.pi_tui.tui.conftest import screen_text, until
 
 
 def files_in(folder: Path) -> set[str]:
@@ -40,3 +45,23 @@ def test_a_demo_session_resumes_in_its_own_copy(tmp_path: Path) -> None:
     again = build_runtime(LaunchOptions(model="demo", session=str(first.host.session.path),
                                         launch_dir=tmp_path), settings)
     assert again.host.cwd == first.host.cwd
+
+
+async def test_the_demo_continues_a_recorded_session_in_a_copy_and_never_writes_it(
+        make_app, send, tmp_path: Path, isolated_home: Path) -> None:
+    original = tmp_path / "recorded.jsonl"
+    shutil.copy(corpus_path("pi-compaction-check.jsonl"), original)
+    original.chmod(0o640)
+    before = original.read_bytes()
+    app = make_app(session=original)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: "recorded.jsonl in a new session file" in screen_text(app))
+        await send(pilot, "fix the failing test")
+        fork = app.runtime.host.session.path
+    assert original.read_bytes() == before and stat.S_IMODE(original.stat().st_mode) == 0o640
+    assert not list(tmp_path.glob("recorded.jsonl.*"))  # no migration backup: the file was never migrated
+    assert fork is not None and fork.is_relative_to(isolated_home)
+    lines = fork.read_text("utf-8").splitlines()
+    header = json.loads(lines[0])
+    assert header["parentSession"] == str(original) and header["version"] == 3
+    assert len(lines) > len(before.splitlines())  # the recorded entries, then the demo's task

@@ -14,6 +14,7 @@ from textual.widgets import Markdown
 
 from condense.config import CondenseConfig
 from pi_tui.paths import settings_file
+from pi_tui.runtime import DEMO_SPILL_THRESHOLD
 from pi_tui.screens.form import SettingsFormScreen
 from pi_tui.screens.pruner_tree import PrunerTreeScreen
 from pi_tui.screens.text_view import TextViewScreen
@@ -23,7 +24,7 @@ from pi_tui.widgets.assistant import AssistantBlock
 from pi_tui.widgets.blocks import SummaryBlock
 from pi_tui.widgets.tool_card import ToolCard
 
-RECLAIM = re.compile(r"│ prune: ON · reads [\d.]+[kM]? · saves [\d.]+[kM]? \(-\d+%\)")
+RECLAIM = re.compile(r"prune: ON · reads [\d.]+[kM]? · saves [\d.]+[kM]? \(-\d+%\)")
 
 
 def cards(app) -> list[ToolCard]:
@@ -49,14 +50,14 @@ async def test_a_prompt_plays_a_task_with_cards_a_streamed_reply_and_a_flush(mak
         assert "the suite is green again" in replies[-1].source
         summaries = list(app.main.transcript.query(SummaryBlock))
         assert summaries and summaries[0].header.content.plain.startswith("▸ [pruner] Turn ")
-        assert RECLAIM.fullmatch(app.bridge.statuses["condense"])  # measured as soon as the flush ends
-        assert RECLAIM.search(app.main.footer.lines(118)[-1].plain)
+        assert RECLAIM.search(app.bridge.statuses["condense"])  # measured as soon as the flush ends
+        assert RECLAIM.fullmatch(app.main.footer.lines(118)[-1].plain)  # no bar leads the line
         assert any(card.mark.startswith("summarized t") for card in cards(app))
         assert not app.main.status.working.display
 
         await send(pilot, "next task please")
-        assert RECLAIM.fullmatch(app.bridge.statuses["condense"]), app.bridge.statuses
-        assert RECLAIM.search(app.main.footer.lines(118)[-1].plain)
+        assert RECLAIM.search(app.bridge.statuses["condense"]), app.bridge.statuses
+        assert RECLAIM.fullmatch(app.main.footer.lines(118)[-1].plain)  # no bar leads the line
 
 
 async def test_pruner_tree_lists_the_calls_and_opens_outputs_and_summaries(make_app, send, wait) -> None:
@@ -119,7 +120,20 @@ async def test_a_setting_changed_in_the_overlay_is_saved_and_shown(make_app, sen
         assert "spill_threshold" not in saved["condense"]  # the demo's in-memory override stays in memory
         assert app.runtime.engine.config.min_batch_chars == 250
         assert app.bridge.statuses["condense"] == "│ prune: OFF"
-        assert "│ prune: OFF" in app.main.footer.lines(118)[-1].plain
+        assert app.main.footer.lines(118)[-1].plain == "prune: OFF"
+
+
+async def test_the_overlay_shows_the_files_values_and_says_what_the_demo_overrides(make_app, send, wait,
+                                                                                   shown) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait(pilot)
+        assert app.runtime.engine.config.spill_threshold == DEMO_SPILL_THRESHOLD  # what the demo runs with
+        await send(pilot, "/pruner settings", opens=SettingsFormScreen)
+        form = app.screen
+        assert form.values["spill_threshold"] == app.settings.condense.spill_threshold != DEMO_SPILL_THRESHOLD
+        assert form.values["summarizer_model"] == app.settings.condense.summarizer_model != "extractive"
+        assert "the demo uses spill_threshold 32768, summarizer_model extractive" in shown(app)
 
 
 async def test_pruner_now_shows_one_row_per_batch_then_clears(make_app, send, wait, wait_for) -> None:

@@ -56,7 +56,7 @@ def test_the_footer_lines() -> None:
     assert first == "~/src/app (main) • fix"
     assert second.startswith("↑1.2k ↓80  42.4%/200k") and second.endswith("claude-sonnet-4-5 • high")
     assert len(second) == 60
-    assert third == "│ prune: 2 pending │ last"
+    assert third == "prune: 2 pending │ last"  # bars between statuses, none leading
     footer.state = FooterState(cwd="/tmp", context_percent=None, context_window=128_000, model="demo")
     assert [line.plain.split()[0] for line in footer.lines(40)] == ["/tmp", "?%/128k"]
 

@@ -32,7 +32,7 @@ async def test_pruner_now_shows_what_the_model_reads_and_saves_at_once(make_app,
         context = app.runtime.host.context_usage().tokens  # the footer's figure, summaries included
         figure = FIGURE.fullmatch(app.bridge.statuses["condense"])
         assert figure, app.bridge.statuses
-        assert figure[0] in app.main.footer.lines(118)[-1].plain
+        assert app.main.footer.lines(118)[-1].plain == figure[0].removeprefix("│ ")
         (reads, reads_off), (saves, saves_off) = tokens(figure[1]), tokens(figure[2])
         assert saves > 0
         # the same tokens as the context figure: the next request carries the context less the saving
@@ -48,3 +48,30 @@ async def test_diagnostic_counters_show_while_work_is_pending(make_app, send, wa
         engine.diagnostics.report("orphan-sweep", "k1", "swept call_9")
         engine.update_status()
         assert re.fullmatch(r"│ prune: \d+ pending · diag o1", app.bridge.statuses["condense"])
+
+
+def footer_context(app) -> float:
+    """The context figure of the footer's second line, in tokens of the 200k window."""
+    percent = re.search(r"(\d+\.\d)%/200k", app.main.footer.lines(118)[1].plain)
+    assert percent, app.main.footer.lines(118)
+    return float(percent[1]) / 100 * 200_000
+
+
+async def test_after_a_flush_the_context_figure_is_what_the_model_reads(make_app, send, wait, wait_for) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await on_demand_task(app, pilot, send, wait)
+        before = footer_context(app)
+        await send(pilot, "/pruner now")
+        figure = FIGURE.fullmatch(app.bridge.statuses["condense"])
+        assert figure, app.bridge.statuses
+        (reads, reads_off), _ = tokens(figure[1]), tokens(figure[2])
+        after = footer_context(app)
+        assert after < before  # the summaries replaced more than they add
+        assert abs(after - reads) <= reads_off + 100  # the footer rounds to 0.1% of 200k
+        # a /tree move (here onto the same point): the branch is measured at once, both figures agree again
+        await app.runtime.host.navigate(app.runtime.host.session.leaf_id)
+        assert FIGURE.fullmatch(app.bridge.statuses["condense"])
+        await wait_for(pilot, lambda: FIGURE.fullmatch(app.bridge.statuses["condense"]) is not None)
+        reads, reads_off = tokens(FIGURE.fullmatch(app.bridge.statuses["condense"])[1])
+        assert abs(footer_context(app) - reads) <= reads_off + 100

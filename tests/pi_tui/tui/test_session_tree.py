@@ -6,9 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.widgets import Markdown
+from textual.widgets._markdown import MarkdownH2
+
 from pi_tui.screens.picker import PickerScreen
 from pi_tui.screens.session_tree import SessionTreeScreen, tree_rows
 from pi_tui.session.store import Session
+from pi_tui.widgets.blocks import SummaryTextBlock
 
 
 def message(role: str, text: str, ts: int) -> dict:
@@ -63,7 +67,7 @@ def highlight(screen: SessionTreeScreen, text: str) -> None:
 
 
 async def test_continuing_from_an_earlier_message_summarises_the_branch_left(make_app, send, wait,
-                                                                             wait_for) -> None:
+                                                                             wait_for, shown) -> None:
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait(pilot)
@@ -87,6 +91,11 @@ async def test_continuing_from_an_earlier_message_summarises_the_branch_left(mak
         assert summary["type"] == "branch_summary" and summary["parentId"] == before  # before the message
         assert summary["summary"].startswith("## Goal\nfix the failing test")
         assert app.runtime.host.agent.messages[0]["role"] == "branchSummary"  # the model reads it next
+        card = app.main.transcript.query_one(SummaryTextBlock)
+        card.set_expanded(True)
+        await wait(pilot)
+        assert card.query_one(Markdown).query(MarkdownH2)  # `## Goal` is a heading, not raw marks
+        assert "## Goal" not in shown(app) and "Goal" in shown(app)
         await send(pilot, "a different start")
         await send(pilot, "/tree", opens=SessionTreeScreen)
         prefixes = [row.prefix for row in app.screen.rows]
@@ -136,3 +145,33 @@ async def test_fold_and_unfold_with_the_keys(make_app, send, wait) -> None:
         assert len(screen.rows) == whole
         await pilot.press("escape")
         assert app.screen is app.main
+
+
+async def test_search_finds_text_past_the_cut_off_and_tool_calls_by_their_arguments(make_app, send, wait,
+                                                                                      tmp_path: Path) -> None:
+    long = "please look at the invoices; " * 4 + "the tests run with python3 -m unittest"
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait(pilot)
+        await send(pilot, long)
+        await send(pilot, "/tree", opens=SessionTreeScreen)
+        screen = app.screen
+        asked = next(row for row in screen.rows if row.text.startswith('user: "please'))
+        assert "unittest" not in asked.text  # past the shortened line
+        await pilot.press(*"unittest")
+        assert asked.entry_id in [row.entry_id for row in screen.rows]
+        calls = [row for row in screen.rows if "→" in row.text]
+        assert calls and all("unittest" not in row.text for row in calls)  # found by the command they ran
+
+
+async def test_the_current_leaf_is_marked_at_80_columns(make_app, send, wait, shown) -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 30)) as pilot:
+        await wait(pilot)
+        await send(pilot, "fix the failing test " + "with a long explanation " * 4)
+        await send(pilot, "/tree", opens=SessionTreeScreen)
+        screen = app.screen
+        leaf = next(row for row in screen.rows if row.active)
+        await pilot.pause()
+        marked = [line for line in shown(app).splitlines() if "▶ " in line and "current leaf" not in line]
+        assert len(marked) == 1 and leaf.text[:20] in marked[0]

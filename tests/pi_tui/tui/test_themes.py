@@ -8,8 +8,9 @@ import pytest
 from textual.color import Color
 from textual.theme import BUILTIN_THEMES
 
-from pi_tui.keymap import APP, EDITOR, GROUPS, hotkeys_text
+from pi_tui.keymap import APP, EDITOR, GROUPS, KEYS_COLUMN, hotkeys_text
 from pi_tui.paths import settings_file
+from pi_tui.screens.text_view import TextViewScreen
 from pi_tui.settings import Settings
 from pi_tui.themes import (
     PI_VARIABLES,
@@ -134,5 +135,16 @@ def test_every_binding_has_a_unique_id_and_hotkeys_show_remaps() -> None:
     assert {b.id for b in APP} >= {"app.abort", "app.expand-tools", "app.toggle-thinking"}
     assert {b.id for b in EDITOR} >= {"editor.submit", "editor.follow-up"}
     listing = hotkeys_text({"editor.submit": "ctrl+j"}).splitlines()
-    row = next(line for line in listing if line.endswith("editor.submit"))
+    row = listing[listing.index(" " * KEYS_COLUMN + "id editor.submit") - 1]
     assert row.split()[0] == "ctrl+j" and "send (steers while the agent works)" in row
+
+
+async def test_hotkeys_fit_an_80_column_terminal(make_app, send, wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 30)) as pilot:
+        await wait(pilot)
+        await send(pilot, "/hotkeys", opens=TextViewScreen)
+        text = app.screen.query_one("#view-text")
+        lines = hotkeys_text({}).splitlines()
+        assert text.virtual_size.height == len(lines)  # no row wraps onto a second line
+        assert "  ctrl+right, alt+right" in lines  # key lists read as lists
