@@ -231,7 +231,7 @@ class SettingsFormScreen(ModalScreen[None]):
             name = Content(spec.path[-1].ljust(NAME_WIDTH - 1) + " ")
             lines.append(Content.assemble(name, shown_value(spec, value_at(self.values, spec.path))))
         if spec.description:
-            lines.append(Content.assemble("  ", inline_markdown(spec.description, "$muted")))
+            lines.append(Content.assemble("  ", inline_markdown(spec.description, "dim")))
         if spec.dotted in self.outcomes:
             error = self.outcomes[spec.dotted]
             lines.append(Content.styled(f"  {error}", "$error") if error
