@@ -19,10 +19,11 @@ if TYPE_CHECKING:
     from condense.config import CondenseConfig
     from condense.engine import CondenseEngine
     from condense.facade import AnthropicCondenser, Condenser, OpenAICondenser
-    from condense.flush import FlushResult
+    from condense.flush import BatchFilter, FlushResult
     from condense.host import CancelSignal, CompletionEvent, ContextUsage, Host
     from condense.litellm_summary import litellm_summarizer
     from condense.local_host import LocalHost, SummaryFunction
+    from condense.summarize import SummaryHook
 
 DISTRIBUTION = "pi-tui"  # condense ships inside pi-tui's distribution
 FALLBACK_VERSION = "0.1.0"
@@ -33,7 +34,7 @@ _HOME = {  # public name -> the module that defines it
     "CondenseEngine": "engine", "AnthropicCondenser": "facade", "Condenser": "facade",
     "OpenAICondenser": "facade", "FlushResult": "flush", "CancelSignal": "host", "CompletionEvent": "host",
     "ContextUsage": "host", "Host": "host", "litellm_summarizer": "litellm_summary", "LocalHost": "local_host",
-    "SummaryFunction": "local_host",
+    "SummaryFunction": "local_host", "BatchFilter": "flush", "SummaryHook": "summarize",
 }
 
 
@@ -64,6 +65,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "AnthropicCondenser",
+    "BatchFilter",
     "CancelSignal",
     "CompletionEvent",
     "CondenseConfig",
@@ -76,6 +78,7 @@ __all__ = [
     "MessageError",
     "OpenAICondenser",
     "SummaryFunction",
+    "SummaryHook",
     "__version__",
     "from_anthropic",
     "from_openai",
