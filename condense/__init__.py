@@ -21,6 +21,17 @@ if TYPE_CHECKING:
     from condense.facade import AnthropicCondenser, Condenser, OpenAICondenser
     from condense.flush import BatchFilter, FlushResult
     from condense.host import CancelSignal, CompletionEvent, ContextUsage, Host
+    from condense.inspect import (
+        CallMark,
+        CallView,
+        ChainMark,
+        ChainView,
+        PruneTree,
+        SummaryView,
+        call_mark,
+        chain_marks,
+        prune_tree,
+    )
     from condense.litellm_summary import litellm_summarizer
     from condense.local_host import LocalHost, SummaryFunction
     from condense.summarize import SummaryHook
@@ -35,6 +46,9 @@ _HOME = {  # public name -> the module that defines it
     "OpenAICondenser": "facade", "FlushResult": "flush", "CancelSignal": "host", "CompletionEvent": "host",
     "ContextUsage": "host", "Host": "host", "litellm_summarizer": "litellm_summary", "LocalHost": "local_host",
     "SummaryFunction": "local_host", "BatchFilter": "flush", "SummaryHook": "summarize",
+    "CallMark": "inspect", "CallView": "inspect", "ChainMark": "inspect", "ChainView": "inspect",
+    "PruneTree": "inspect", "SummaryView": "inspect", "call_mark": "inspect", "chain_marks": "inspect",
+    "prune_tree": "inspect",
 }
 
 
@@ -66,7 +80,11 @@ def __dir__() -> list[str]:
 __all__ = [
     "AnthropicCondenser",
     "BatchFilter",
+    "CallMark",
+    "CallView",
     "CancelSignal",
+    "ChainMark",
+    "ChainView",
     "CompletionEvent",
     "CondenseConfig",
     "CondenseEngine",
@@ -77,12 +95,17 @@ __all__ = [
     "LocalHost",
     "MessageError",
     "OpenAICondenser",
+    "PruneTree",
     "SummaryFunction",
     "SummaryHook",
+    "SummaryView",
     "__version__",
+    "call_mark",
+    "chain_marks",
     "from_anthropic",
     "from_openai",
     "litellm_summarizer",
+    "prune_tree",
     "to_anthropic",
     "to_openai",
 ]
