@@ -137,7 +137,8 @@ def _chain(engine: CondenseEngine, chain: ChainEntry) -> ChainView:
 
 
 def _summary(engine: CondenseEngine, entry: dict[str, Any]) -> SummaryView:
-    details = entry.get("details") if isinstance(entry.get("details"), dict) else {}
+    raw = entry.get("details")
+    details: dict[str, Any] = raw if isinstance(raw, dict) else {}
     raw_refs = [r for r in details.get("toolCallRefs") or [] if isinstance(r, dict)]
     refs = [ref for ref in map(SummaryRef.from_json, raw_refs) if ref is not None]
     names = details.get("toolNames") or []
