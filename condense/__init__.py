@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         call_mark,
         chain_marks,
         prune_tree,
+        unknown_refs,
     )
     from condense.litellm_summary import litellm_summarizer
     from condense.local_host import LocalHost, SummaryFunction
@@ -48,7 +49,7 @@ _HOME = {  # public name -> the module that defines it
     "SummaryFunction": "local_host", "BatchFilter": "flush", "SummaryHook": "summarize",
     "CallMark": "inspect", "CallView": "inspect", "ChainMark": "inspect", "ChainView": "inspect",
     "PruneTree": "inspect", "SummaryView": "inspect", "call_mark": "inspect", "chain_marks": "inspect",
-    "prune_tree": "inspect",
+    "prune_tree": "inspect", "unknown_refs": "inspect",
 }
 
 
@@ -108,4 +109,5 @@ __all__ = [
     "prune_tree",
     "to_anthropic",
     "to_openai",
+    "unknown_refs",
 ]

@@ -167,6 +167,11 @@ def prune_tree(engine: CondenseEngine, branch: list[dict[str, Any]]) -> PruneTre
     return PruneTree(chains, summaries, spilled, aliases)
 
 
+def unknown_refs(engine: CondenseEngine, refs: Iterable[str]) -> list[str]:
+    """The refs, ids or occurrence keys among `refs` that `context_tree_query` finds nothing for."""
+    return [ref for ref in refs if not engine.index.get_records_for_id(ref)]
+
+
 def call_mark(engine: CondenseEngine, tool_call_id: str, result_timestamp: int | None) -> CallMark:
     """The mark of one tool result, named by its occurrence (call id and the result's timestamp)."""
     key = lookup_key({"toolCallId": tool_call_id, "timestamp": result_timestamp}, engine.index)
