@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from condense import CallMark, ChainMark, call_mark, chain_marks, prune_tree
+from condense import CallMark, ChainMark, call_mark, chain_marks, prune_tree, unknown_refs
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
 from tests.condense.memory_host import SCENARIO_SETTINGS, Driver, MemoryHost, make
@@ -69,3 +69,8 @@ async def test_a_compressed_chain_holds_its_calls_and_marks_them() -> None:
     assert [call.key for call in chain.calls] == ["c1@111"]
     assert chain_marks(host.branch()) == {100: ChainMark("b1", ("t1",))}
     assert call_mark(engine, "c1", 111).chain == "b1" and call_mark(engine, "c2", 112).chain == ""
+
+
+async def test_unknown_refs_names_only_what_the_recovery_tool_cannot_find() -> None:
+    _host, engine, _ = await _summarised()
+    assert unknown_refs(engine, ["t1", "c2", "c1@111", "t7", "nope"]) == ["t7", "nope"]
