@@ -19,10 +19,23 @@ if TYPE_CHECKING:
     from condense.config import CondenseConfig
     from condense.engine import CondenseEngine
     from condense.facade import AnthropicCondenser, Condenser, OpenAICondenser
-    from condense.flush import FlushResult
+    from condense.flush import BatchFilter, FlushResult
     from condense.host import CancelSignal, CompletionEvent, ContextUsage, Host
+    from condense.inspect import (
+        CallMark,
+        CallView,
+        ChainMark,
+        ChainView,
+        PruneTree,
+        SummaryView,
+        call_mark,
+        chain_marks,
+        prune_tree,
+        unknown_refs,
+    )
     from condense.litellm_summary import litellm_summarizer
     from condense.local_host import LocalHost, SummaryFunction
+    from condense.summarize import SummaryHook
 
 DISTRIBUTION = "pi-tui"  # condense ships inside pi-tui's distribution
 FALLBACK_VERSION = "0.1.0"
@@ -33,7 +46,10 @@ _HOME = {  # public name -> the module that defines it
     "CondenseEngine": "engine", "AnthropicCondenser": "facade", "Condenser": "facade",
     "OpenAICondenser": "facade", "FlushResult": "flush", "CancelSignal": "host", "CompletionEvent": "host",
     "ContextUsage": "host", "Host": "host", "litellm_summarizer": "litellm_summary", "LocalHost": "local_host",
-    "SummaryFunction": "local_host",
+    "SummaryFunction": "local_host", "BatchFilter": "flush", "SummaryHook": "summarize",
+    "CallMark": "inspect", "CallView": "inspect", "ChainMark": "inspect", "ChainView": "inspect",
+    "PruneTree": "inspect", "SummaryView": "inspect", "call_mark": "inspect", "chain_marks": "inspect",
+    "prune_tree": "inspect", "unknown_refs": "inspect",
 }
 
 
@@ -64,7 +80,12 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "AnthropicCondenser",
+    "BatchFilter",
+    "CallMark",
+    "CallView",
     "CancelSignal",
+    "ChainMark",
+    "ChainView",
     "CompletionEvent",
     "CondenseConfig",
     "CondenseEngine",
@@ -75,11 +96,18 @@ __all__ = [
     "LocalHost",
     "MessageError",
     "OpenAICondenser",
+    "PruneTree",
     "SummaryFunction",
+    "SummaryHook",
+    "SummaryView",
     "__version__",
+    "call_mark",
+    "chain_marks",
     "from_anthropic",
     "from_openai",
     "litellm_summarizer",
+    "prune_tree",
     "to_anthropic",
     "to_openai",
+    "unknown_refs",
 ]

@@ -27,7 +27,7 @@ from condense.chains import (
 )
 from condense.config import CondenseConfig
 from condense.diagnostics import DiagnosticSink, status_suffix
-from condense.flush import Flusher, FlushResult, Progress
+from condense.flush import BatchFilter, Flusher, FlushResult, Progress
 from condense.frontier import reconstruct as reconstruct_frontier
 from condense.frontier import trim_batch
 from condense.host import Host
@@ -44,7 +44,7 @@ from condense.render.pipeline import IncrementalRender, RenderOptions, prune_mes
 from condense.render.stub import StubMemo
 from condense.spill import spill_oversized_batch, spill_record
 from condense.stats import PruneStats, status_line, status_text
-from condense.summarize import Summarizer
+from condense.summarize import Summarizer, SummaryHook
 
 log = logging.getLogger("condense")
 
@@ -61,15 +61,18 @@ class CondenseEngine:
     """condense itself: answers the agent's events (`on_*`), renders each request, runs the recovery
     tool. Drive it through a Host; `condense.facade` does that for agents that only hold messages."""
 
-    def __init__(self, host: Host, config: CondenseConfig, save_config: ConfigSaver | None = None) -> None:
+    def __init__(self, host: Host, config: CondenseConfig, save_config: ConfigSaver | None = None, *,
+                 batch_filter: BatchFilter | None = None, on_summary: SummaryHook | None = None) -> None:
+        """`batch_filter` and `on_summary` are a simulation's hooks (`pi-tui whatif`): which batches may
+        flush, and a look at every summary's prompt and text. The live agent passes neither."""
         self.host = host
         self.config = config
         self._save_config = save_config
         self.index = ToolCallIndexer()
         self.stats = PruneStats()
         self.diagnostics = DiagnosticSink(host.append_entry)
-        self.summarizer = Summarizer(host, config)
-        self.flusher = Flusher(host, self.index, self.summarizer, self.stats, lambda: self.config)
+        self.summarizer = Summarizer(host, config, on_summary=on_summary)
+        self.flusher = Flusher(host, self.index, self.summarizer, self.stats, lambda: self.config, batch_filter)
         self.chains = ChainRegistry()
         self.pending: list[Batch] = []
         self.flushing = False

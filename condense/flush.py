@@ -30,6 +30,7 @@ Outcome = str  # summarized | skipped-oversized | skipped-deduped | skipped-triv
 _PRECEDENCE = ("summarized", "skipped-oversized", "skipped-deduped", "skipped-trivial")
 
 Progress = Callable[[int, str, int], None]  # (batch number, state, streamed chars)
+BatchFilter = Callable[[Batch], bool]  # False keeps a batch out of every flush (a simulation's restriction)
 
 
 @dataclass
@@ -55,7 +56,7 @@ class Flusher:
     """Runs flushes for one engine; holds no state of its own beyond what the engine passes in."""
 
     def __init__(self, host: Host, index: ToolCallIndexer, summarizer: Summarizer, stats: PruneStats,
-                 config_source: Callable[[], Any]) -> None:
+                 config_source: Callable[[], Any], batch_filter: BatchFilter | None = None) -> None:
         self.host = host
         self.index = index
         self.summarizer = summarizer
@@ -64,7 +65,7 @@ class Flusher:
         self.frontier: Frontier | None = None
         self._turns = TurnScan()
         self.trivial_skips = 0  # batches of the last flush too small to summarise: for /pruner status only
-        self.batch_filter: Callable[[Batch], bool] | None = None  # a simulation's restriction of what flushes
+        self._batch_filter = batch_filter  # a simulation's restriction of what flushes
 
     # ----- collecting -------------------------------------------------------------------------
 
@@ -73,8 +74,8 @@ class Flusher:
         start = self.frontier.last_attempted_turn_index if self.frontier is not None else 0
         batches = capture_unindexed(self.host.branch(), self.index.is_summarized, is_protected, start, self._turns)
         trimmed = [b for b in (trim_batch(batch, self.frontier, self.index.is_summarized) for batch in batches) if b]
-        if self.batch_filter is not None:
-            trimmed = [b for b in trimmed if self.batch_filter(b)]
+        if self._batch_filter is not None:
+            trimmed = [b for b in trimmed if self._batch_filter(b)]
         return group_batches(trimmed, self._config().batching_mode)
 
     def supersede(self, batches: list[Batch], is_protected: Callable[[str, dict[str, Any]], bool]) -> list[Batch]:

@@ -180,13 +180,14 @@ def cmd_context(args: argparse.Namespace) -> int:
 
 
 def cmd_query(args: argparse.Namespace) -> int:
+    from condense import unknown_refs
     from pi_tui.offline import offline_engine
 
     session = _open(args.session)
     engine, _ = offline_engine(session, _load_settings().condense)
     text, _ = engine.query(args.refs)
     print(text)
-    missing = [ref for ref in args.refs if not engine.index.get_records_for_id(ref)]
+    missing = unknown_refs(engine, args.refs)
     if missing:  # scripts must not take a "not found" block for an answer
         print(f"pi-tui: not found in {args.session}: {', '.join(missing)}", file=sys.stderr)
         return 1

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from condense import BatchFilter, SummaryHook
 from condense.blobs import blob_dir
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
@@ -56,11 +57,13 @@ def _is_pruner_entry(entry: dict[str, Any]) -> bool:
 
 class Replayer:
     def __init__(self, source: Session, out: Session, config: CondenseConfig, context_window: int,
-                 on_render: RenderHook | None = None) -> None:
+                 on_render: RenderHook | None = None, *, batch_filter: BatchFilter | None = None,
+                 on_summary: SummaryHook | None = None) -> None:
+        """`batch_filter` and `on_summary` go to the engine as they are (see `CondenseEngine`)."""
         self.source = source
         self.out = out
         self.host = SessionHost(out, persist=True, context_window=context_window)
-        self.engine = CondenseEngine(self.host, config)
+        self.engine = CondenseEngine(self.host, config, batch_filter=batch_filter, on_summary=on_summary)
         self.host.engine = self.engine
         self.on_render = on_render
         self.requests = 0

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from condense import BatchFilter
 from condense.config import CondenseConfig
-from condense.engine import CondenseEngine
 from condense.simulate import (
     ANTHROPIC_EDITS,
     CACHE_MODELS,
@@ -60,7 +60,6 @@ from condense.simulate import (
     unknown_strategies,
     with_ratios,
 )
-from condense.summarize import Summarizer
 from pi_tui.ai.convert import convert_to_llm
 from pi_tui.ai.litellm_client import _litellm
 from pi_tui.ai.transform import transform_messages
@@ -310,16 +309,10 @@ def _latest_time(session: Session) -> int:
     return 0
 
 
-def _record_summaries(summarizer: Summarizer, on_call: Callable[[str, str], None]) -> None:
-    """Report every summary condense asks for, with the prompt a model would have been sent. The
-    extractive summariser never builds that prompt; it is built here only to be priced."""
-    summarizer.on_summary = on_call
-
-
-def _flush_read_turns_only(engine: CondenseEngine, run: _Run) -> None:
-    """Keep batches whose results no request has carried yet out of every flush (see
+def _read_turns_only(run: _Run) -> BatchFilter:
+    """Keeps batches whose results no request has carried yet out of every flush (see
     `PRUNE_AFTER_READ`): when request k is sent, the model has read the turns before k."""
-    engine.flusher.batch_filter = lambda batch: batch.turn_index < run.sent - 1
+    return lambda batch: batch.turn_index < run.sent - 1
 
 
 def _run_condense(run: _Run, config: CondenseConfig, window: int, after_read: bool = False) -> Recovery:
@@ -327,12 +320,12 @@ def _run_condense(run: _Run, config: CondenseConfig, window: int, after_read: bo
     with tempfile.TemporaryDirectory(prefix="pi-tui-whatif-") as folder:
         out = output_session(source, Path(folder) / "replay.jsonl")
         counter = iter(range(len(run.recording.requests)))
+        # every summary condense asks for is reported with the prompt a model would have been sent (the
+        # extractive summariser builds that prompt only to be priced)
         replayer = Replayer(source, out, config, window,
-                            on_render=lambda _before, rendered: run.request(next(counter), rendered))
-        _record_summaries(replayer.engine.summarizer,
-                          lambda asked, text: run.summariser_call(asked, text, _latest_time(out)))
-        if after_read:
-            _flush_read_turns_only(replayer.engine, run)
+                            on_render=lambda _before, rendered: run.request(next(counter), rendered),
+                            batch_filter=_read_turns_only(run) if after_read else None,
+                            on_summary=lambda asked, text: run.summariser_call(asked, text, _latest_time(out)))
         asyncio.run(replayer.run())
         engine = replayer.engine
         final = engine.render(out.messages())

@@ -14,6 +14,7 @@ from condense.summarize.runner import (
     Summarizer,
     SummarizerAborted,
     SummarizerConfig,
+    SummaryHook,
     SummaryOutcome,
     is_usable_summary,
 )
@@ -25,6 +26,7 @@ __all__ = [
     "Summarizer",
     "SummarizerAborted",
     "SummarizerConfig",
+    "SummaryHook",
     "SummaryOutcome",
     "TargetDecision",
     "batch_prompt",

@@ -37,6 +37,7 @@ DEFAULT_THINKING = "default"  # send no thinking level; the provider decides
 Progress = Callable[[int], None]
 BatchState = Literal["running", "done", "failed"]
 BatchProgress = Callable[[int, BatchState, int], None]  # (0-based batch index, state, text chars so far)
+SummaryHook = Callable[[str, str], None]  # (prompt a model is or would be sent, summary) of every summary made
 
 
 class SummarizerConfig(Protocol):
@@ -171,14 +172,14 @@ class Summarizer:
     """The engine's one way to get a summary written; owns the outage state of its session."""
 
     def __init__(self, host: Host, config: SummarizerConfig,
-                 clock: Callable[[], float] = monotonic_ms) -> None:
+                 clock: Callable[[], float] = monotonic_ms, on_summary: SummaryHook | None = None) -> None:
         self.host = host
         self.config = config
         self.fallback = FallbackController(clock)
         self._warned: set[str] = set()
         self._answered = False  # a model wrote a summary in this session
-        # sees (prompt a model is or would be sent, summary) of every summary made: cost simulation
-        self.on_summary: Callable[[str, str], None] | None = None
+        # a cost simulation's view of every summary made
+        self._on_summary = on_summary
 
     def reset(self) -> None:
         """A new session: forget the outage state and warn again about a missing model."""
@@ -192,7 +193,7 @@ class Summarizer:
                               on_progress: Progress | None = None) -> SummaryOutcome | None:
         if self.config.summarizer_model == EXTRACTIVE_MODEL:
             outcome = self._extractive(extractive_summary(batch), signal, on_progress)
-            prompt = batch_prompt(serialize_batch(batch)) if self.on_summary and outcome else ""
+            prompt = batch_prompt(serialize_batch(batch)) if self._on_summary and outcome else ""
         else:
             prompt = batch_prompt(serialize_batch(batch))
             outcome = await self._summarize(prompt, signal, on_progress)
@@ -201,8 +202,8 @@ class Summarizer:
 
     def _observe(self, prompt: str, outcome: SummaryOutcome | None) -> None:
         self._answered = self._answered or outcome is not None
-        if self.on_summary is not None and outcome is not None:
-            self.on_summary(prompt, outcome.text)
+        if self._on_summary is not None and outcome is not None:
+            self._on_summary(prompt, outcome.text)
 
     async def summarize_batches(self, batches: Sequence[Batch], signal: CancelSignal,
                                 sequential: bool = False,

@@ -12,13 +12,14 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from condense import ChainMark, chain_marks
 from condense.messages import content_text
 from pi_tui.ai.models import available_providers
 from pi_tui.runtime import Runtime
 from pi_tui.widgets.assistant import AssistantBlock
 from pi_tui.widgets.conversation import Conversation, Item
 from pi_tui.widgets.footer import FooterState, UsageTotals, display_path, git_branch
-from pi_tui.widgets.marks import call_mark, chain_entries, chain_mark
+from pi_tui.widgets.marks import call_mark, chain_mark
 
 if TYPE_CHECKING:
     from pi_tui.app import PiApp
@@ -37,7 +38,7 @@ class LiveView:
         self.totals = UsageTotals.of_entries(self.host.session.entries)
         self.branch = git_branch(self.host.cwd)
         self.queued: list[tuple[str, str]] = []  # (steer or follow-up, text), in the order sent
-        self._chains: dict[int, dict[str, Any]] = {}
+        self._chains: dict[int, ChainMark] = {}
         self._streaming: tuple[Item, AssistantBlock] | None = None
         self._failed: AssistantBlock | None = None  # the last reply, when it failed: a retry takes it back
         self._unsubscribe: list[Callable[[], None]] = []
@@ -68,12 +69,12 @@ class LiveView:
 
     async def show_session(self) -> None:
         """(Re)build the transcript from the session's current branch."""
-        self._chains = chain_entries(self.host.session.branch_entries())
+        self._chains = chain_marks(self.host.session.branch_entries())
         await self.transcript.show(Conversation.from_messages(self.host.session.messages()))
         self.refresh_footer()
 
     def refresh_marks(self) -> None:
-        self._chains = chain_entries(self.host.session.branch_entries())
+        self._chains = chain_marks(self.host.session.branch_entries())
         self.transcript.refresh_marks()
 
     # ----- footer -------------------------------------------------------------------------------

@@ -21,15 +21,12 @@ from textual.widget import Widget
 from textual.widgets import Input, Static, Tree
 from textual.widgets.tree import TreeNode
 
+from condense import CallView, ChainView, SummaryView, prune_tree
 from condense.engine import CondenseEngine
-from condense.messages import content_text
-from condense.occurrence import occ_key, result_timestamp_of
-from condense.records import DEDUP_ALIAS, SUMMARY, SummaryRef
 from pi_tui import keymap
 from pi_tui.screens.text_view import TextViewScreen
 from pi_tui.widgets.conversation import key_argument
 from pi_tui.widgets.footer import format_tokens
-from pi_tui.widgets.marks import chain_entries
 
 NodeKind = Literal["chain", "summary", "call", "group"]
 KEY_ARGUMENT_CHARS = 70
@@ -46,89 +43,53 @@ class Node:
     children: list[Node] = field(default_factory=list)
 
 
-def _call_node(engine: CondenseEngine, key: str, ref: str, fallback_tool: str = "", mark: str = "") -> Node:
-    record = engine.index.get_record(key)
-    if record is None:
-        label = Content.assemble((ref or key, "bold"), f" {fallback_tool}  ", ("(no record)", "$muted"))
-        return Node("call", label, f"{ref} {fallback_tool}", key)
-    argument = key_argument(record.tool_name, record.args)
+def _call_node(call: CallView) -> Node:
+    if not call.recorded:
+        label = Content.assemble((call.ref or call.key, "bold"), f" {call.tool}  ", ("(no record)", "$muted"))
+        return Node("call", label, f"{call.ref} {call.tool}", call.key)
+    argument = key_argument(call.tool, dict(call.args))
     if len(argument) > KEY_ARGUMENT_CHARS:
         argument = argument[: KEY_ARGUMENT_CHARS - 1] + "…"
-    size = record.spill_bytes if record.spill_bytes is not None else len(record.result_text)
-    marks = [mark] if mark else []
-    if record.spill_path:
-        marks.append("spilled")
-    if key not in engine.index and engine.index.is_summarized(key):
-        marks.append("deduped")
-    if engine.is_protected(record.tool_name, record.args):
-        marks.append("protected")
-    status = ("ERROR", "$error") if record.is_error else ("OK", "$success")
+    marks = [f"same as {call.same_as or 'an earlier output'}"] if call.same_as is not None else []
+    marks += [name for name, on in (("spilled", call.spilled), ("deduped", call.deduped),
+                                    ("protected", call.protected)) if on]
+    status = ("ERROR", "$error") if call.error else ("OK", "$success")
     label = Content.assemble(
-        (ref or "·", "bold $accent"), " ", (record.tool_name, "bold"), " ", argument, "  ",
-        (f"{format_tokens(size)} chars", "$muted"), "  ", status,
+        (call.ref or "·", "bold $accent"), " ", (call.tool, "bold"), " ", argument, "  ",
+        (f"{format_tokens(call.size)} chars", "$muted"), "  ", status,
         (f"  [{', '.join(marks)}]" if marks else "", "$custom-message-label"))
-    return Node("call", label, f"{ref} {record.tool_name} {argument} {' '.join(marks)}", ref or key)
+    return Node("call", label, f"{call.ref} {call.tool} {argument} {' '.join(marks)}", call.ref or call.key)
 
 
-def _summary_node(engine: CondenseEngine, entry: dict[str, Any]) -> Node:
-    details = entry.get("details") if isinstance(entry.get("details"), dict) else {}
-    raw_refs = [r for r in details.get("toolCallRefs") or [] if isinstance(r, dict)]
-    refs = [ref for ref in map(SummaryRef.from_json, raw_refs) if ref is not None]
-    names = details.get("toolNames") or []
-    count = len(refs)
-    body = content_text(entry.get("content") or "")
-    label = Content.assemble((f"Turn {details.get('turnIndex', '?')} summary", "bold $custom-message-label"),
-                             (f" ({count} {'tool' if count == 1 else 'tools'})", "$muted"))
-    children = [_call_node(engine, ref.key, ref.short_id, names[i] if i < len(names) else "")
-                for i, ref in enumerate(refs)]
-    text = f"turn {details.get('turnIndex', '')} summary"
-    return Node("summary", label, text, body=body, children=children)
+def _tools(count: int) -> str:
+    return f" ({count} {'tool' if count == 1 else 'tools'})"
 
 
-def _chain_node(engine: CondenseEngine, data: dict[str, Any]) -> Node:
-    refs = [str(ref) for ref in data.get("toolRefs") or []]
-    block = str(data.get("blockId", "?"))
-    label = Content.assemble((f"{block} compressed chain", "bold $custom-message-label"),
-                             (f" ({len(refs)} {'tool' if len(refs) == 1 else 'tools'})", "$muted"))
-    children = [_call_node(engine, ref, ref) for ref in refs]
-    body = str(data.get("rangeSummaryText") or "\n\n".join(engine.index.summaries_covering(
-        engine.index.resolve_tool_call_id(ref) or ref for ref in refs)))
-    return Node("chain", label, f"{block} chain", body=body, children=children)
+def _summary_node(summary: SummaryView) -> Node:
+    turn = "?" if summary.turn is None else summary.turn
+    label = Content.assemble((f"Turn {turn} summary", "bold $custom-message-label"),
+                             (_tools(len(summary.calls)), "$muted"))
+    text = f"turn {'' if summary.turn is None else summary.turn} summary"
+    return Node("summary", label, text, body=summary.text, children=[_call_node(c) for c in summary.calls])
 
 
-def _alias_nodes(engine: CondenseEngine, branch: list[dict[str, Any]]) -> list[Node]:
-    nodes = []
-    for entry in branch:
-        data = entry.get("data")
-        is_alias = entry.get("type") == "custom" and entry.get("customType") == DEDUP_ALIAS
-        if not is_alias or not isinstance(data, dict):
-            continue
-        key = occ_key(str(data.get("newToolCallId", "")), result_timestamp_of(data.get("newResultTimestamp")))
-        original = occ_key(str(data.get("originalToolCallId", "")),
-                           result_timestamp_of(data.get("originalResultTimestamp")))
-        ref = engine.index.get_short_ref(original) or ""
-        nodes.append(_call_node(engine, key, "", mark=f"same as {ref or 'an earlier output'}"))
-    return nodes
+def _chain_node(chain: ChainView) -> Node:
+    label = Content.assemble((f"{chain.block} compressed chain", "bold $custom-message-label"),
+                             (_tools(len(chain.refs)), "$muted"))
+    return Node("chain", label, f"{chain.block} chain", body=chain.text,
+                children=[_call_node(call) for call in chain.calls])
 
 
 def condense_tree(engine: CondenseEngine, branch: list[dict[str, Any]]) -> list[Node]:
     """The top-level nodes: chains, then summaries in session order, then uncovered spills and aliases."""
-    nodes = [_chain_node(engine, data) for data in chain_entries(branch).values()]
-    covered: set[str] = set()
-    for entry in branch:
-        if entry.get("type") == "custom_message" and entry.get("customType") == SUMMARY:
-            node = _summary_node(engine, entry)
-            covered.update(child.key for child in node.children)
-            nodes.append(node)
-    spilled = [_call_node(engine, record.key, "") for record in engine.index.records()
-               if record.spill_path and (engine.index.get_short_ref(record.key) or record.key) not in covered]
-    if spilled:
-        nodes.append(Node("group", Content.styled(f"Spilled outputs ({len(spilled)})", "bold"), "spilled",
-                          children=spilled))
-    aliases = _alias_nodes(engine, branch)
-    if aliases:
-        label = Content.styled(f"Deduplicated outputs ({len(aliases)})", "bold")
-        nodes.append(Node("group", label, "deduped", children=aliases))
+    tree = prune_tree(engine, branch)
+    nodes = [*map(_chain_node, tree.chains), *map(_summary_node, tree.summaries)]
+    if tree.spilled:
+        nodes.append(Node("group", Content.styled(f"Spilled outputs ({len(tree.spilled)})", "bold"), "spilled",
+                          children=[_call_node(call) for call in tree.spilled]))
+    if tree.aliases:
+        label = Content.styled(f"Deduplicated outputs ({len(tree.aliases)})", "bold")
+        nodes.append(Node("group", label, "deduped", children=[_call_node(call) for call in tree.aliases]))
     return nodes
 
 

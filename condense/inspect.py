@@ -1,0 +1,188 @@
+"""A read-only view of what condense did on a branch, for the screens that show it.
+
+The views are plain frozen dataclasses built from an engine and its branch, so a screen or a widget
+never reads the index, the stub lookup or the session's custom entries itself: those stay free to
+change. Nothing here writes to the engine or the session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal
+
+from condense.chains.model import ChainEntry
+from condense.messages import content_text
+from condense.occurrence import occ_key, result_timestamp_of
+from condense.records import CHAIN, DEDUP_ALIAS, SUMMARY, SummaryRef
+from condense.render.stub import lookup_key
+
+if TYPE_CHECKING:
+    from condense.engine import CondenseEngine
+
+MarkState = Literal["raw", "stubbed", "protected"]
+
+
+@dataclass(frozen=True)
+class CallView:
+    """One pruned tool call. `recorded` is False when a summary names a call the index does not hold
+    (an old or damaged session): then only `key`, `ref` and `tool` are known."""
+
+    key: str  # the occurrence key, what `context_tree_query` takes
+    ref: str  # `tN`, "" when it has none
+    tool: str
+    args: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    size: int = 0  # characters of the original output (bytes of a spill file)
+    error: bool = False
+    spilled: bool = False
+    deduped: bool = False
+    protected: bool = False
+    superseded: bool = False
+    recorded: bool = True
+    same_as: str | None = None  # a dedup alias: the original's ref ("" when it has none); None otherwise
+
+
+@dataclass(frozen=True)
+class SummaryView:
+    turn: int | None
+    text: str
+    calls: tuple[CallView, ...]
+
+    @property
+    def refs(self) -> tuple[str, ...]:
+        return tuple(call.ref for call in self.calls)
+
+
+@dataclass(frozen=True)
+class ChainView:
+    block: str  # `bN`
+    refs: tuple[str, ...]
+    start_user_timestamp: int
+    text: str  # its range summary, else the summaries covering its calls
+    calls: tuple[CallView, ...]
+
+
+@dataclass(frozen=True)
+class ChainMark:
+    """The mark of a compressed chain, shown beside the user message that starts it."""
+
+    block: str
+    refs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PruneTree:
+    """Chains, then summaries in session order, then spilled outputs no summary covers and dedup aliases."""
+
+    chains: tuple[ChainView, ...]
+    summaries: tuple[SummaryView, ...]
+    spilled: tuple[CallView, ...]
+    aliases: tuple[CallView, ...]
+
+
+@dataclass(frozen=True)
+class CallMark:
+    """What the model sees instead of one tool result. `raw`: the result itself."""
+
+    state: MarkState
+    ref: str = ""
+    spilled: bool = False
+    deduped: bool = False
+    superseded: bool = False
+    chain: str = ""  # block id of the compressed chain that lists this call's ref
+
+
+def _call(engine: CondenseEngine, key: str, ref: str, fallback_tool: str = "",
+          same_as: str | None = None) -> CallView:
+    index = engine.index
+    record = index.get_record(key)
+    if record is None:
+        return CallView(key, ref, fallback_tool, recorded=False, same_as=same_as)
+    size = record.spill_bytes if record.spill_bytes is not None else len(record.result_text)
+    return CallView(key, ref, record.tool_name, MappingProxyType(record.args), size, record.is_error,
+                    spilled=bool(record.spill_path),
+                    deduped=key not in index and index.is_summarized(key),
+                    protected=engine.is_protected(record.tool_name, record.args),
+                    superseded=record.superseded_by is not None, same_as=same_as)
+
+
+def _customs(branch: Iterable[dict[str, Any]], custom_type: str, entry_type: str = "custom"
+             ) -> Iterator[dict[str, Any]]:
+    for entry in branch:
+        if entry.get("type") == entry_type and entry.get("customType") == custom_type:
+            yield entry
+
+
+def _chain_entries(branch: Iterable[dict[str, Any]]) -> dict[int, ChainEntry]:
+    """The branch's compressed chains by the timestamp of the user message that starts each (last wins)."""
+    chains: dict[int, ChainEntry] = {}
+    for entry in _customs(branch, CHAIN):
+        chain = ChainEntry.from_json(entry.get("data"))
+        if chain is not None:
+            chains[chain.start_user_timestamp] = chain
+    return chains
+
+
+def chain_marks(branch: Iterable[dict[str, Any]]) -> dict[int, ChainMark]:
+    """The compressed chains' marks by the timestamp of the user message that starts each."""
+    return {start: ChainMark(chain.block_id, chain.tool_refs) for start, chain in _chain_entries(branch).items()}
+
+
+def _chain(engine: CondenseEngine, chain: ChainEntry) -> ChainView:
+    keys = [engine.index.resolve_tool_call_id(ref) or ref for ref in chain.tool_refs]
+    text = chain.range_summary_text or "\n\n".join(engine.index.summaries_covering(keys))
+    calls = tuple(_call(engine, key, ref) for key, ref in zip(keys, chain.tool_refs, strict=True))
+    return ChainView(chain.block_id, chain.tool_refs, chain.start_user_timestamp, text, calls)
+
+
+def _summary(engine: CondenseEngine, entry: dict[str, Any]) -> SummaryView:
+    raw = entry.get("details")
+    details: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    raw_refs = [r for r in details.get("toolCallRefs") or [] if isinstance(r, dict)]
+    refs = [ref for ref in map(SummaryRef.from_json, raw_refs) if ref is not None]
+    names = details.get("toolNames") or []
+    calls = tuple(_call(engine, ref.key, ref.short_id, str(names[i]) if i < len(names) else "")
+                  for i, ref in enumerate(refs))
+    turn = details.get("turnIndex")
+    return SummaryView(turn if isinstance(turn, int) else None, content_text(entry.get("content") or ""), calls)
+
+
+def _alias(engine: CondenseEngine, data: dict[str, Any]) -> CallView:
+    key = occ_key(str(data.get("newToolCallId", "")), result_timestamp_of(data.get("newResultTimestamp")))
+    original = occ_key(str(data.get("originalToolCallId", "")),
+                       result_timestamp_of(data.get("originalResultTimestamp")))
+    return _call(engine, key, "", same_as=engine.index.get_short_ref(original) or "")
+
+
+def prune_tree(engine: CondenseEngine, branch: list[dict[str, Any]]) -> PruneTree:
+    """Everything condense did on `branch`, as `/pruner tree` shows it."""
+    summaries = tuple(_summary(engine, entry) for entry in _customs(branch, SUMMARY, "custom_message"))
+    covered = {call.ref or call.key for summary in summaries for call in summary.calls}
+    spilled = tuple(_call(engine, record.key, "") for record in engine.index.records()
+                    if record.spill_path and (engine.index.get_short_ref(record.key) or record.key) not in covered)
+    aliases = tuple(_alias(engine, entry["data"]) for entry in _customs(branch, DEDUP_ALIAS)
+                    if isinstance(entry.get("data"), dict))
+    chains = tuple(_chain(engine, chain) for chain in _chain_entries(branch).values())
+    return PruneTree(chains, summaries, spilled, aliases)
+
+
+def unknown_refs(engine: CondenseEngine, refs: Iterable[str]) -> list[str]:
+    """The refs, ids or occurrence keys among `refs` that `context_tree_query` finds nothing for."""
+    return [ref for ref in refs if not engine.index.get_records_for_id(ref)]
+
+
+def call_mark(engine: CondenseEngine, tool_call_id: str, result_timestamp: int | None) -> CallMark:
+    """The mark of one tool result, named by its occurrence (call id and the result's timestamp)."""
+    key = lookup_key({"toolCallId": tool_call_id, "timestamp": result_timestamp}, engine.index)
+    if key is None:
+        return CallMark("raw")
+    index = engine.index
+    record = index.get_record(key)
+    ref = index.get_short_ref(key) or ""
+    chain = next((entry.block_id for entry in engine.chains if ref and ref in entry.tool_refs), "")
+    if record is not None and engine.is_protected(record.tool_name, record.args):
+        return CallMark("protected", ref, chain=chain)
+    return CallMark("stubbed", ref, spilled=record is not None and bool(record.spill_path),
+                    deduped=key not in index, superseded=record is not None and record.superseded_by is not None,
+                    chain=chain)
