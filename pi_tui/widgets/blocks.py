@@ -130,13 +130,14 @@ def markdown(text: str) -> Widget:
     return Markdown(text)
 
 
-class SummaryBlock(Vertical):
-    """A condense summary: `[pruner] Turn N summary (K tools)`, its Markdown body on demand."""
+class MarkdownFold(Vertical):
+    """A summary the session holds: a one-line label, and its Markdown body when unfolded (the
+    Markdown widget is mounted only then: a long session holds hundreds of these)."""
 
     DEFAULT_CSS = """
-    SummaryBlock { height: auto; background: $custom-message-bg; margin-top: 1; padding: 0 1; }
-    SummaryBlock > .summary-header { color: $custom-message-label; }
-    SummaryBlock > Markdown { background: transparent; margin: 0; padding: 0; }
+    MarkdownFold { height: auto; background: $custom-message-bg; margin-top: 1; padding: 0 1; }
+    MarkdownFold > .summary-header { color: $custom-message-label; }
+    MarkdownFold > Markdown { background: transparent; margin: 0; padding: 0; }
     """
 
     def __init__(self, item: Item, expanded: bool = False) -> None:
@@ -145,23 +146,20 @@ class SummaryBlock(Vertical):
         self.expanded = expanded
         self.header = Static(self._header(), classes="summary-header")
 
+    def _label(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def body(self) -> str:
+        raise NotImplementedError
+
     def _header(self) -> Content:
-        details = self.item.message.get("details")
-        details = details if isinstance(details, dict) else {}
-        turn = details.get("turnIndex", "?")
-        refs = details.get("toolCallRefs") or details.get("toolCallIds") or []
-        count = len(refs) if isinstance(refs, list) else 0
-        arrow = "▾" if self.expanded else "▸"
-        return Content(f"{arrow} [pruner] Turn {turn} summary ({count} {'tool' if count == 1 else 'tools'})")
+        return Content(f"{'▾' if self.expanded else '▸'} {self._label()}")
 
     def compose(self) -> Any:
         yield self.header
         if self.expanded:
             yield markdown(self.body)
-
-    @property
-    def body(self) -> str:
-        return content_text(self.item.message.get("content") or "")
 
     async def set_expanded(self, expanded: bool) -> None:
         if expanded == self.expanded:
@@ -175,6 +173,22 @@ class SummaryBlock(Vertical):
 
     async def on_click(self) -> None:
         await self.set_expanded(not self.expanded)
+
+
+class SummaryBlock(MarkdownFold):
+    """A condense summary: `[pruner] Turn N summary (K tools)`."""
+
+    def _label(self) -> str:
+        details = self.item.message.get("details")
+        details = details if isinstance(details, dict) else {}
+        turn = details.get("turnIndex", "?")
+        refs = details.get("toolCallRefs") or details.get("toolCallIds") or []
+        count = len(refs) if isinstance(refs, list) else 0
+        return f"[pruner] Turn {turn} summary ({count} {'tool' if count == 1 else 'tools'})"
+
+    @property
+    def body(self) -> str:
+        return content_text(self.item.message.get("content") or "")
 
 
 class CustomBlock(Foldable):
@@ -214,48 +228,15 @@ class BashBlock(Foldable):
         return Content("\n").join([Content.assemble(*parts), *body])
 
 
-class SummaryTextBlock(Vertical):
-    """A compaction or branch summary from the session: a label, the summary when unfolded, rendered as
-    the Markdown it is written in (`## Goal`, lists)."""
+class SummaryTextBlock(MarkdownFold):
+    """A compaction or branch summary from the session, written in Markdown (`## Goal`, lists)."""
 
-    DEFAULT_CSS = """
-    SummaryTextBlock { height: auto; background: $custom-message-bg; padding: 0 1; margin-top: 1; }
-    SummaryTextBlock > .summary-header { color: $custom-message-label; }
-    SummaryTextBlock > Markdown { background: transparent; margin: 0; padding: 0; }
-    """
-
-    def __init__(self, item: Item, expanded: bool = False) -> None:
-        super().__init__()
-        self.item = item
-        self.expanded = expanded
-        self.header = Static(self._header(), classes="summary-header")
-
-    def _header(self) -> Content:
+    def _label(self) -> str:
         if self.item.kind == "compaction":
             before = self.item.message.get("tokensBefore", "?")
-            label = f"compaction: earlier conversation summarised ({before} tokens before)"
-        else:
-            label = "branch summary: what the abandoned branch did"
-        return Content(f"{'▾' if self.expanded else '▸'} {label}")
+            return f"compaction: earlier conversation summarised ({before} tokens before)"
+        return "branch summary: what the abandoned branch did"
 
     @property
     def body(self) -> str:
         return str(self.item.message.get("summary", "")).rstrip()
-
-    def compose(self) -> Any:
-        yield self.header
-        if self.expanded:
-            yield markdown(self.body)
-
-    def set_expanded(self, expanded: bool) -> None:
-        if expanded == self.expanded:
-            return
-        self.expanded = expanded
-        self.header.update(self._header())
-        if expanded:
-            self.mount(markdown(self.body))
-        else:
-            self.query("Markdown").remove()
-
-    def on_click(self) -> None:
-        self.set_expanded(not self.expanded)

@@ -25,6 +25,7 @@ from pi_tui.widgets.assistant import AssistantBlock, MarkFor
 from pi_tui.widgets.blocks import (
     BashBlock,
     CustomBlock,
+    MarkdownFold,
     NoteBlock,
     SummaryBlock,
     SummaryTextBlock,
@@ -275,9 +276,9 @@ class Transcript(VerticalScroll):
         for widget in self.live:
             if isinstance(widget, AssistantBlock):
                 widget.set_tools_expanded(expanded)
-            elif isinstance(widget, SummaryBlock):
+            elif isinstance(widget, MarkdownFold):
                 await widget.set_expanded(expanded)
-            elif isinstance(widget, ToolCard | BashBlock | SummaryTextBlock | CustomBlock):
+            elif isinstance(widget, ToolCard | BashBlock | CustomBlock):
                 widget.set_expanded(expanded)
 
     def set_thinking_shown(self, shown: bool) -> None:

@@ -92,7 +92,7 @@ async def test_continuing_from_an_earlier_message_summarises_the_branch_left(mak
         assert summary["summary"].startswith("## Goal\nfix the failing test")
         assert app.runtime.host.agent.messages[0]["role"] == "branchSummary"  # the model reads it next
         card = app.main.transcript.query_one(SummaryTextBlock)
-        card.set_expanded(True)
+        await card.set_expanded(True)
         await wait(pilot)
         assert card.query_one(Markdown).query(MarkdownH2)  # `## Goal` is a heading, not raw marks
         assert "## Goal" not in shown(app) and "Goal" in shown(app)
