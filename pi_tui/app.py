@@ -455,7 +455,7 @@ class PiApp(App[int]):
             self.exit(0)
             return
         host = self.runtime.host
-        if not host.is_idle or self.runtime.engine.flushing:
+        if not self.runtime.is_quiet:
             host.abort()
         with contextlib.suppress(Exception):
             await host.shutdown()
@@ -467,7 +467,7 @@ class PiApp(App[int]):
             self.main.menu.hide()
             return
         host = self.runtime.host
-        if not host.is_idle or self.runtime.engine.flushing:
+        if not self.runtime.is_quiet:
             if self.live is not None:
                 self.live.restore_queue()  # first: the loop must not take a queued message as it stops
             host.abort()

@@ -35,6 +35,11 @@ class Runtime:
     notices: list[str]
     engine: CondenseEngine
 
+    @property
+    def is_quiet(self) -> bool:
+        """Neither the agent nor a flush is running: what aborting, quitting and session commands ask."""
+        return self.host.is_idle and not self.engine.flushing
+
 
 DEMO_SPILL_THRESHOLD = 32 * 1024  # the demo's 46 KB report then shows the spill path
 # What the demo's engine runs with instead of the file's `[condense]`, in memory only.

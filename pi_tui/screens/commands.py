@@ -136,7 +136,7 @@ class AppCommands:
     # ----- helpers ------------------------------------------------------------------------------
 
     def _idle_or_warn(self, what: str) -> bool:
-        if self.runtime.host.is_idle and not self.runtime.engine.flushing:
+        if self.runtime.is_quiet:
             return True
         self.app.show_notice(f"{what}: the agent is working; wait for it or press Esc first", "warning")
         return False
