@@ -33,7 +33,6 @@ if TYPE_CHECKING:
         prune_tree,
         unknown_refs,
     )
-    from condense.litellm_summary import litellm_summarizer
     from condense.local_host import LocalHost, SummaryFunction
     from condense.summarize import SummaryHook
 
@@ -45,7 +44,7 @@ _HOME = {  # public name -> the module that defines it
     "to_anthropic": "adapters", "to_openai": "adapters", "CondenseConfig": "config",
     "CondenseEngine": "engine", "AnthropicCondenser": "facade", "Condenser": "facade",
     "OpenAICondenser": "facade", "FlushResult": "flush", "CancelSignal": "host", "CompletionEvent": "host",
-    "ContextUsage": "host", "Host": "host", "litellm_summarizer": "litellm_summary", "LocalHost": "local_host",
+    "ContextUsage": "host", "Host": "host", "LocalHost": "local_host",
     "SummaryFunction": "local_host", "BatchFilter": "flush", "SummaryHook": "summarize",
     "CallMark": "inspect", "CallView": "inspect", "ChainMark": "inspect", "ChainView": "inspect",
     "PruneTree": "inspect", "SummaryView": "inspect", "call_mark": "inspect", "chain_marks": "inspect",
@@ -105,7 +104,6 @@ __all__ = [
     "chain_marks",
     "from_anthropic",
     "from_openai",
-    "litellm_summarizer",
     "prune_tree",
     "to_anthropic",
     "to_openai",

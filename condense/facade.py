@@ -24,15 +24,14 @@ from condense.adapters import from_anthropic, from_openai, to_anthropic, to_open
 from condense.adapters.common import tool_names, with_usage
 from condense.config import CondenseConfig, one_line_error
 from condense.engine import CondenseEngine
-from condense.litellm_summary import litellm_summarizer
 from condense.local_host import LocalHost, SummaryFunction
 from condense.messages import tool_calls
 from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_NAME, QUERY_TOOL_PARAMETERS
 from condense.summarize.runner import EXTRACTIVE_MODEL
 
 SummarySource = str | SummaryFunction
-"""`"extractive"` (offline, no model), a litellm model name such as `"openai/gpt-4o-mini"`, or a
-function from the summariser prompt to the summary text (sync or async)."""
+"""`"extractive"` (offline, no model) or a function from the summariser prompt to the summary text (sync or
+async); for a litellm model, `pi_tui.ai.litellm_summary.litellm_summarizer("provider/model")`."""
 
 
 def _config_for(summarizer: SummarySource, config: CondenseConfig | Mapping[str, Any] | None) -> CondenseConfig:
@@ -47,7 +46,10 @@ def _config_for(summarizer: SummarySource, config: CondenseConfig | Mapping[str,
 def _summary_function(summarizer: SummarySource) -> SummaryFunction | None:
     if summarizer == EXTRACTIVE_MODEL:
         return None
-    return litellm_summarizer(summarizer) if isinstance(summarizer, str) else summarizer
+    if isinstance(summarizer, str):  # the engine never imports a model client: the caller brings one
+        raise ValueError(f"condense: summarizer {summarizer!r}: pass 'extractive' or a function; for a litellm"
+                         f" model use pi_tui.ai.litellm_summary.litellm_summarizer({summarizer!r})")
+    return summarizer
 
 
 class _OpenTurn:

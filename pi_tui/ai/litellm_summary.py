@@ -1,7 +1,8 @@
-"""Summaries from any model litellm can reach, for library users who do not write their own call.
+"""Summaries from any model litellm can reach, for agents that use condense as a library and do not
+write their own call: `OpenAICondenser(summarizer=litellm_summarizer("openai/gpt-4o-mini"))`.
 
-The engine never imports litellm (it is slow to import and not the engine's business): this module
-imports it only when the first summary is asked for, so `import condense` stays light.
+It lives with pi-tui's model access, not in condense: the engine never imports litellm. litellm is
+imported when the first summary is asked for, so importing this module stays light.
 """
 
 from __future__ import annotations
