@@ -85,3 +85,24 @@ class Host(Protocol):
     def notify(self, text: str, level: Level = "info") -> None: ...
     def set_status(self, key: str, text: str | None) -> None: ...
     def set_widget(self, key: str, lines: list[str] | None) -> None: ...
+
+
+class RecordedUI:
+    """The UI half of a host with no screen (offline commands, the library, tests): notices and status
+    lines are kept for the caller to show or check; widget rows have nowhere to go."""
+
+    def __init__(self) -> None:
+        self.notices: list[tuple[Level, str]] = []
+        self.status: dict[str, str] = {}
+
+    def notify(self, text: str, level: Level = "info") -> None:
+        self.notices.append((level, text))
+
+    def set_status(self, key: str, text: str | None) -> None:
+        if text is None:
+            self.status.pop(key, None)
+        else:
+            self.status[key] = text
+
+    def set_widget(self, key: str, lines: list[str] | None) -> None:
+        return None

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from condense.blobs import blob_dir
-from condense.host import CancelSignal, CompletionEvent, ContextUsage, Level
+from condense.host import CancelSignal, CompletionEvent, ContextUsage, RecordedUI
 from condense.measure import estimate_tokens, model_chars
 
 SESSION_VERSION = 3
@@ -71,7 +71,7 @@ def _path_to_leaf(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return path[::-1]
 
 
-class LocalHost:
+class LocalHost(RecordedUI):
     """condense's Host over a linear entry log.
 
     `folder=None` keeps everything in memory (nothing spills: oversized outputs stay inline). With a
@@ -81,12 +81,11 @@ class LocalHost:
 
     def __init__(self, folder: str | os.PathLike[str] | None = None, *, summarize: SummaryFunction | None = None,
                  context_window: int = 200_000, cwd: str | os.PathLike[str] = ".") -> None:
+        super().__init__()
         self.summarize = summarize
         self.context_window = context_window
         self.entries: list[dict[str, Any]] = []
         self._ids: set[str] = set()  # every id in the file, so a new one never repeats an old one
-        self.notices: list[tuple[Level, str]] = []
-        self.status: dict[str, str] = {}
         self.render: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] | None = None
         self.folder = Path(folder) if folder is not None else None
         self.path: Path | None = None
@@ -221,18 +220,6 @@ class LocalHost:
             return
         yield CompletionEvent("delta", text)
         yield CompletionEvent("done", text, stop_reason="stop")
-
-    def notify(self, text: str, level: Level = "info") -> None:
-        self.notices.append((level, text))
-
-    def set_status(self, key: str, text: str | None) -> None:
-        if text is None:
-            self.status.pop(key, None)
-        else:
-            self.status[key] = text
-
-    def set_widget(self, key: str, lines: list[str] | None) -> None:
-        return None
 
 
 def reported_context_tokens(messages: list[dict[str, Any]]) -> int | None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
-from condense.host import CancelSignal, CompletionEvent, ContextUsage, Level
+from condense.host import CancelSignal, CompletionEvent, ContextUsage, RecordedUI
 from condense.measure import estimate_tokens
 from condense.messages import AgentMessage
 from pi_tui.ai.completion import stream_completion
@@ -33,16 +33,15 @@ def session_model(session: Session) -> ModelSpec:
     return parse_model_ref("demo" if model[0] == "demo" else f"{model[0]}/{model[1]}")
 
 
-class SessionHost:
+class SessionHost(RecordedUI):
     """condense's Host over a session file. `persist=False` keeps the file untouched."""
 
     def __init__(self, session: Session, *, persist: bool, context_window: int = 200_000) -> None:
+        super().__init__()
         self.session = session
         self.persist = persist
         self.context_window = context_window
         self.kept: list[tuple[str, Any]] = []
-        self.notices: list[tuple[str, str]] = []
-        self.status: dict[str, str] = {}
         self.engine: CondenseEngine | None = None
 
     def branch(self) -> list[dict[str, Any]]:
@@ -89,18 +88,6 @@ class SessionHost:
 
         spec = parse_model_ref(model)
         return stream_completion(client_for(spec), spec, prompt, thinking, signal)
-
-    def notify(self, text: str, level: Level = "info") -> None:
-        self.notices.append((level, text))
-
-    def set_status(self, key: str, text: str | None) -> None:
-        if text is None:
-            self.status.pop(key, None)
-        else:
-            self.status[key] = text
-
-    def set_widget(self, key: str, lines: list[str] | None) -> None:
-        return None
 
 
 def offline_engine(session: Session, config: CondenseConfig, persist: bool = False) -> tuple[CondenseEngine,

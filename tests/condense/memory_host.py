@@ -11,7 +11,7 @@ from typing import Any
 
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
-from condense.host import CancelSignal, CompletionEvent, ContextUsage, Level
+from condense.host import CancelSignal, CompletionEvent, ContextUsage, RecordedUI
 
 USAGE = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15,
          "cost": {"input": 0.001, "output": 0.002, "cacheRead": 0, "cacheWrite": 0, "total": 0.003}}
@@ -19,15 +19,14 @@ USAGE = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens
 Answer = Callable[[str], str | None]  # prompt -> summary text (None: the call fails transiently)
 
 
-class MemoryHost:
+class MemoryHost(RecordedUI):
     def __init__(self, blobs: Path | None = None, answer: Answer | None = None) -> None:
+        super().__init__()
         self.entries: list[dict[str, Any]] = []
         self.blobs = blobs
         self.usage: ContextUsage | None = ContextUsage(1000, 200_000)
         self.answer: Answer = answer or (lambda prompt: "[[1:read]] summary of the batch")
         self.prompts: list[str] = []
-        self.notices: list[tuple[str, str]] = []
-        self.status: dict[str, str] = {}
         self.fail_appends = False
         self.session_cwd: str | None = None
         self._ts = 0
@@ -101,18 +100,6 @@ class MemoryHost:
         return self._stream(prompt)
 
     # ----- ui -----
-    def notify(self, text: str, level: Level = "info") -> None:
-        self.notices.append((level, text))
-
-    def set_status(self, key: str, text: str | None) -> None:
-        if text is None:
-            self.status.pop(key, None)
-        else:
-            self.status[key] = text
-
-    def set_widget(self, key: str, lines: list[str] | None) -> None:
-        return None
-
 
 def user(text: str, ts: int) -> dict[str, Any]:
     return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": ts}
