@@ -76,8 +76,7 @@ class UsageTotals:
         totals = cls()
         for entry in entries:
             message = entry.get("message")
-            is_message = entry.get("type") == "message" and isinstance(message, dict)
-            if is_message and message.get("role") == "assistant":
+            if entry.get("type") == "message" and isinstance(message, dict) and message.get("role") == "assistant":
                 totals.add(message.get("usage"))
         return totals
 
