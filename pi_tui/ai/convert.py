@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from condense.messages import AgentMessage, BashExecutionMessage, Message, UserMessage
+from condense.messages import AgentMessage, BashExecutionMessage, ImageContent, Message, TextContent, UserMessage
 
 BRANCH_SUMMARY_PREFIX = (
     "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
@@ -49,7 +49,8 @@ def _convert_one(message: dict[str, Any]) -> Message | None:
         return _user_text(bash_execution_text(message), message["timestamp"])  # type: ignore[arg-type]
     if role == "custom":
         content = message["content"]
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        blocks: list[TextContent | ImageContent] = (
+            [{"type": "text", "text": content}] if isinstance(content, str) else content)
         return {"role": "user", "content": blocks, "timestamp": message["timestamp"]}
     if role == "branchSummary":
         text = BRANCH_SUMMARY_PREFIX + message["summary"] + BRANCH_SUMMARY_SUFFIX

@@ -68,7 +68,7 @@ def _transform_assistant(message: AssistantMessage, model: ModelSpec) -> Assista
         changed = changed or new_block is not block
         if new_block is not None:
             content.append(new_block)
-    return {**message, "content": content} if changed else message  # type: ignore[return-value]
+    return {**message, "content": content} if changed else message
 
 
 def _synthetic_result(call: ToolCall, timestamp: int) -> ToolResultMessage:
