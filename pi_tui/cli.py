@@ -261,9 +261,8 @@ def cmd_whatif(args: argparse.Namespace) -> int:
 
 
 def cmd_print(args: argparse.Namespace) -> int:
-    from pi_tui.launch import LaunchOptions
     from pi_tui.print_mode import run_print
-    from pi_tui.runtime import build_runtime
+    from pi_tui.runtime import LaunchOptions, build_runtime
 
     settings = _load_settings()
     options = LaunchOptions(model=args.model, base_url=args.base_url, session=args.session,

@@ -17,7 +17,7 @@ from typing import Any
 from textual.content import Content
 from textual.widget import Widget
 
-from condense.stats import format_tokens
+from condense.stats import format_tokens as format_tokens  # re-exported: screens show counts as the footer does
 
 
 def _fixed(value: float, places: int) -> str:
