@@ -139,8 +139,9 @@ def read_escape_enter_as_alt_enter() -> None:
             return iter([events.Key("alt+enter", None)])
         return iter(plain(parser, sequence, alt))
 
+    # Patching Textual's parser on purpose: mypy models neither a function's own attributes nor a
+    # function assigned over a method.
     with_escape_enter.reads_escape_enter = True  # type: ignore[attr-defined]
-    # Patching Textual's parser on purpose; mypy rejects any function assigned over a method.
     XTermParser._sequence_to_key_events = with_escape_enter  # type: ignore[method-assign, assignment]
 
 
