@@ -15,9 +15,14 @@ import time
 import urllib.parse
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pi_tui import __version__
 from pi_tui.errors import UserError
+
+if TYPE_CHECKING:  # imported lazily at run time: `pi-tui --version` and the TUI's start stay fast
+    from pi_tui.session.store import Session
+    from pi_tui.settings import Settings
 
 EXIT_USAGE = 2
 
@@ -119,7 +124,7 @@ def _condense_arguments(command: argparse.ArgumentParser) -> None:
                               " --settings)")
 
 
-def _load_settings():  # type: ignore[no-untyped-def]
+def _load_settings() -> Settings:
     from pi_tui.settings import load_settings
 
     result = load_settings()
@@ -128,7 +133,7 @@ def _load_settings():  # type: ignore[no-untyped-def]
     return result.settings
 
 
-def _open(arg: str):  # type: ignore[no-untyped-def]
+def _open(arg: str) -> Session:
     from pi_tui.session.listing import resolve_session_arg
     from pi_tui.session.store import Session
 

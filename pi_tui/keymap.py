@@ -8,7 +8,7 @@ Widgets take their `BINDINGS` from here, so `/hotkeys` lists exactly what the ke
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator
+from collections.abc import Iterable
 from functools import cache
 
 from textual import events
@@ -134,13 +134,15 @@ def read_escape_enter_as_alt_enter() -> None:
     if getattr(plain, "reads_escape_enter", False):
         return
 
-    def with_escape_enter(parser: XTermParser, sequence: str, alt: bool = False) -> Iterator[events.Key]:
+    def with_escape_enter(parser: XTermParser, sequence: str, alt: bool = False) -> Iterable[events.Key]:
         if sequence == ESCAPE_ENTER or (alt and sequence == "\r"):  # whole, or re-read after the ESC delay
             return iter([events.Key("alt+enter", None)])
         return iter(plain(parser, sequence, alt))
 
+    # Patching Textual's parser on purpose: mypy models neither a function's own attributes nor a
+    # function assigned over a method.
     with_escape_enter.reads_escape_enter = True  # type: ignore[attr-defined]
-    XTermParser._sequence_to_key_events = with_escape_enter  # type: ignore[method-assign]
+    XTermParser._sequence_to_key_events = with_escape_enter  # type: ignore[method-assign, assignment]
 
 
 KEYS_COLUMN = 16  # where descriptions start: the table fits the 66 columns the overlay has at 80

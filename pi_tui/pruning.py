@@ -96,11 +96,11 @@ class QueryTool(Tool):
 
     name = "context_tree_query"
     label = "Query Original Tool History"
+    description = CondenseEngine.tool_description
     Params = QueryParams
 
     def __init__(self, engine: CondenseEngine) -> None:
         self.engine = engine
-        self.description = engine.tool_description  # type: ignore[misc]
 
     async def run(self, params: QueryParams, ctx: ToolContext) -> ToolOutput:
         text, details = self.engine.query(params.toolCallIds)

@@ -19,7 +19,7 @@ from pi_tui.ai.models import choose_model
 from pi_tui.ai.types import ModelClient, ModelSpec
 from pi_tui.demo.project import is_demo_copy
 from pi_tui.errors import UserError
-from pi_tui.launch import LaunchOptions
+from pi_tui.launch import LaunchOptions as LaunchOptions  # re-exported: what build_runtime takes
 from pi_tui.paths import sessions_dir_for
 from pi_tui.pruning import SettingsSaved, install
 from pi_tui.session.listing import newest_session, resolve_session_arg

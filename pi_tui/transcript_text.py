@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -50,7 +51,7 @@ def _content(content: Any) -> str:
     return "\n".join(parts)
 
 
-def _bash(message: dict[str, Any], lines: int | None) -> list[str]:
+def _bash(message: Mapping[str, Any], lines: int | None) -> list[str]:
     """A user's `!` run: how it ended, and whether the model sees it (`!!` keeps it out)."""
     bang = "!!" if message.get("excludeFromContext") else "!"
     if message.get("cancelled"):
@@ -64,7 +65,7 @@ def _bash(message: dict[str, Any], lines: int | None) -> list[str]:
     return [head, _clip(str(message.get("output") or ""), lines)]
 
 
-def _assistant(message: dict[str, Any]) -> list[str]:
+def _assistant(message: Mapping[str, Any]) -> list[str]:
     head = f"── assistant ({message.get('model', '?')}) · {message.get('stopReason', '?')}"
     out = [head + _when(message.get("timestamp"))]
     for block in message.get("content") or []:
@@ -85,13 +86,13 @@ def format_message(message: AgentMessage, lines: int | None = TOOL_OUTPUT_LINES)
     role = message.get("role")
     when = _when(message.get("timestamp"))
     if role == "assistant":
-        return _assistant(message)  # type: ignore[arg-type]
+        return _assistant(message)
     if role == "toolResult":
         mark = "✗ error" if message.get("isError") else "✓"
         body = _clip(_content(message.get("content")), lines)
         return [f"── {message.get('toolName')} result {mark}{when}", body]
     if role == "bashExecution":
-        return _bash(message, lines)  # type: ignore[arg-type]
+        return _bash(message, lines)
     if role == "custom":
         return [f"── {message.get('customType') or 'custom'}{when}", _clip(_content(message.get("content")), lines)]
     if role in ("compactionSummary", "branchSummary"):

@@ -9,7 +9,7 @@ the conversation equal to what a reload of the session file would give.
 from __future__ import annotations
 
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -209,7 +209,7 @@ class AgentHost:
         window = self.config.model.context_window
         messages = self.agent.messages
         for index in range(len(messages) - 1, -1, -1):
-            message = messages[index]
+            message: Mapping[str, Any] = messages[index]  # read defensively: usage may be missing
             if message.get("role") == "assistant" and message.get("stopReason") not in ("error", "aborted"):
                 usage = message.get("usage") or {}
                 tokens = int(usage.get("totalTokens") or 0) or sum(

@@ -45,7 +45,8 @@ class RetryPolicy:
     max_delay_ms: int = 60_000
 
     def delay_ms(self, attempt: int) -> int:
-        return min(self.base_delay_ms * 2 ** (attempt - 1), self.max_delay_ms)
+        """The wait before retry `attempt` (from 1): the base delay, doubled each time, capped."""
+        return min(self.base_delay_ms << (attempt - 1), self.max_delay_ms)
 
 
 @dataclass

@@ -10,6 +10,7 @@ import asyncio
 from collections.abc import AsyncIterator
 
 from condense.host import CancelSignal, CompletionEvent
+from condense.messages import content_text
 from pi_tui.abort import AbortSignal
 from pi_tui.ai.errors import classify_error_text
 from pi_tui.ai.types import ModelClient, ModelRequest, ModelSpec
@@ -38,7 +39,7 @@ async def stream_completion(client: ModelClient, model: ModelSpec, prompt: str, 
                 yield CompletionEvent("thinking", event.delta)
             elif event.type == "done":
                 message = event.message
-                text = "\n".join(b["text"] for b in message["content"] if b.get("type") == "text")
+                text = content_text(message["content"])
                 yield CompletionEvent("done", text, message["stopReason"], dict(message["usage"]))
             elif event.type == "error":
                 error = event.message.get("errorMessage", "")

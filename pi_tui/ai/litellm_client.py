@@ -23,7 +23,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
-from condense.messages import AssistantMessage, Usage, content_text, empty_usage
+from condense.messages import AssistantMessage, StopReason, Usage, content_text, empty_usage
 from pi_tui.abort import AbortError, AbortSignal
 from pi_tui.ai.errors import ModelError, classify_error_text, classify_exception, error_line, format_error
 from pi_tui.ai.models import missing_key
@@ -34,7 +34,8 @@ from pi_tui.ai.types import EventType, ModelClient, ModelRequest, ModelSpec, Str
 ABORTED_TEXT = "Request was aborted"
 PLACEHOLDER_KEY = "sk-test"
 REASONING_EFFORT = {"minimal": "low", "low": "low", "medium": "medium", "high": "high", "xhigh": "high"}
-STOP_REASONS = {"stop": "stop", "length": "length", "tool_calls": "toolUse", "function_call": "toolUse"}
+STOP_REASONS: dict[str, StopReason] = {"stop": "stop", "length": "length", "tool_calls": "toolUse",
+                                       "function_call": "toolUse"}
 LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
 
 
@@ -187,11 +188,13 @@ class _ReplyBuilder:
         self._current = current
 
     def _append(self, kind: str, text: str, events: list[StreamEvent]) -> None:
-        if self._current is None or self._current[0] != kind:
+        current = self._current
+        if current is None or current[0] != kind:
             block = {"type": "text", "text": ""} if kind == "text" else {"type": "thinking", "thinking": ""}
             self.content.append(block)
-            self._switch_to((kind, len(self.content) - 1), events)
-        index = self._current[1]  # type: ignore[index]
+            current = (kind, len(self.content) - 1)
+            self._switch_to(current, events)
+        index = current[1]
         self.content[index][kind] += text
         events.append(self.event("text_delta" if kind == "text" else "thinking_delta", text, index))
 
@@ -261,14 +264,14 @@ class _ReplyBuilder:
         stop = STOP_REASONS.get(reason, "stop")
         if stop == "stop" and any(b["type"] == "toolCall" for b in self.content):
             stop = "toolUse"  # some providers say "stop" after tool calls; the calls are what matters
-        self.message["stopReason"] = stop  # type: ignore[typeddict-item]
+        self.message["stopReason"] = stop
         return [*events, self.event("done")]
 
-    def fail(self, text: str, stop_reason: str = "error") -> StreamEvent:
+    def fail(self, text: str, stop_reason: StopReason = "error") -> StreamEvent:
         self._end_all_tools(None)
         if self._raw_usage is not None:
             self.message["usage"] = usage_from(self._raw_usage, self.spec)
-        self.message["stopReason"] = stop_reason  # type: ignore[typeddict-item]
+        self.message["stopReason"] = stop_reason
         self.message["errorMessage"] = text
         return self.event("error")
 

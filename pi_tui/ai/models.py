@@ -152,8 +152,8 @@ def choose_model(requested: str | None, default: str | None, base_url: str | Non
         notice = ("no API key found: using the offline demo model. For a real model set e.g. ANTHROPIC_API_KEY"
                   " and run with --model anthropic/claude-sonnet-4-5")
         return parse_model_ref(DEMO_REF), [notice]
-    notice = limits_notice(spec, models)
-    return spec, [notice] if notice else []
+    limits = limits_notice(spec, models)
+    return spec, [limits] if limits else []
 
 
 def _pick(requested: str | None, default: str | None, base_url: str | None,

@@ -10,6 +10,7 @@ prefix and caches one more turn. Output is deterministic: same input, byte-ident
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from condense.messages import AssistantMessage, Message, ToolResultMessage, UserMessage
@@ -36,7 +37,7 @@ def to_openai_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
     ]
 
 
-def _image_part(block: dict[str, Any]) -> dict[str, Any]:
+def _image_part(block: Mapping[str, Any]) -> dict[str, Any]:
     return {"type": "image_url", "image_url": {"url": f"data:{block['mimeType']};base64,{block['data']}"}}
 
 
@@ -45,14 +46,14 @@ def _user(message: UserMessage) -> OpenAIMessage | None:
     if isinstance(content, str):
         return {"role": "user", "content": content}
     parts = [
-        {"type": "text", "text": b["text"]} if b["type"] == "text" else _image_part(b)  # type: ignore[arg-type]
+        {"type": "text", "text": b["text"]} if b["type"] == "text" else _image_part(b)
         for b in content
         if b.get("type") in ("text", "image")
     ]
     return {"role": "user", "content": parts} if parts else None
 
 
-def _thinking_block(block: dict[str, Any]) -> dict[str, Any] | None:
+def _thinking_block(block: Mapping[str, Any]) -> dict[str, Any] | None:
     """Signed thinking in litellm's shape; unsigned thinking has nothing a provider could verify."""
     signature = block.get("thinkingSignature")
     if not signature:
@@ -62,7 +63,7 @@ def _thinking_block(block: dict[str, Any]) -> dict[str, Any] | None:
     return {"type": "thinking", "thinking": block.get("thinking", ""), "signature": signature}
 
 
-def _tool_call(block: dict[str, Any]) -> dict[str, Any]:
+def _tool_call(block: Mapping[str, Any]) -> dict[str, Any]:
     arguments = json.dumps(block.get("arguments") or {}, ensure_ascii=False)
     function = {"name": block["name"], "arguments": arguments}
     return {"id": block["id"], "type": "function", "function": function}
@@ -70,7 +71,7 @@ def _tool_call(block: dict[str, Any]) -> dict[str, Any]:
 
 def _assistant(message: AssistantMessage) -> OpenAIMessage | None:
     """Thinking must already be filtered for the target model (see transform.py)."""
-    blocks: list[dict[str, Any]] = message["content"]  # type: ignore[assignment]
+    blocks: Sequence[Mapping[str, Any]] = message["content"]
     text = "".join(b["text"] for b in blocks if b.get("type") == "text" and b["text"].strip())
     calls = [_tool_call(b) for b in blocks if b.get("type") == "toolCall"]
     thinking = [t for b in blocks if b.get("type") == "thinking" and (t := _thinking_block(b))]
@@ -86,8 +87,9 @@ def _assistant(message: AssistantMessage) -> OpenAIMessage | None:
 
 def _tool_result(message: ToolResultMessage) -> tuple[OpenAIMessage, list[dict[str, Any]]]:
     """The `tool` message and the images it returned (a tool message can only carry text)."""
-    text = "\n".join(b["text"] for b in message["content"] if b.get("type") == "text")  # type: ignore[typeddict-item]
-    images = [_image_part(b) for b in message["content"] if b.get("type") == "image"]  # type: ignore[arg-type]
+    blocks: Sequence[Mapping[str, Any]] = message["content"]
+    text = "\n".join(b["text"] for b in blocks if b.get("type") == "text")
+    images = [_image_part(b) for b in blocks if b.get("type") == "image"]
     content = text or (TOOL_IMAGE_PLACEHOLDER if images else "")
     return {"role": "tool", "tool_call_id": message["toolCallId"], "content": content}, images
 
@@ -122,16 +124,16 @@ def to_openai_messages(system_prompt: str, messages: list[Message], model: Model
     out: list[OpenAIMessage] = [_system(system_prompt, uses_prompt_caching(model))] if system_prompt else []
     pending_images: list[dict[str, Any]] = []
     for message in messages:
-        role = message.get("role")
-        if role != "toolResult" and pending_images:
+        if message["role"] != "toolResult" and pending_images:
             out.append(_images_message(pending_images))
             pending_images = []
-        if role == "toolResult":
-            tool_message, images = _tool_result(message)  # type: ignore[arg-type]
+        if message["role"] == "toolResult":
+            tool_message, images = _tool_result(message)
             out.append(tool_message)
             pending_images += images
             continue
-        converted = _user(message) if role == "user" else _assistant(message) if role == "assistant" else None  # type: ignore[arg-type]
+        converted = (_user(message) if message["role"] == "user"
+                     else _assistant(message) if message["role"] == "assistant" else None)
         if converted is not None:
             out.append(converted)
     if pending_images:

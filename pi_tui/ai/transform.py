@@ -17,6 +17,7 @@ message that triggered it instead of the current time.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from condense.messages import AssistantMessage, Message, ToolCall, ToolResultMessage, tool_calls
@@ -39,7 +40,7 @@ def is_same_model(message: AssistantMessage, model: ModelSpec) -> bool:
     )
 
 
-def _transform_block(block: dict[str, Any], same_model: bool) -> dict[str, Any] | None:
+def _transform_block(block: Mapping[str, Any], same_model: bool) -> Mapping[str, Any] | None:
     """The block as `model` should see it, None to drop it; the same object when nothing changes."""
     kind = block.get("type")
     if kind == "thinking":
@@ -64,11 +65,11 @@ def _transform_assistant(message: AssistantMessage, model: ModelSpec) -> Assista
     content: list[Any] = []
     changed = False
     for block in message["content"]:
-        new_block = _transform_block(block, same_model)  # type: ignore[arg-type]
+        new_block = _transform_block(block, same_model)
         changed = changed or new_block is not block
         if new_block is not None:
             content.append(new_block)
-    return {**message, "content": content} if changed else message  # type: ignore[return-value]
+    return {**message, "content": content} if changed else message
 
 
 def _synthetic_result(call: ToolCall, timestamp: int) -> ToolResultMessage:
@@ -97,16 +98,15 @@ class _Pairing:
         self.pending = {}
 
     def add(self, message: Message) -> None:
-        role = message.get("role")
-        if role == "toolResult":
-            if self.pending.pop(message["toolCallId"], None) is None:  # type: ignore[typeddict-item]
+        if message["role"] == "toolResult":
+            if self.pending.pop(message["toolCallId"], None) is None:
                 self.changed = True
                 return
             self.out.append(message)
             return
-        if role in ("user", "assistant"):
+        if message["role"] in ("user", "assistant"):
             self.close_turn(message["timestamp"])
-        if role == "assistant":
+        if message["role"] == "assistant":
             if message.get("stopReason") in SKIPPED_STOP_REASONS:
                 self.changed = True
                 return
@@ -120,8 +120,8 @@ def transform_messages(messages: list[Message], model: ModelSpec) -> list[Messag
     first_pass: list[Message] = []
     changed = False
     for message in messages:
-        if message.get("role") == "assistant":
-            new_message = _transform_assistant(message, model)  # type: ignore[arg-type]
+        if message["role"] == "assistant":
+            new_message = _transform_assistant(message, model)
             changed = changed or new_message is not message
             first_pass.append(new_message)
         else:

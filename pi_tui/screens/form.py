@@ -178,7 +178,7 @@ def _flatten(specs: list[FieldSpec]) -> Iterator[FieldSpec]:
 
 
 class SettingsFormScreen(ModalScreen[None]):
-    BINDINGS = keymap.FORM
+    BINDINGS = keymap.FORM  # type: ignore[assignment]  # Textual types BINDINGS as an invariant list
     DEFAULT_CSS = """
     SettingsFormScreen { align: center middle; }
     SettingsFormScreen > #form {
@@ -276,8 +276,12 @@ class SettingsFormScreen(ModalScreen[None]):
             self.apply(spec, not value)
         elif spec.kind == "choice" and len(spec.choices) > CYCLE_AT_MOST:
             choices = [Choice(option, option) for option in spec.choices]
-            self.app.push_screen(PickerScreen(spec.dotted, choices, current=value),
-                                 lambda chosen: None if chosen is None else self.apply(spec, chosen))
+
+            def picked(chosen: Any) -> None:
+                if chosen is not None:
+                    self.apply(spec, chosen)
+
+            self.app.push_screen(PickerScreen(spec.dotted, choices, current=value), picked)
         elif spec.kind == "choice":
             self.apply(spec, next_choice(spec, value))
         elif spec.kind == "readonly":

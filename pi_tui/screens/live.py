@@ -114,7 +114,7 @@ class LiveView:
         """Pi's abort: the steers and follow-ups not delivered yet go back into the editor, in order
         (steers first, as the agent would have taken them), before what is there; none is sent later."""
         queued = [content_text(message.get("content") or "") for message in self.host.agent.clear_queues()
-                  if message.get("role") == "user"]
+                  if message["role"] == "user"]
         self.queued = []
         self.show_queue()
         editor = self.screen.editor

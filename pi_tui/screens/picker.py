@@ -54,7 +54,7 @@ def _ranked(choices: list[Choice], q: str, text_of: Callable[[Choice], str]) -> 
 
 
 class PickerScreen(ModalScreen[Any]):
-    BINDINGS = keymap.PICKER
+    BINDINGS = keymap.PICKER  # type: ignore[assignment]  # Textual types BINDINGS as an invariant list
     DEFAULT_CSS = """
     PickerScreen { align: center middle; }
     PickerScreen > #picker {

@@ -122,7 +122,7 @@ class CondenseTree(Tree[Node]):
 
 
 class PrunerTreeScreen(ModalScreen[None]):
-    BINDINGS = keymap.TREE
+    BINDINGS = keymap.TREE  # type: ignore[assignment]  # Textual types BINDINGS as an invariant list
     DEFAULT_CSS = """
     PrunerTreeScreen { align: center middle; }
     PrunerTreeScreen > #pruner-tree-box {
@@ -162,14 +162,17 @@ class PrunerTreeScreen(ModalScreen[None]):
         self.tree_view.focus()
 
     def fill(self, nodes: list[Node], expand: bool) -> None:
+        # The labels are Content: Textual types them `str | Text`, though its docs invite overriding
+        # process_label (CondenseTree's does) to take other kinds, hence the ignores.
         self.tree_view.clear()
         if not nodes:
-            self.tree_view.root.add_leaf(Content.styled("nothing pruned on this branch yet", "$muted"))
+            empty = Content.styled("nothing pruned on this branch yet", "$muted")
+            self.tree_view.root.add_leaf(empty)  # type: ignore[arg-type]
         for node in nodes:
-            branch = self.tree_view.root.add(node.label, data=node, expand=expand,
+            branch = self.tree_view.root.add(node.label, data=node, expand=expand,  # type: ignore[arg-type]
                                              allow_expand=bool(node.children))
             for child in node.children:
-                branch.add_leaf(child.label, data=child)
+                branch.add_leaf(child.label, data=child)  # type: ignore[arg-type]
         self.tree_view.root.expand()
         self.tree_view.cursor_line = 0
 

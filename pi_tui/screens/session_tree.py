@@ -185,7 +185,7 @@ def row_content(row: Row) -> Content:
 
 
 class SessionTreeScreen(ModalScreen[str | None]):
-    BINDINGS = keymap.SESSION_TREE
+    BINDINGS = keymap.SESSION_TREE  # type: ignore[assignment]  # Textual types BINDINGS as an invariant list
     DEFAULT_CSS = """
     SessionTreeScreen { align: center middle; }
     SessionTreeScreen > #session-tree {
@@ -299,7 +299,8 @@ class SessionTreeScreen(ModalScreen[str | None]):
         self.fill(row.entry_id if row else None)
 
     def action_page(self, direction: int) -> None:
-        (self.list.action_page_down if direction > 0 else self.list.action_page_up)()
+        # Textual leaves OptionList.action_page_down unannotated.
+        (self.list.action_page_down if direction > 0 else self.list.action_page_up)()  # type: ignore[no-untyped-call]
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option.id)

@@ -15,7 +15,7 @@ from pi_tui import keymap
 
 
 class TextViewScreen(ModalScreen[None]):
-    BINDINGS = keymap.OVERLAY
+    BINDINGS = keymap.OVERLAY  # type: ignore[assignment]  # Textual types BINDINGS as an invariant list
     DEFAULT_CSS = """
     TextViewScreen { align: center middle; }
     TextViewScreen > #view {

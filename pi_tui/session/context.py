@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from condense.messages import AgentMessage
+from condense.messages import AgentMessage, CustomMessage
 from pi_tui.session.timefmt import iso_to_ms
 
 
@@ -26,9 +26,10 @@ def entry_message(entry: dict[str, Any]) -> AgentMessage | None:
     """The agent message an entry contributes to the context, if any."""
     kind = entry.get("type")
     if kind == "message":
-        return entry["message"]
+        message: AgentMessage = entry["message"]  # validated when the session was loaded
+        return message
     if kind == "custom_message":
-        msg: dict[str, Any] = {
+        msg: CustomMessage = {
             "role": "custom",
             "customType": entry["customType"],
             "content": entry["content"],
@@ -37,7 +38,7 @@ def entry_message(entry: dict[str, Any]) -> AgentMessage | None:
         }
         if "details" in entry:
             msg["details"] = entry["details"]
-        return msg  # type: ignore[return-value]
+        return msg
     if kind == "branch_summary" and entry.get("summary"):
         return {
             "role": "branchSummary",
@@ -95,8 +96,9 @@ def _is_first_kept(entry: dict[str, Any], kept_id: Any, skipped: Mapping[str, st
     skipped on load (Pi keeps it in the tree) and `entry` is the first usable one below it."""
     if entry.get("id") == kept_id:
         return True
-    parent, seen = entry.get("parentId"), set()
-    while parent in skipped and parent not in seen:
+    parent: str | None = entry.get("parentId")
+    seen: set[str] = set()
+    while parent is not None and parent in skipped and parent not in seen:
         if parent == kept_id:
             return True
         seen.add(parent)

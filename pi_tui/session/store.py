@@ -267,7 +267,7 @@ class Session:
         if target is None:
             return []
         path: list[dict[str, Any]] = []
-        seen: set[str] = set()
+        seen: set[str | None] = set()
         current = self.by_id.get(target)
         while current is not None:
             cid = current.get("id")
@@ -334,22 +334,22 @@ class Session:
             "timestamp": timestamp or now_iso(),
             **fields,
         }
+        entry_id: str = entry["id"]
         before = (self.leaf_id, len(self.entries))
         self.entries.append(entry)
-        self.by_id[entry["id"]] = entry
-        self.leaf_id = entry["id"]
+        self.by_id[entry_id] = entry
+        self.leaf_id = entry_id
         self._extend_caches(entry, before)
         self._persist(entry)
-        return entry["id"]
+        return entry_id
 
     def append_message(self, message: AgentMessage) -> str:
         role = message.get("role")
         if role not in _PERSIST_ROLES:
             raise SessionError(f"a {role!r} message is not stored as a message entry")
-        if role == "custom":
+        if message["role"] == "custom":
             return self.append_custom_message(
-                message["customType"], message["content"], message.get("display", False),  # type: ignore[typeddict-item]
-                message.get("details"),
+                message["customType"], message["content"], message.get("display", False), message.get("details"),
             )
         return self.append("message", {"message": message})
 

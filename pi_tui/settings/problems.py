@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -26,6 +26,7 @@ _PLURALS = {"integer": "integers", "number": "numbers", "string": "strings", "bo
 _BOUNDS = (("minimum", ">="), ("exclusiveMinimum", ">"), ("maximum", "<="), ("exclusiveMaximum", "<"))
 
 Schema = dict[str, Any]
+M = TypeVar("M", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ def _expected(node: Schema, schema: Schema) -> str | None:
     """Say in words what a schema node accepts, so error lines read like TOML, not like pydantic."""
     node = _resolve(node, schema)
     if "x-expected" in node:
-        return node["x-expected"]
+        return str(node["x-expected"])
     if "enum" in node:
         return "one of " + ", ".join(json.dumps(option) for option in node["enum"])
     options = [option for option in node.get("anyOf", []) if option.get("type") != "null"]
@@ -66,7 +67,7 @@ def _expected(node: Schema, schema: Schema) -> str | None:
     kind = node.get("type")
     if kind in ("array", "object"):
         inner = node.get("items") if kind == "array" else node.get("additionalProperties")
-        plural = _PLURALS.get(_resolve(inner, schema).get("type")) if isinstance(inner, dict) else None
+        plural = _PLURALS.get(str(_resolve(inner, schema).get("type"))) if isinstance(inner, dict) else None
         noun = "a list" if kind == "array" else "a table"
         return f"{noun} of {plural}" if plural else noun
     bounds = [f"{sign} {node[key]}" for key, sign in _BOUNDS if key in node]
@@ -82,7 +83,8 @@ def _show(value: Any) -> str:
 
 def _drop(data: dict[str, Any], loc: tuple[int | str, ...]) -> tuple[KeyPath, Any] | None:
     """Remove the deepest key of `loc` present in `data`, so that key alone falls back to its default."""
-    parent, node, path = data, data, ()
+    path: KeyPath = ()
+    parent, node = data, data
     for part in loc:
         if not (isinstance(node, dict) and isinstance(part, str) and part in node):
             break
@@ -124,9 +126,7 @@ def _key_order(table: Mapping[str, Any], path: KeyPath = ()) -> list[KeyPath]:
     return order
 
 
-def validate(
-    raw: Mapping[str, Any], source: str, model: type[BaseModel] = Settings
-) -> tuple[Any, list[Problem]]:
+def validate(raw: Mapping[str, Any], source: str, model: type[M]) -> tuple[M, list[Problem]]:
     """Validate a parsed document; each bad or unknown key is dropped (so takes its default) and reported."""
     data, duplicates = normalise_keys(dict(raw))
     problems = [_duplicate(source, path, keys) for path, keys in duplicates]

@@ -118,9 +118,9 @@ def _write_atomic(path: Path, data: bytes) -> None:
 
 def _changes_from(given: Settings | Mapping[str, Any], raw: dict[str, Any], source: str) -> dict[str, Any]:
     if isinstance(given, Settings):
-        current, _ = validate(raw, source)
+        current, _ = validate(raw, source, Settings)
         return _diff(current.model_dump(mode="json"), given.model_dump(mode="json"))
-    changes, _ = normalise_keys(dict(given))
+    changes: dict[str, Any] = normalise_keys(dict(given))[0]  # a dict in, a dict out
     return changes
 
 
@@ -142,7 +142,7 @@ def save_settings(settings_or_changes: Settings | Mapping[str, Any], path: Path 
         document, error = parse_toml(text.encode("utf-8"), path.name)
         if error:
             raise SettingsError(f"Settings not saved: the edited file would not read back ({error})")
-        settings, problems = validate(document, path.name)
+        settings, problems = validate(document, path.name, Settings)
         changed = _leaf_paths(changes)
         for problem in problems:
             if any(_overlaps(problem.path, leaf) for leaf in changed):

@@ -28,7 +28,7 @@ def raise_if_aborted(signal: AbortSignal) -> None:
         raise ToolError(ABORTED_TEXT)
 
 
-def _ignore_late_result(task: asyncio.Future[object]) -> None:
+def _ignore_late_result(task: asyncio.Future[T]) -> None:
     if not task.cancelled():
         task.exception()  # retrieved, so asyncio does not log it as never retrieved
 

@@ -133,10 +133,10 @@ class AssistantBlock(Vertical):
         conversation.update_assistant(self.item, message)
         for index, block in enumerate(message.get("content") or []):
             if index not in self.parts and isinstance(block, dict):
-                part = self._part(index, block)
-                if part is not None:
-                    self.parts[index] = part
-                    await self.mount(part)
+                new_part = self._part(index, block)
+                if new_part is not None:
+                    self.parts[index] = new_part
+                    await self.mount(new_part)
         error = self._error_line()
         self._close_cards()
         if error is not None:

@@ -17,7 +17,7 @@ from typing import Any
 from textual.content import Content
 from textual.widget import Widget
 
-from condense.stats import format_tokens
+from condense.stats import format_tokens as format_tokens  # re-exported: screens show counts as the footer does
 
 
 def _fixed(value: float, places: int) -> str:
@@ -76,8 +76,7 @@ class UsageTotals:
         totals = cls()
         for entry in entries:
             message = entry.get("message")
-            is_message = entry.get("type") == "message" and isinstance(message, dict)
-            if is_message and message.get("role") == "assistant":
+            if entry.get("type") == "message" and isinstance(message, dict) and message.get("role") == "assistant":
                 totals.add(message.get("usage"))
         return totals
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from textual.containers import Vertical
 from textual.content import Content
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -25,7 +26,7 @@ class Spinning(Static):
     def __init__(self, classes: str | None = None) -> None:
         super().__init__(classes=classes)
         self.frame = 0
-        self._timer = None
+        self._timer: Timer | None = None
 
     def on_mount(self) -> None:
         self.redraw()

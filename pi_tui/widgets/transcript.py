@@ -14,6 +14,7 @@ bottom follows again, and while it does not, a mark on the last line says that n
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from textual.containers import VerticalScroll
 from textual.content import Content
@@ -35,7 +36,7 @@ from pi_tui.widgets.blocks import (
 from pi_tui.widgets.conversation import Call, Conversation, Item
 from pi_tui.widgets.tool_card import Clock, ToolCard
 
-ChainFor = Callable[[dict], str]
+ChainFor = Callable[[dict[str, Any]], str]
 
 
 class LoadEarlier(Static):
