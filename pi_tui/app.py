@@ -48,8 +48,8 @@ if TYPE_CHECKING:
     from pi_tui.ai.types import ModelClient
     from pi_tui.commands import Registry
     from pi_tui.launch import LaunchOptions
+    from pi_tui.live import LiveView
     from pi_tui.runtime import Runtime
-    from pi_tui.screens.live import LiveView
     from pi_tui.session.store import Session
     from pi_tui.settings import LiveSettings, Settings
 
@@ -390,7 +390,7 @@ class PiApp(App[int]):
 
     async def attach(self, runtime: Runtime, reason: str) -> None:
         """Show `runtime` (at start, or after /model, /new, /resume) and let its extensions start."""
-        from pi_tui.screens.live import LiveView
+        from pi_tui.live import LiveView
 
         if self.live is not None:
             self.live.detach()

@@ -27,6 +27,8 @@ T = TypeVar("T")
 
 
 class CommandContext(Protocol):
+    """Exactly what the app's commands use; anything a new command needs is added here, by name."""
+
     @property
     def runtime(self) -> Runtime:
         """The runtime in use (host, session, model, engine); a rebuild replaces it."""
