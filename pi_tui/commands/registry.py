@@ -50,13 +50,13 @@ class Registry:
         return names
 
     def arguments(self, name: str) -> dict[str, str]:
-        command = self._commands.get(name)
+        command = self.lookup(name)
         return command.arguments(self.context) if command is not None else {}
 
     async def dispatch(self, text: str) -> bool:
         """Run `/name args` if the command is the app's own; False hands it to the host."""
         name, _, args = text.strip()[1:].partition(" ")
-        command = self._commands.get(name)
+        command = self.lookup(name)
         if command is None:
             return False
         await command.handler(self.context, args.strip())
