@@ -21,7 +21,8 @@ import gc
 import os
 import time
 import traceback
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +31,9 @@ from textual.app import App
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
+from condense.messages import content_text
 from pi_tui import keymap
+from pi_tui.abort import AbortSignal
 from pi_tui.errors import UserError
 from pi_tui.first_screen import first_screen, starting
 from pi_tui.paths import home_dir
@@ -43,10 +46,11 @@ from pi_tui.widgets.footer import FooterState, display_path, git_branch
 if TYPE_CHECKING:
     from pi_tui.agent.host import Level
     from pi_tui.ai.types import ModelClient
+    from pi_tui.commands import Registry
     from pi_tui.launch import LaunchOptions
+    from pi_tui.live import LiveView
     from pi_tui.runtime import Runtime
-    from pi_tui.screens.commands import AppCommands
-    from pi_tui.screens.live import LiveView
+    from pi_tui.session.store import Session
     from pi_tui.settings import LiveSettings, Settings
 
 Started = tuple["Runtime", "Settings", list[str]]  # a built runtime, the settings it uses, their problems
@@ -100,6 +104,112 @@ class TuiBridge:
             self.app.settings_store.replace(settings)
 
 
+class AppCommandContext:
+    """The app as its slash commands see it (`pi_tui.commands.CommandContext`): these operations and
+    no widget. It also holds the abort signal of a command's own work (a shell run, a branch summary)."""
+
+    def __init__(self, app: PiApp) -> None:
+        self.app = app
+        self.signal: AbortSignal | None = None
+
+    @property
+    def runtime(self) -> Runtime:
+        return self.app.runtime
+
+    @property
+    def settings(self) -> Settings:
+        return self.app.settings
+
+    @property
+    def launch_dir(self) -> Path:
+        return self.app.launch.launch_dir
+
+    @property
+    def theme(self) -> str:
+        return self.app.theme
+
+    def theme_names(self) -> list[str]:
+        return sorted(self.app.available_themes)
+
+    def apply_theme(self, name: str) -> bool:
+        return self.app.apply_theme(name)
+
+    def save_setting(self, key: str, value: Any) -> None:
+        self.app.settings_store.save(key, value)
+
+    def notify(self, text: str, level: Level = "info") -> None:
+        self.app.show_notice(text, level)
+
+    async def note(self, text: str) -> None:
+        await self.app.main.transcript.add_note(text)
+
+    def show(self, screen: Screen[Any]) -> None:
+        self.app.push_screen(screen)
+
+    async def ask(self, screen: Screen[Any]) -> Any:
+        return await self.app.push_screen_wait(screen)
+
+    def set_editor_text(self, text: str) -> None:
+        self.app.main.editor.set_text(text)
+
+    def status_changed(self) -> None:
+        self.app.status_changed()
+
+    def build_runtime(self, options: LaunchOptions, session: Session | None = None) -> Runtime:
+        from pi_tui.runtime import build_runtime
+
+        app = self.app
+        return build_runtime(options, app.settings, app.bridge, app.client,
+                             on_settings_saved=app.bridge.settings_saved, session=session)
+
+    async def attach(self, runtime: Runtime, reason: str) -> None:
+        await self.app.attach(runtime, reason)
+
+    async def show_first_screen(self) -> None:
+        await self.app.show_first_screen([])
+
+    async def quit(self) -> None:
+        await self.app.action_quit()
+
+    @contextmanager
+    def working(self, text: str) -> Iterator[AbortSignal]:
+        working = self.app.main.status.working
+        self.signal = AbortSignal()
+        working.show(text)
+        try:
+            yield self.signal
+        finally:
+            self.signal = None
+            working.show(None)
+
+    def abort_work(self) -> bool:
+        """Esc while a command's own work runs: stop it."""
+        if self.signal is None:
+            return False
+        self.signal.abort()
+        return True
+
+    def show_progress(self, batch: int, state: str, chars: int) -> None:
+        self.app.main.status.progress.report(batch, state, chars)
+
+    def clear_progress(self, later: bool = False) -> None:
+        progress = self.app.main.status.progress
+        if later:
+            self.app.set_timer(self.app.progress_linger, progress.clear)
+        else:
+            progress.clear()
+
+
+def editor_history(session: Session) -> list[str]:
+    """The session's user messages in file order (the editor's history)."""
+    texts = []
+    for entry in session.entries:
+        message = entry.get("message")
+        if entry.get("type") == "message" and isinstance(message, dict) and message.get("role") == "user":
+            texts.append(content_text(message.get("content") or ""))
+    return texts
+
+
 def crash_log() -> Path:
     return home_dir() / "pi-tui.log"
 
@@ -147,7 +257,8 @@ class PiApp(App[int]):
         self.progress_linger = progress_linger
         self.key_remaps: dict[str, str] = {}  # the user's [keymap] entries that can work
         keymap.read_escape_enter_as_alt_enter()
-        self.commands: AppCommands
+        self.command_context = AppCommandContext(self)
+        self.commands: Registry
         completer = Completer(lambda: self.commands.names() if self.ready.is_set() else {},
                               lambda name: self.commands.arguments(name) if self.ready.is_set() else {},
                               lambda: self.runtime.host.cwd if self.ready.is_set() else launch.launch_dir)
@@ -256,10 +367,10 @@ class PiApp(App[int]):
 
     async def _start(self, runtime: Runtime) -> None:
         """Show the built runtime, then the first screen's notices, then let queued input run."""
-        from pi_tui.screens.commands import AppCommands
+        from pi_tui.commands import app_registry
 
         self.runtime = runtime
-        self.commands = AppCommands(self)
+        self.commands = app_registry(self.command_context)
         self.bridge.app = self
         await self.attach(runtime, "startup")
         await self.show_first_screen(self.startup_errors)
@@ -279,7 +390,7 @@ class PiApp(App[int]):
 
     async def attach(self, runtime: Runtime, reason: str) -> None:
         """Show `runtime` (at start, or after /model, /new, /resume) and let its extensions start."""
-        from pi_tui.screens.live import LiveView
+        from pi_tui.live import LiveView
 
         if self.live is not None:
             self.live.detach()
@@ -293,7 +404,7 @@ class PiApp(App[int]):
         self.live.attach()
         await runtime.host.start(reason)
         await self.live.show_session()
-        self.main.editor.load_history(self.commands.user_texts())
+        self.main.editor.load_history(editor_history(runtime.host.session))
         if runtime.model.provider != "demo":
             self._warm_up()  # a real model: pay litellm's import now, in a thread, not at the first prompt
 
@@ -400,7 +511,9 @@ class PiApp(App[int]):
         await self.ready.wait()
         stripped = text.strip()
         if stripped.startswith("!"):
-            await self.commands.shell(stripped)
+            from pi_tui.commands import run_shell
+
+            await run_shell(self.command_context, stripped)
             return
         if stripped.startswith("/") and await self.commands.dispatch(stripped):
             return
@@ -472,13 +585,13 @@ class PiApp(App[int]):
                 self.live.restore_queue()  # first: the loop must not take a queued message as it stops
             host.abort()
             return
-        if self.commands.abort_shell():
+        if self.command_context.abort_work():
             return
         now = self.clock()
         double = now - self._last_escape < DOUBLE_PRESS_SECONDS
         self._last_escape = now
         if double and not self.main.editor.text and self.settings.double_escape_action == "tree":
-            self.spawn(self.commands.tree(""))
+            self.spawn(self.commands.dispatch("/tree"))
 
     async def action_toggle_tools(self) -> None:
         transcript = self.main.transcript
@@ -489,7 +602,7 @@ class PiApp(App[int]):
         transcript.set_thinking_shown(not transcript.show_thinking)
 
     def action_pick_model(self) -> None:
-        self.spawn(self.commands.model(""))
+        self.spawn(self.commands.dispatch("/model"))
 
     def action_cycle_thinking(self) -> None:
         host = self.runtime.host

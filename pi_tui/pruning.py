@@ -27,6 +27,8 @@ from pi_tui.session.store import Session
 from pi_tui.settings import Settings, save_settings
 from pi_tui.tools.base import Tool, ToolContext, ToolOutput, ToolParams
 
+PRUNER_HELP = "context pruning: status, now, on, off, settings, ... (/pruner help)"
+
 
 def blobs_dir_of(session: Session) -> Path | None:
     if session.path is None:
@@ -158,6 +160,6 @@ def install(host: AgentHost, config: CondenseConfig, client_for: Any, persist: b
             return
         await run_command(engine, args)
 
-    host.register_command("pruner", "context pruning: status, now, on, off, settings, ... (/pruner help)", pruner)
+    host.register_command("pruner", PRUNER_HELP, pruner)
     host.on_abort.append(engine.abort)
     return engine

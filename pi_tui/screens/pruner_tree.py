@@ -24,8 +24,8 @@ from textual.widgets.tree import TreeNode
 from condense import CallView, ChainView, SummaryView, prune_tree
 from condense.engine import CondenseEngine
 from pi_tui import keymap
+from pi_tui.call_subject import key_argument
 from pi_tui.screens.text_view import TextViewScreen
-from pi_tui.widgets.conversation import key_argument
 from pi_tui.widgets.footer import format_tokens
 
 NodeKind = Literal["chain", "summary", "call", "group"]

@@ -8,7 +8,6 @@ Nothing here imports Textual.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -16,12 +15,6 @@ from condense.messages import content_text
 from condense.records import SUMMARY
 
 ItemKind = Literal["user", "assistant", "summary", "custom", "bash", "compaction", "branch", "note", "result"]
-
-# The argument that says what a call is about, per tool; other tools show their first string argument.
-KEY_ARGUMENTS = {
-    "read": "path", "write": "path", "edit": "path", "ls": "path", "bash": "command", "grep": "pattern",
-    "find": "pattern", "context_tree_query": "toolCallIds",
-}
 
 
 @dataclass
@@ -48,17 +41,6 @@ class Item:
     message: dict[str, Any]
     calls: dict[str, Call] = field(default_factory=dict)  # assistant items: call id -> call, in order
     level: str = "info"  # note items: info | warning | error
-
-
-def key_argument(name: str, args: dict[str, Any]) -> str:
-    """What a call is about, on one line: the path of a read, the command of a bash, ..."""
-    key = KEY_ARGUMENTS.get(name)
-    value: Any = args.get(key) if key else next((v for v in args.values() if isinstance(v, str)), None)
-    if isinstance(value, list):
-        value = ", ".join(str(v) for v in value)
-    if value is None:
-        value = json.dumps(args, ensure_ascii=False) if args else ""
-    return " ".join(str(value).split())
 
 
 def user_text(message: dict[str, Any]) -> str:

@@ -230,6 +230,21 @@ async def test_bang_runs_a_command_into_the_context_and_double_bang_keeps_it_out
         assert "not in context" in blocks[1].render_block().plain
 
 
+async def test_esc_stops_a_running_bang_command(make_app, wait, wait_for) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        app.main.editor.load_text("!sleep 60")
+        await pilot.press("enter")
+        working = app.main.status.working
+        await wait_for(pilot, lambda: working.text == "$ sleep 60 (esc to stop)")
+        await pilot.press("escape")
+        await wait(pilot)
+        [message] = [m for m in app.runtime.host.agent.messages if m.get("role") == "bashExecution"]
+        assert (message["command"], message["cancelled"], message["exitCode"]) == ("sleep 60", True, None)
+        assert not working.display
+
+
 async def test_editor_keys_follow_the_keymap(make_app, wait) -> None:
     app = make_app(settings=Settings(keymap={"editor.submit": "ctrl+s"}))
     async with app.run_test(size=(100, 30)) as pilot:

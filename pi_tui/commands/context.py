@@ -1,0 +1,105 @@
+"""What a slash command may do to the app: the narrow `CommandContext` its handler receives.
+
+Handlers never see the App or its widgets, only these operations, so a command can be driven by a
+small recording implementation in a test, and the app's widgets can change without touching a
+command. PiApp's adapter (pi_tui/app.py) is the real implementation.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from pi_tui.ai.models import DEMO_REF
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+
+    from pi_tui.abort import AbortSignal
+    from pi_tui.agent.host import Level
+    from pi_tui.launch import LaunchOptions
+    from pi_tui.runtime import Runtime
+    from pi_tui.session.store import Session
+    from pi_tui.settings import Settings
+
+T = TypeVar("T")
+
+
+class CommandContext(Protocol):
+    """Exactly what the app's commands use; anything a new command needs is added here, by name."""
+
+    @property
+    def runtime(self) -> Runtime:
+        """The runtime in use (host, session, model, engine); a rebuild replaces it."""
+
+    @property
+    def settings(self) -> Settings:
+        """The live settings: what `settings.toml` holds now."""
+
+    @property
+    def launch_dir(self) -> Path:
+        """The folder pi-tui started in: where its sessions are listed and new ones start."""
+
+    @property
+    def theme(self) -> str: ...
+
+    def theme_names(self) -> list[str]: ...
+
+    def apply_theme(self, name: str) -> bool:
+        """Use theme `name`; False (having said why) when there is none of that name."""
+
+    def save_setting(self, key: str, value: Any) -> None:
+        """Save one dotted setting to `settings.toml`; raises SettingsError, having written nothing."""
+
+    def notify(self, text: str, level: Level = "info") -> None:
+        """One line as a toast (a block of lines goes into the transcript)."""
+
+    async def note(self, text: str) -> None:
+        """The app's own output in the transcript: shown, never saved."""
+
+    def show(self, screen: Screen[Any]) -> None:
+        """Open an overlay that answers nothing (a text view, a settings form)."""
+
+    async def ask(self, screen: Screen[T]) -> T | None:
+        """Open a screen and wait for its answer (None: dismissed). Only from a worker."""
+
+    def set_editor_text(self, text: str) -> None: ...
+
+    def status_changed(self) -> None:
+        """The footer and the transcript's marks show something that changed (a name, a flush)."""
+
+    def build_runtime(self, options: LaunchOptions, session: Session | None = None) -> Runtime:
+        """A new runtime with the app's settings, UI and client; raises UserError when it cannot be built."""
+
+    async def attach(self, runtime: Runtime, reason: str) -> None:
+        """Show `runtime` instead of the current one (its extensions start with `reason`)."""
+
+    async def show_first_screen(self) -> None:
+        """Where the user is and the runtime's notices, as at launch (after /new or /resume)."""
+
+    async def quit(self) -> None: ...
+
+    def working(self, text: str) -> AbstractContextManager[AbortSignal]:
+        """Show `text` as the working line while the block runs; Esc aborts the signal it gives."""
+
+    def show_progress(self, batch: int, state: str, chars: int) -> None:
+        """A flush's progress rows above the editor (condense's progress callback)."""
+
+    def clear_progress(self, later: bool = False) -> None:
+        """Remove the progress rows, at once or after a moment (so the last state can be read)."""
+
+
+def idle_or_warn(context: CommandContext, what: str) -> bool:
+    """Commands that change the session or start work wait for a quiet agent; otherwise they say so."""
+    if context.runtime.is_quiet:
+        return True
+    context.notify(f"{what}: the agent is working; wait for it or press Esc first", "warning")
+    return False
+
+
+def model_ref(runtime: Runtime) -> str:
+    """The model as a person names it: `demo`, not the demo's provider/id."""
+    model = runtime.host.config.model
+    return DEMO_REF if model.provider == "demo" else model.ref
+

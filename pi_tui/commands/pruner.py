@@ -1,0 +1,100 @@
+"""`/pruner` in the TUI: the subcommands that need the terminal (a picker of all of them, the settings
+form, the tree of summaries, a flush with live progress rows), and the engine's own text subcommands
+(condense/commands.py, the same as in print mode) for the rest."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from condense.commands import HELP as ENGINE_HELP
+from condense.config import CondenseConfig, one_line_error
+from pi_tui.commands.context import CommandContext, idle_or_warn
+from pi_tui.commands.registry import Command, Handler
+from pi_tui.pruning import PRUNER_HELP
+from pi_tui.runtime import DEMO_CONDENSE
+from pi_tui.screens.form import SettingsFormScreen, field_specs
+from pi_tui.screens.picker import Choice, PickerScreen
+from pi_tui.screens.pruner_tree import PrunerTreeScreen
+from pi_tui.settings.keys import set_dotted
+
+SCREENS = {"settings": "every pruning setting, saved as you change it",
+           "tree": "browse summaries, chains and the original outputs"}
+NEEDS_ARGUMENT = {"model", "thinking", "prune-on", "batching", "protected-tools", "protected-paths",
+                  "min-batch-chars", "recovery-grace"}
+
+
+def subcommands(_: CommandContext) -> dict[str, str]:
+    """The screens' subcommands and the engine's, with what each does."""
+    return {**SCREENS, **ENGINE_HELP}
+
+
+async def pruner(context: CommandContext, args: str) -> None:
+    handler = TERMINAL.get(args.split(" ")[0])
+    if handler is not None:
+        await handler(context, args)
+    else:  # the engine's own subcommands answer through notifications
+        await context.runtime.host.prompt(f"/pruner {args}")
+
+
+async def picker(context: CommandContext, _: str) -> None:
+    """Bare `/pruner`: choose a subcommand; one that takes an argument goes to the editor to be completed."""
+    sub = await context.ask(PickerScreen(
+        "/pruner", [Choice(name, name, description) for name, description in subcommands(context).items()]))
+    if not sub:
+        return
+    if sub in NEEDS_ARGUMENT:
+        context.set_editor_text(f"/pruner {sub} ")
+    else:
+        await pruner(context, sub)
+
+
+async def tree(context: CommandContext, _: str) -> None:
+    runtime = context.runtime
+    context.show(PrunerTreeScreen(runtime.engine, runtime.host.session.branch_entries()))
+
+
+async def settings(context: CommandContext, _: str) -> None:
+    """Every `[condense]` setting in a form; a change is validated, then the engine takes (and saves) it."""
+    runtime = context.runtime
+    engine = runtime.engine
+
+    def change(path: tuple[str, ...], value: Any) -> str | None:
+        data = set_dotted(engine.config.model_dump(), path, value)
+        try:
+            config = CondenseConfig.model_validate(data)
+        except ValidationError as exc:
+            return one_line_error(exc, CondenseConfig)
+        engine.set_config(config)
+        return None
+
+    title = "Pruning settings ([condense] in settings.toml)"
+    if runtime.model.provider == "demo":
+        overrides = ", ".join(f"{key} {value}" for key, value in DEMO_CONDENSE.items())
+        title += f"\nthe demo uses {overrides}"  # in memory, while it runs
+    # the file's values, not the engine's: those are the demo's while it runs
+    context.show(SettingsFormScreen(
+        title, field_specs(CondenseConfig), lambda: context.settings.condense.model_dump(mode="json"), change))
+
+
+async def flush_now(context: CommandContext, _: str) -> None:
+    """`/pruner now` with live rows above the editor, one per batch."""
+    if not idle_or_warn(context, "/pruner now"):
+        return
+    context.clear_progress()
+    try:
+        with context.working("Summarizing pending tool work… (esc to abort)"):
+            result = await context.runtime.engine.flush("manual", sequential=True, progress=context.show_progress)
+    finally:
+        context.clear_progress(later=True)
+    if result.outcome == "empty":
+        context.notify("pruner: nothing pending — no batches to summarize")
+    elif not result.halted:  # a halted flush has said why, once
+        context.notify(f"pruner: {result.outcome}: {result.summarized} of {result.captured} batches summarized")
+    context.status_changed()
+
+
+TERMINAL: dict[str, Handler] = {"": picker, "tree": tree, "settings": settings, "now": flush_now}
+
+COMMANDS = (Command("pruner", PRUNER_HELP, pruner, subcommands),)

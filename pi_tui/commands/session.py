@@ -1,0 +1,113 @@
+"""The session commands: /session, /name, /new, /resume, /quit; and the runtime rebuild they share
+with /model."""
+
+from __future__ import annotations
+
+import time
+
+from pi_tui.commands.context import CommandContext, idle_or_warn, model_ref
+from pi_tui.commands.registry import Command
+from pi_tui.errors import UserError
+from pi_tui.launch import LaunchOptions
+from pi_tui.paths import sessions_dir_for
+from pi_tui.runtime import Runtime
+from pi_tui.screens.picker import Choice, PickerScreen
+from pi_tui.session.listing import describe, session_files
+from pi_tui.session.store import Session
+from pi_tui.widgets.footer import UsageTotals
+
+
+async def rebuild(context: CommandContext, reason: str, options: LaunchOptions,
+                  session: Session | None = None) -> Runtime | None:
+    """Build and show a new runtime; None (having said why) when it cannot be built. A new or resumed
+    session starts with the first screen, which holds the runtime's notices; a reload shows them as toasts."""
+    try:
+        runtime = context.build_runtime(options, session)
+    except UserError as exc:
+        context.notify(str(exc), "error")
+        return None
+    await context.attach(runtime, reason)
+    if reason in ("new", "resume"):
+        await context.show_first_screen()
+    else:
+        for notice in runtime.notices:
+            context.notify(notice)
+    return runtime
+
+
+async def new(context: CommandContext, _: str) -> None:
+    if idle_or_warn(context, "/new"):
+        model = context.runtime.host.config.model
+        options = LaunchOptions(model=model_ref(context.runtime), base_url=model.base_url,
+                                launch_dir=context.launch_dir)
+        await rebuild(context, "new", options)
+
+
+def session_choices(context: CommandContext) -> list[Choice]:
+    """This folder's saved sessions, newest first, by name or first message."""
+    choices = []
+    for path in session_files(sessions_dir_for(context.launch_dir)):
+        info = describe(path)
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.modified))
+        title = info.name or " ".join(info.first_message.split())[:80] or "(no message)"
+        choices.append(Choice(path, title, f"{when} · {info.entries} entries"))
+    return choices
+
+
+async def resume(context: CommandContext, args: str) -> None:
+    if not idle_or_warn(context, "/resume"):
+        return
+    choices = session_choices(context)
+    if not choices:
+        context.notify("no saved sessions for this folder yet", "warning")
+        return
+    current = context.runtime.host.session.path
+    path = await context.ask(PickerScreen("Resume a session", choices, query=args, current=current))
+    if path is not None and path != current:
+        await rebuild(context, "resume", LaunchOptions(session=str(path), launch_dir=context.launch_dir))
+
+
+async def session(context: CommandContext, _: str) -> None:
+    """File, id, counts of entries and messages, tokens and model, as a note in the transcript."""
+    current = context.runtime.host.session
+    roles: dict[str, int] = {}
+    for message in current.messages():
+        role = str(message.get("role"))
+        kind = message.get("customType") if role == "custom" else role
+        roles[str(kind)] = roles.get(str(kind), 0) + 1
+    totals = UsageTotals.of_entries(current.entries)
+    counts = ", ".join(f"{count} {role}" for role, count in sorted(roles.items())) or "none yet"
+    saved = current.path is not None and current.is_persisted
+    lines = [f"session: {current.name or '(unnamed)'}",
+             f"file:    {current.path if saved else '(none yet: written with the first reply)'}",
+             f"id:      {current.session_id}",
+             f"entries: {len(current.entries)} in the {'file' if saved else 'session'}, "
+             f"{len(current.branch_entries())} on this branch",
+             f"messages on this branch: {counts}",
+             f"tokens:  {totals.text() or '0'}",
+             f"model:   {model_ref(context.runtime)}"]
+    await context.note("\n".join(lines))
+
+
+async def name(context: CommandContext, args: str) -> None:
+    current = context.runtime.host.session
+    if not args:
+        context.notify(f"session name: {current.name or '(none)'} · set it with /name <name>")
+        return
+    current.append_session_info(args)
+    context.notify(f"session named {args!r}")
+    context.status_changed()
+
+
+async def quit_app(context: CommandContext, _: str) -> None:
+    await context.quit()
+
+
+COMMANDS = (
+    Command("session", "this session: file, id, message counts, cost", session),
+    Command("new", "start a new session", new),
+    Command("resume", "open an earlier session of this folder", resume),
+    Command("name", "name this session: /name <name>", name),
+    Command("quit", "quit pi-tui", quit_app),
+    Command("exit", "quit pi-tui", quit_app),
+)
