@@ -24,10 +24,11 @@ import traceback
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
 from textual.app import App
+from textual.binding import BindingType
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
@@ -226,7 +227,7 @@ def write_crash_log(exc: BaseException) -> Path:
 
 class PiApp(App[int]):
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses elsewhere find it too
-    BINDINGS = keymap.APP
+    BINDINGS: ClassVar[list[BindingType]] = [*keymap.APP]
     PAUSE_GC_ON_SCROLL = True
     ENABLE_COMMAND_PALETTE = False
     TITLE = "pi-tui"
@@ -353,7 +354,8 @@ class PiApp(App[int]):
         except Exception as exc:
             self.call_from_thread(self._startup_failed, exc)
             return
-        self.call_from_thread(self._started, runtime, settings, errors)
+        # Textual's call_from_thread infers its result type Never when the result is discarded
+        self.call_from_thread(self._started, runtime, settings, errors)  # type: ignore[arg-type]
 
     async def _started(self, runtime: Runtime, settings: Settings, errors: list[str]) -> None:
         self._use_settings(settings)

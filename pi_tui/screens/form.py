@@ -15,9 +15,10 @@ import re
 import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, ClassVar, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -178,7 +179,7 @@ def _flatten(specs: list[FieldSpec]) -> Iterator[FieldSpec]:
 
 
 class SettingsFormScreen(ModalScreen[None]):
-    BINDINGS = keymap.FORM  # type: ignore[assignment]  # Textual types BINDINGS as an invariant list
+    BINDINGS: ClassVar[list[BindingType]] = [*keymap.FORM]
     DEFAULT_CSS = """
     SettingsFormScreen { align: center middle; }
     SettingsFormScreen > #form {

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -54,7 +55,7 @@ def _ranked(choices: list[Choice], q: str, text_of: Callable[[Choice], str]) -> 
 
 
 class PickerScreen(ModalScreen[Any]):
-    BINDINGS = keymap.PICKER  # type: ignore[assignment]  # Textual types BINDINGS as an invariant list
+    BINDINGS: ClassVar[list[BindingType]] = [*keymap.PICKER]
     DEFAULT_CSS = """
     PickerScreen { align: center middle; }
     PickerScreen > #picker {

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from rich.text import Text
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -122,7 +123,7 @@ class CondenseTree(Tree[Node]):
 
 
 class PrunerTreeScreen(ModalScreen[None]):
-    BINDINGS = keymap.TREE  # type: ignore[assignment]  # Textual types BINDINGS as an invariant list
+    BINDINGS: ClassVar[list[BindingType]] = [*keymap.TREE]
     DEFAULT_CSS = """
     PrunerTreeScreen { align: center middle; }
     PrunerTreeScreen > #pruner-tree-box {

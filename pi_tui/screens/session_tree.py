@@ -15,9 +15,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from textual import events
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -185,7 +186,7 @@ def row_content(row: Row) -> Content:
 
 
 class SessionTreeScreen(ModalScreen[str | None]):
-    BINDINGS = keymap.SESSION_TREE  # type: ignore[assignment]  # Textual types BINDINGS as an invariant list
+    BINDINGS: ClassVar[list[BindingType]] = [*keymap.SESSION_TREE]
     DEFAULT_CSS = """
     SessionTreeScreen { align: center middle; }
     SessionTreeScreen > #session-tree {

@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import ClassVar
 
+from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -15,7 +17,7 @@ from pi_tui import keymap
 
 
 class TextViewScreen(ModalScreen[None]):
-    BINDINGS = keymap.OVERLAY  # type: ignore[assignment]  # Textual types BINDINGS as an invariant list
+    BINDINGS: ClassVar[list[BindingType]] = [*keymap.OVERLAY]
     DEFAULT_CSS = """
     TextViewScreen { align: center middle; }
     TextViewScreen > #view {

@@ -8,6 +8,7 @@ Nothing here imports Textual.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -24,7 +25,7 @@ class Call:
     id: str
     name: str
     args: dict[str, Any]
-    result: dict[str, Any] | None = None
+    result: Mapping[str, Any] | None = None
 
     @property
     def is_error(self) -> bool:
@@ -38,16 +39,16 @@ class Call:
 @dataclass
 class Item:
     kind: ItemKind
-    message: dict[str, Any]
+    message: Mapping[str, Any]
     calls: dict[str, Call] = field(default_factory=dict)  # assistant items: call id -> call, in order
     level: str = "info"  # note items: info | warning | error
 
 
-def user_text(message: dict[str, Any]) -> str:
+def user_text(message: Mapping[str, Any]) -> str:
     return content_text(message.get("content") or "")
 
 
-def assistant_calls(message: dict[str, Any]) -> dict[str, Call]:
+def assistant_calls(message: Mapping[str, Any]) -> dict[str, Call]:
     calls: dict[str, Call] = {}
     for block in message.get("content") or []:
         if isinstance(block, dict) and block.get("type") == "toolCall":
@@ -57,7 +58,7 @@ def assistant_calls(message: dict[str, Any]) -> dict[str, Call]:
     return calls
 
 
-def _custom_item(message: dict[str, Any]) -> Item | None:
+def _custom_item(message: Mapping[str, Any]) -> Item | None:
     if message.get("customType") == SUMMARY:
         return Item("summary", message)
     return Item("custom", message) if message.get("display") else None
@@ -71,13 +72,13 @@ class Conversation:
         self._calls: dict[str, Call] = {}
 
     @classmethod
-    def from_messages(cls, messages: list[dict[str, Any]]) -> Conversation:
+    def from_messages(cls, messages: Iterable[Mapping[str, Any]]) -> Conversation:
         conversation = cls()
         for message in messages:
             conversation.add(message)
         return conversation
 
-    def add(self, message: dict[str, Any]) -> Item | None:
+    def add(self, message: Mapping[str, Any]) -> Item | None:
         """Add a finished (or just started) message; returns the new item, or None when the message
         joined an existing one (a tool result) or is not shown (a hidden custom message)."""
         role = message.get("role")
@@ -92,8 +93,8 @@ class Conversation:
             self._calls.update(item.calls)
             return self._append(item)
         if role == "custom":
-            item = _custom_item(message)
-            return self._append(item) if item else None
+            custom = _custom_item(message)
+            return self._append(custom) if custom else None
         kinds: dict[Any, ItemKind] = {"user": "user", "bashExecution": "bash",
                                       "compactionSummary": "compaction", "branchSummary": "branch"}
         kind = kinds.get(role)
@@ -103,7 +104,7 @@ class Conversation:
         """A line from the app itself (command output): shown, never part of the session."""
         return self._append(Item("note", {"role": "note", "text": text}, level=level))
 
-    def update_assistant(self, item: Item, message: dict[str, Any]) -> list[Call]:
+    def update_assistant(self, item: Item, message: Mapping[str, Any]) -> list[Call]:
         """A newer snapshot of a streaming assistant message; returns calls seen for the first time."""
         item.message = message
         fresh: list[Call] = []

@@ -13,7 +13,7 @@ bottom follows again, and while it does not, a mark on the last line says that n
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from textual.containers import VerticalScroll
@@ -36,7 +36,7 @@ from pi_tui.widgets.blocks import (
 from pi_tui.widgets.conversation import Call, Conversation, Item
 from pi_tui.widgets.tool_card import Clock, ToolCard
 
-ChainFor = Callable[[dict[str, Any]], str]
+ChainFor = Callable[[Mapping[str, Any]], str]
 
 
 class LoadEarlier(Static):
