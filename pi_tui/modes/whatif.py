@@ -65,7 +65,7 @@ from pi_tui.ai.litellm_client import _litellm
 from pi_tui.ai.transform import transform_messages
 from pi_tui.ai.types import ModelSpec
 from pi_tui.errors import UserError
-from pi_tui.replay import PRUNER_PREFIX, Replayer, output_session
+from pi_tui.modes.replay import PRUNER_PREFIX, Replayer, output_session
 from pi_tui.session.context import SessionContext, build_context, entry_message, extend_context
 from pi_tui.session.store import Session
 
