@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from condense.config import CondenseConfig  # noqa: E402
-from pi_tui.replay import Replayer, output_session  # noqa: E402
+from pi_tui.modes.replay import Replayer, output_session  # noqa: E402
 from pi_tui.session.store import Session  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"

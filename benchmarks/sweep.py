@@ -18,8 +18,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from pi_tui.modes.whatif import WhatifOptions, run_whatif  # noqa: E402
 from pi_tui.session.store import Session  # noqa: E402
-from pi_tui.whatif import WhatifOptions, run_whatif  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 SESSIONS = ("pi-large-session", "pi-before-compaction", "pi-compact-hooks", "pi-compaction-check")

@@ -201,9 +201,9 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from condense.config import CondenseConfig
+    from pi_tui.modes.replay import Replayer, ReplayOutput
     from pi_tui.offline import session_model
     from pi_tui.offline_config import offline_condense_config
-    from pi_tui.replay import Replayer, ReplayOutput
 
     summarizer = [f"summarizer_model={args.summarizer}"] if args.summarizer else []
     config = offline_condense_config(args.settings, [*summarizer, *args.overrides],
@@ -232,8 +232,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_whatif(args: argparse.Namespace) -> int:
     from condense.simulate import format_report, plot_svg
+    from pi_tui.modes.whatif import run_whatif, whatif_options
     from pi_tui.offline_config import offline_condense_config
-    from pi_tui.whatif import run_whatif, whatif_options
 
     condense = offline_condense_config(args.settings, args.overrides)
     options = whatif_options(args.strategies, args.pricing, args.cache_ttl, args.cache_model, condense)
@@ -261,7 +261,7 @@ def cmd_whatif(args: argparse.Namespace) -> int:
 
 
 def cmd_print(args: argparse.Namespace) -> int:
-    from pi_tui.print_mode import run_print
+    from pi_tui.modes.print_mode import run_print
     from pi_tui.runtime import LaunchOptions, build_runtime
 
     settings = _load_settings()

@@ -40,8 +40,10 @@ LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
 
 
 @functools.cache
-def _litellm() -> Any:
-    """Import and configure litellm once: local price map (never the network), no banners, quiet logs."""
+def import_litellm() -> Any:
+    """Import and configure litellm once: local price map (never the network), no banners, quiet logs.
+    Every part of pi-tui that needs litellm itself (the client, the tokenizer, library summaries) takes
+    it from here, so none imports it unconfigured."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm
 
@@ -53,14 +55,14 @@ def _litellm() -> Any:
 
 def warm_up() -> None:
     """Pay the import cost now (the TUI runs this in a thread worker after the first frame)."""
-    _litellm()
+    import_litellm()
 
 
-async def _litellm_async() -> Any:
+async def import_litellm_async() -> Any:
     """litellm without blocking the event loop on a first import (or on one still running in a thread)."""
-    if _litellm.cache_info().currsize:
-        return _litellm()
-    return await asyncio.to_thread(_litellm)
+    if import_litellm.cache_info().currsize:
+        return import_litellm()
+    return await asyncio.to_thread(import_litellm)
 
 
 def _now_ms() -> int:
@@ -340,7 +342,7 @@ class LiteLLMClient:
         response: Any = None
         try:
             try:
-                litellm = await _litellm_async()
+                litellm = await import_litellm_async()
                 kwargs = completion_kwargs(request, self.timeout)
                 response = await _race(litellm.acompletion(**kwargs), abort)
             except Exception as exc:

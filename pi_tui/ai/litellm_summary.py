@@ -7,9 +7,10 @@ imported when the first summary is asked for, so importing this module stays lig
 
 from __future__ import annotations
 
-import os
 from collections.abc import Awaitable, Callable
 from typing import Any
+
+from pi_tui.ai.litellm_client import import_litellm_async
 
 
 def litellm_summarizer(model: str, **completion_args: Any) -> Callable[[str], Awaitable[str]]:
@@ -18,10 +19,7 @@ def litellm_summarizer(model: str, **completion_args: Any) -> Callable[[str], Aw
     environment as litellm reads them."""
 
     async def summarize(prompt: str) -> str:
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # never wait on the network to import
-        import litellm
-
-        litellm.suppress_debug_info = True  # its "Give Feedback" banner would land in the agent's stdout
+        litellm = await import_litellm_async()  # quiet: its banner would land in the agent's stdout
         response = await litellm.acompletion(model=model, messages=[{"role": "user", "content": prompt}],
                                              **completion_args)
         return response.choices[0].message.content or ""

@@ -95,8 +95,12 @@ def _raw_map() -> dict[str, Any]:
 @functools.cache
 def bundled_map() -> dict[str, dict[str, Any]]:
     """The installed litellm's map, read once; empty when litellm or its file is missing or unreadable
-    (every model is then unknown, which the caller reports: it is not worth failing a start over)."""
-    return {k: v for k, v in _raw_map().items() if isinstance(v, dict) and k != RULES_KEY}
+    (every model is then unknown, which the caller reports: it is not worth failing a start over).
+    A row `{"alias_of": name}` (`claude-sonnet-latest`) is served as the row it names, as litellm
+    serves it; one that names no model row is dropped, as litellm drops it."""
+    rows = {k: v for k, v in _raw_map().items() if isinstance(v, dict) and k != RULES_KEY}
+    served = {k: rows.get(v["alias_of"]) if "alias_of" in v else v for k, v in rows.items()}
+    return {k: v for k, v in served.items() if isinstance(v, dict) and "alias_of" not in v}
 
 
 @dataclass(frozen=True)

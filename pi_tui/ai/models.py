@@ -21,6 +21,9 @@ from pi_tui.settings.model import ModelSettings
 ModelTable = Mapping[str, ModelSettings]
 
 DEMO_REF = "demo"
+# The offline demo's model. Its client is `pi_tui.demo`'s scripted one, which the runtime builds for it:
+# choosing the model needs nothing from the demo package.
+DEMO_MODEL = ModelSpec(provider="demo", id="demo", context_window=200_000, max_tokens=16_384, api="demo")
 
 # provider -> (environment variable holding its key, a sensible default model)
 PROVIDERS: dict[str, tuple[str, str]] = {
@@ -48,8 +51,6 @@ def parse_model_ref(ref: str, base_url: str | None = None, models: ModelTable | 
     """`provider/id` (the id may contain further slashes) or `demo`, with its limits and prices."""
     text = ref.strip()
     if text == DEMO_REF:
-        from pi_tui.demo import DEMO_MODEL
-
         return DEMO_MODEL
     provider, sep, model_id = text.partition("/")
     if not sep or not provider or not model_id:

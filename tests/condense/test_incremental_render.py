@@ -13,7 +13,7 @@ import pytest
 from condense.chains import ChainDetector, detect_chains
 from condense.config import CondenseConfig
 from condense.measure import estimate_tokens
-from pi_tui.replay import Replayer, output_session
+from pi_tui.modes.replay import Replayer, output_session
 from pi_tui.session.store import Session
 from tests.condense.memory_host import make, stubbed
 from tests.conftest import corpus_path

@@ -37,8 +37,8 @@ from condense.records import Batch, ToolCallRecord
 from condense.spill import spill_oversized_batch
 from pi_tui.agent.host import AgentHost
 from pi_tui.agent.loop import AgentConfig
+from pi_tui.ai.models import DEMO_MODEL
 from pi_tui.cli import main
-from pi_tui.demo import DEMO_MODEL
 from pi_tui.demo.client import DemoModelClient
 from pi_tui.offline import next_request, offline_engine
 from pi_tui.paths import sessions_dir_for

@@ -19,7 +19,7 @@ from pathlib import Path
 from condense.config import CondenseConfig
 from pi_tui.agent.host import AgentHost
 from pi_tui.agent.loop import AgentConfig
-from pi_tui.demo import DEMO_MODEL
+from pi_tui.ai.models import DEMO_MODEL
 from pi_tui.demo.client import DemoModelClient
 from pi_tui.demo.script import Call, Step, Task
 from pi_tui.pruning import install

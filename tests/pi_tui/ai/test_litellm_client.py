@@ -331,6 +331,8 @@ def test_request_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
     # dated snapshots and aliases
     "anthropic/claude-sonnet-4-20250514", "anthropic/claude-opus-4-1-20250805", "openai/gpt-4o-2024-08-06",
     "openai/gpt-5.1-2025-11-13", "openai/o3", "gemini/gemini-2.5-flash", "anthropic/claude-haiku-4-5",
+    # rows of the map that only name another row
+    "anthropic/claude-sonnet-latest", "openai/gpt-luna-latest",
 ])
 def test_limits_and_prices_read_without_litellm_match_litellms_own_lookup(litellm: Any, ref: str) -> None:
     spec = parse_model_ref(ref)
@@ -355,6 +357,11 @@ def test_every_anthropic_openai_and_gemini_model_of_the_map_reads_as_litellm_rea
         if mine != theirs:
             differ.append((key, mine, theirs))
     assert differ == []
+
+
+def test_the_map_read_without_litellm_is_litellms_own_price_map_row_for_row(litellm: Any) -> None:
+    """`pi-tui whatif` prices requests from it, by the name the recording gives, as litellm would."""
+    assert bundled_map() == litellm.model_cost
 
 
 def test_a_router_model_gets_the_window_litellm_finds_for_it(litellm: Any) -> None:

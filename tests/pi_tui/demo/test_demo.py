@@ -20,8 +20,8 @@ import pytest
 
 from condense.messages import AssistantMessage, ToolCall, ToolResultMessage, content_text, tool_calls
 from pi_tui.abort import AbortSignal
+from pi_tui.ai.models import DEMO_MODEL
 from pi_tui.ai.types import ModelRequest, StreamEvent, ToolSpec
-from pi_tui.demo import DEMO_MODEL
 from pi_tui.demo.client import DemoModelClient, locate
 from pi_tui.demo.project import SAMPLE_PROJECT, prepare_demo_project
 from pi_tui.demo.script import TASKS, TAX_BEFORE

@@ -1,4 +1,5 @@
-"""Start-up: `pi-tui` with no arguments opens the TUI, and litellm is never on the way to its first frame.
+"""Start-up: `pi-tui` with no arguments opens the TUI, and litellm is never on the way to its first frame
+(nor `pi_tui.modes`, the other ways to run pi-tui, at all).
 
 Each case runs in a fresh interpreter (the only way to know what an import pulled in), through the CLI's
 own `main([])`, headless; the probe records `sys.modules` at the first frame and when the warm-up runs.
@@ -43,6 +44,7 @@ async def on_ready(self):
     await self.ready.wait()
     seen["model"] = self.runtime.model.ref
     seen["screen"] = type(self.screen).__name__
+    seen["modes"] = sorted(name for name in sys.modules if name.startswith("pi_tui.modes"))
     self.exit()
 
 PiApp.on_ready = on_ready
@@ -65,13 +67,14 @@ def probe(tmp_path: Path, *args: str, key: str | None = None) -> dict:  # type: 
 def test_no_arguments_open_the_tui_on_the_demo_without_litellm(tmp_path: Path) -> None:
     seen = probe(tmp_path)
     assert seen == {"warm_up": [], "first_frame": [], "runtime_at_first_frame": [], "model": "demo/demo",
-                    "screen": "MainScreen", "code": 0}
+                    "screen": "MainScreen", "modes": [], "code": 0}
 
 
 def test_a_real_model_warms_litellm_up_only_after_the_first_frame(tmp_path: Path) -> None:
     seen = probe(tmp_path, "--model", "openai/gpt-4o", key="sk-test")
     assert seen["first_frame"] == [] and seen["warm_up"] == [[]]
     assert seen["model"] == "openai/gpt-4o" and seen["code"] == 0
+    assert seen["modes"] == []  # print mode, replay and whatif are never loaded by the TUI
 
 
 FAILING_START = r"""

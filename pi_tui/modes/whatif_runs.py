@@ -1,0 +1,282 @@
+"""One strategy of `pi-tui whatif` run over a recorded session: the recording, which price table
+prices each request, and how each strategy builds the context of every request. `whatif` runs them
+and compares the results.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from condense import BatchFilter
+from condense.config import CondenseConfig
+from condense.simulate import (
+    ANTHROPIC_EDITS,
+    PRUNE_AFTER_READ,
+    Compaction,
+    ContextEditing,
+    Meter,
+    ObservationMasking,
+    PiCompaction,
+    PriceTable,
+    Query,
+    RecordedRequest,
+    Recovery,
+    StrategySimulation,
+    SummarizingCondenser,
+    check_recovery,
+    condense_config,
+    condense_config_with,
+    model_summary_tokens,
+    recorded_requests,
+)
+from pi_tui.ai.convert import convert_to_llm
+from pi_tui.ai.pricing import price_table
+from pi_tui.ai.transform import transform_messages
+from pi_tui.ai.types import ModelSpec
+from pi_tui.errors import UserError
+from pi_tui.modes.replay import PRUNER_PREFIX, Replayer, output_session
+from pi_tui.session.context import SessionContext, build_context, entry_message, extend_context
+from pi_tui.session.store import Session
+
+FALLBACK_PRICING = "claude-sonnet-4-5"
+
+
+# ----- prices ---------------------------------------------------------------------------------------
+
+def known_price_table(model: str) -> PriceTable:
+    """`price_table`, or one line saying litellm's map has no prices for `model`."""
+    table = price_table(model)
+    if table is None:
+        raise UserError(f"--pricing {model}: litellm's price map does not know this model")
+    return table
+
+
+@dataclass
+class Pricing:
+    """Each request priced with the table of the model that answered it, unless one is forced; with
+    1-hour cache entries, writes cost what Anthropic charges for those."""
+
+    forced: PriceTable | None = None
+    one_hour: bool = False
+    tables: dict[str, PriceTable] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.forced is not None and self.one_hour:
+            self.forced = self.forced.with_one_hour_writes()
+
+    def for_model(self, model: str) -> PriceTable:
+        if self.forced is not None:
+            return self.forced
+        table = self.tables.get(model)
+        if table is None:
+            table = price_table(model)
+            if table is None:
+                self.notes.append(f"no litellm prices for {model or '(unknown model)'}:"
+                                  f" priced as {FALLBACK_PRICING}")
+                table = known_price_table(FALLBACK_PRICING)
+            self.tables[model] = table.with_one_hour_writes() if self.one_hour else table
+        return self.tables[model]
+
+    def describe(self) -> str:
+        if self.forced is not None:
+            return f"{self.forced.name} (forced)"
+        return ", ".join(sorted({t.name for t in self.tables.values()})) + " (the model that answered)"
+
+
+# ----- the recorded session ------------------------------------------------------------------------
+
+def _is_pruner_entry(entry: dict[str, Any]) -> bool:
+    return str(entry.get("customType", "")).startswith(PRUNER_PREFIX)
+
+
+def without_compactions(session: Session) -> Session:
+    """The session's branch with its compaction entries taken out, in memory only. Strategies that
+    prune by other means start from the full history: the recording's compactions were Pi's answer
+    to a context those strategies never build (`pi-compaction` simulates that answer on its own)."""
+    entries: list[dict[str, Any]] = []
+    parent: str | None = None
+    for entry in session.branch_entries():
+        if entry.get("type") == "compaction":
+            continue
+        entries.append(entry if entry.get("parentId") == parent else {**entry, "parentId": parent})
+        parent = entry.get("id")
+    return Session(dict(session.header), entries, None)
+
+
+@dataclass
+class Recording:
+    """The session's branch, its messages with nothing removed, and one RecordedRequest per request."""
+
+    session: Session
+    branch: list[dict[str, Any]]
+    history: list[dict[str, Any]] = field(init=False)
+    requests: list[RecordedRequest] = field(init=False)
+    before: list[int] = field(init=False)  # per request: how many history messages precede it
+    entry_at: list[int] = field(init=False)  # per request: its entry's position in the branch
+    specs: list[ModelSpec] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.history, self.before, self.entry_at, self.specs = [], [], [], []
+        for position, entry in enumerate(self.branch):
+            message = entry_message(entry) if not _is_pruner_entry(entry) else None
+            if message is None:
+                continue
+            if message.get("role") == "assistant":
+                self.before.append(len(self.history))
+                self.entry_at.append(position)
+                self.specs.append(ModelSpec(provider=str(message.get("provider", "")),
+                                            id=str(message.get("model", "")),
+                                            api=str(message.get("api", "openai-completions"))))
+            self.history.append(message)  # type: ignore[arg-type]
+        self.requests = recorded_requests(self.history)
+
+    @property
+    def main_model(self) -> str:
+        billed = [r.model for r in self.requests if r.billed]
+        return max(set(billed), key=billed.count) if billed else FALLBACK_PRICING
+
+
+# ----- running one strategy ------------------------------------------------------------------------
+
+@dataclass
+class StrategyRun:
+    """Prices the requests of one strategy as they are produced."""
+
+    recording: Recording
+    meter: Meter
+    pricing: Pricing
+    sim: StrategySimulation
+    sent: int = 0
+    edit: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] | None = None  # the provider's, server-side
+
+    def request(self, number: int, context: list[dict[str, Any]]) -> None:
+        recorded = self.recording.requests[number]
+        self.sent = number + 1
+        if not recorded.billed:
+            return
+        llm = self.provider_view(context, number)
+        self.sim.request(self.meter.prompt(llm), recorded, self.pricing.for_model(recorded.model))  # type: ignore[arg-type]
+
+    def provider_view(self, context: list[dict[str, Any]], number: int) -> list[dict[str, Any]]:
+        """What the model reads of `context`: converted, transformed for the model, edited server-side."""
+        llm = transform_messages(convert_to_llm(context), self.recording.specs[number])  # type: ignore[arg-type]
+        return llm if self.edit is None else self.edit(llm)  # type: ignore[arg-type]
+
+    def summariser_call(self, prompt: str | list[dict[str, Any]], output: str, time_ms: int) -> None:
+        """Priced at the length a model writes, not the extractive text's (see `summary_length`)."""
+        current = self.recording.requests[max(0, self.sent - 1)]
+        meter = self.meter
+        asked = meter.text_prompt(prompt) if isinstance(prompt, str) else meter.prompt(prompt, system=False)
+        written = model_summary_tokens(prompt, meter.text_tokens(output)) if isinstance(prompt, str) \
+            else meter.text_tokens(output)
+        self.sim.summariser_call(asked, written, time_ms, self.pricing.for_model(current.model))
+
+
+def _run_recorded(run: StrategyRun) -> Recovery:
+    """Each request carries the context of the branch before it, grown entry by entry (rebuilt only at
+    a compaction), so the whole run is linear in the session's length."""
+    branch = run.recording.branch
+    context, built = SessionContext(), 0
+    for number, position in enumerate(run.recording.entry_at):
+        for end in range(built + 1, position + 1):
+            if not extend_context(context, branch[end - 1]):
+                context = build_context(branch[:end])
+        built = position
+        run.request(number, list(context.messages))  # type: ignore[arg-type]
+    final = build_context(branch).messages
+    return check_recovery(run.recording.history, final, None)  # type: ignore[arg-type]
+
+
+def _run_none(run: StrategyRun) -> Recovery:
+    history = run.recording.history
+    for number, before in enumerate(run.recording.before):
+        run.request(number, history[:before])
+    return check_recovery(history, history, None)
+
+
+def _run_masking(run: StrategyRun) -> Recovery:
+    history, masking = run.recording.history, ObservationMasking()
+    for number, before in enumerate(run.recording.before):
+        run.request(number, masking.apply(history[:before]))
+    return check_recovery(history, masking.apply(history), None)
+
+
+def _run_summarising(run: StrategyRun, summariser: PiCompaction | SummarizingCondenser) -> Recovery:
+    """A strategy that folds old history into one summary before a request when its rule says so."""
+    history = run.recording.history
+    for number, before in enumerate(run.recording.before):
+        time_ms = run.recording.requests[number].time_ms
+        done: Compaction | None = summariser.maybe_compact(history[:before], time_ms)
+        if done is not None:
+            run.summariser_call(done.folded, done.summary, time_ms)
+        run.request(number, summariser.context(history[:before]))
+    return check_recovery(history, summariser.context(history), None)
+
+
+def _run_context_edit(run: StrategyRun, editing: ContextEditing) -> Recovery:
+    """The full history every time, edited by the provider: nothing it clears can be asked back."""
+    history = run.recording.history
+    run.edit = editing.apply
+    for number, before in enumerate(run.recording.before):
+        run.request(number, history[:before])
+    final = run.provider_view(history, len(run.recording.before) - 1) if run.recording.before else history
+    return check_recovery(history, final, None)
+
+
+def _latest_time(session: Session) -> int:
+    for entry in reversed(session.entries):
+        message = entry.get("message")
+        if isinstance(message, dict) and isinstance(message.get("timestamp"), int):
+            return message["timestamp"]
+    return 0
+
+
+def _read_turns_only(run: StrategyRun) -> BatchFilter:
+    """Keeps batches whose results no request has carried yet out of every flush (see
+    `PRUNE_AFTER_READ`): when request k is sent, the model has read the turns before k."""
+    return lambda batch: batch.turn_index < run.sent - 1
+
+
+def _run_condense(run: StrategyRun, config: CondenseConfig, window: int, after_read: bool = False) -> Recovery:
+    source = without_compactions(run.recording.session)
+    with tempfile.TemporaryDirectory(prefix="pi-tui-whatif-") as folder:
+        out = output_session(source, Path(folder) / "replay.jsonl")
+        counter = iter(range(len(run.recording.requests)))
+        # every summary condense asks for is reported with the prompt a model would have been sent (the
+        # extractive summariser builds that prompt only to be priced)
+        replayer = Replayer(source, out, config, window,
+                            on_render=lambda _before, rendered: run.request(next(counter), rendered),
+                            batch_filter=_read_turns_only(run) if after_read else None,
+                            on_summary=lambda asked, text: run.summariser_call(asked, text, _latest_time(out)))
+        asyncio.run(replayer.run())
+        engine = replayer.engine
+        final = engine.render(out.messages())
+        query: Query = lambda key: engine.query([key])[0]  # noqa: E731
+        return check_recovery(run.recording.history, final, query)  # spill sidecars still exist here
+
+
+def run_strategy(name: str, run: StrategyRun, window: int, variants: dict[str, dict[str, Any]],
+                 condense: CondenseConfig) -> Recovery:
+    """Runs the strategy `name` (a baseline, a condense strategy or one of `variants`); its recovery check."""
+    if name == "recorded":
+        return _run_recorded(run)
+    if name == "none":
+        return _run_none(run)
+    if name == "masking":
+        return _run_masking(run)
+    if name == "pi-compaction":
+        return _run_summarising(run, PiCompaction(run.meter, window))
+    if name == "openhands-condenser":
+        return _run_summarising(run, SummarizingCondenser())
+    if name in ANTHROPIC_EDITS:
+        return _run_context_edit(run, ContextEditing(run.meter, ANTHROPIC_EDITS[name]))
+    if name in variants:
+        return _run_condense(run, condense_config_with(variants[name], condense), window)
+    return _run_condense(run, condense_config(name, condense), window, name in PRUNE_AFTER_READ)
+
