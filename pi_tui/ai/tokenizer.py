@@ -24,7 +24,8 @@ class LitellmEncoder:
         self.name = f"litellm.encode, {model} tokenizer ({self._tokenizer['type']})"
 
     def encode(self, text: str) -> Sequence[Any]:
-        return self._encode(text=text, custom_tokenizer=self._tokenizer)
+        tokens: Sequence[Any] = self._encode(text=text, custom_tokenizer=self._tokenizer)
+        return tokens
 
 
 def default_encoder() -> Encoder:

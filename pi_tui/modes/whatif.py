@@ -91,7 +91,7 @@ def whatif_options(strategies: list[str] | None, pricing: str | None, ttl: str,
         raise UserError(f"--cache-ttl {ttl}: give a duration such as 5m or 1h")
     if cache_model == "anthropic" and ttl_ms not in (DEFAULT_TTL_MS, LONG_TTL_MS):
         raise UserError(f"--cache-ttl {ttl}: Anthropic's cache lives 5m or 1h (--cache-model prefix takes any)")
-    return WhatifOptions(list(dict.fromkeys(names)), pricing, ttl_ms, cache_model,  # type: ignore[arg-type]
+    return WhatifOptions(list(dict.fromkeys(names)), pricing, ttl_ms, cache_model,
                          condense=condense or CondenseConfig())
 
 

@@ -232,8 +232,8 @@ def _run_context_edit(run: StrategyRun, editing: ContextEditing) -> Recovery:
 def _latest_time(session: Session) -> int:
     for entry in reversed(session.entries):
         message = entry.get("message")
-        if isinstance(message, dict) and isinstance(message.get("timestamp"), int):
-            return message["timestamp"]
+        if isinstance(message, dict) and isinstance(stamp := message.get("timestamp"), int):
+            return stamp
     return 0
 
 
