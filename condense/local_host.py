@@ -109,7 +109,8 @@ class LocalHost(RecordedUI):
     def append_message(self, message: dict[str, Any]) -> None:
         """A conversation message; `custom` ones become `custom_message` entries, as Pi stores them."""
         if message.get("role") == "custom":
-            fields = {k: message[k] for k in ("customType", "content", "display", "details") if k in message}
+            fields: dict[str, Any] = {k: message[k] for k in ("customType", "content", "display", "details")
+                                      if k in message}
             self.log.append("custom_message", fields)
         else:
             self.log.append("message", {"message": message})

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from typing import Any, Literal, NamedTuple, NotRequired, TypedDict
+from typing import Any, Literal, NamedTuple, NotRequired, TypedDict, TypeGuard
 
 
 class TextContent(TypedDict):
@@ -189,8 +189,13 @@ def content_text(content: str | list[Any]) -> str:
     return "\n".join(part.text for part in content_parts(content) if part.kind == "text")
 
 
-def tool_calls(message: dict[str, Any]) -> list[ToolCall]:
+def is_tool_call(block: object) -> TypeGuard[ToolCall]:
+    """A content block of type `toolCall` (its other keys as Pi's schema says; readers still use `.get`)."""
+    return isinstance(block, dict) and block.get("type") == "toolCall"
+
+
+def tool_calls(message: Mapping[str, Any]) -> list[ToolCall]:
     """The tool calls of an assistant message, in order (empty for every other role)."""
     if message.get("role") != "assistant":
         return []
-    return [b for b in message.get("content") or [] if isinstance(b, dict) and b.get("type") == "toolCall"]
+    return [b for b in message.get("content") or [] if is_tool_call(b)]
