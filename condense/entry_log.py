@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from condense.blobs import blob_dir
+from condense.capture import entry_ms
 
 SESSION_VERSION = 3
 
@@ -203,16 +204,8 @@ def custom_message_of(entry: dict[str, Any]) -> dict[str, Any]:
     """The `custom` message a `custom_message` entry puts into the conversation (Pi's buildSessionContext)."""
     message: dict[str, Any] = {"role": "custom", "customType": entry.get("customType", ""),
                                "content": entry.get("content", ""), "display": bool(entry.get("display")),
-                               "timestamp": _iso_to_ms(entry.get("timestamp"))}
+                               "timestamp": entry_ms(entry)}
     if "details" in entry:
         message["details"] = entry["details"]
     return message
 
-
-def _iso_to_ms(value: Any) -> int:
-    if not isinstance(value, str):
-        return 0
-    try:
-        return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
-    except ValueError:
-        return 0
