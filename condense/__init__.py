@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from condense.adapters import MessageError, from_anthropic, from_openai, to_anthropic, to_openai
     from condense.config import CondenseConfig
     from condense.engine import CondenseEngine
+    from condense.entry_log import EntryLog, FileLog, MemoryLog
     from condense.facade import AnthropicCondenser, Condenser, OpenAICondenser
     from condense.flush import BatchFilter, FlushResult
     from condense.host import CancelSignal, CompletionEvent, ContextUsage, Host
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
         prune_tree,
         unknown_refs,
     )
-    from condense.local_host import LocalHost, SummaryFunction
+    from condense.local_host import LocalHost, ModelAccess, SummaryFunction
     from condense.summarize import SummaryHook
 
 DISTRIBUTION = "pi-tui"  # condense ships inside pi-tui's distribution
@@ -44,8 +45,9 @@ _HOME = {  # public name -> the module that defines it
     "to_anthropic": "adapters", "to_openai": "adapters", "CondenseConfig": "config",
     "CondenseEngine": "engine", "AnthropicCondenser": "facade", "Condenser": "facade",
     "OpenAICondenser": "facade", "FlushResult": "flush", "CancelSignal": "host", "CompletionEvent": "host",
-    "ContextUsage": "host", "Host": "host", "LocalHost": "local_host",
+    "ContextUsage": "host", "Host": "host", "LocalHost": "local_host", "ModelAccess": "local_host",
     "SummaryFunction": "local_host", "BatchFilter": "flush", "SummaryHook": "summarize",
+    "EntryLog": "entry_log", "FileLog": "entry_log", "MemoryLog": "entry_log",
     "CallMark": "inspect", "CallView": "inspect", "ChainMark": "inspect", "ChainView": "inspect",
     "PruneTree": "inspect", "SummaryView": "inspect", "call_mark": "inspect", "chain_marks": "inspect",
     "prune_tree": "inspect", "unknown_refs": "inspect",
@@ -90,10 +92,14 @@ __all__ = [
     "CondenseEngine",
     "Condenser",
     "ContextUsage",
+    "EntryLog",
+    "FileLog",
     "FlushResult",
     "Host",
     "LocalHost",
+    "MemoryLog",
     "MessageError",
+    "ModelAccess",
     "OpenAICondenser",
     "PruneTree",
     "SummaryFunction",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -24,7 +24,7 @@ IsSummarized = Callable[[str], bool]
 IsProtected = Callable[[str, dict[str, Any]], bool]
 
 
-def call_args(block: dict[str, Any]) -> dict[str, Any]:
+def call_args(block: Mapping[str, Any]) -> dict[str, Any]:
     for key in ("input", "args", "arguments"):
         value = block.get(key)
         if isinstance(value, dict):
@@ -36,7 +36,7 @@ def assistant_text(message: dict[str, Any]) -> str:
     return content_text(message.get("content") or [])
 
 
-def _record(call: dict[str, Any], result: dict[str, Any] | None, turn_index: int, timestamp: int) -> ToolCallRecord:
+def _record(call: Mapping[str, Any], result: dict[str, Any] | None, turn_index: int, timestamp: int) -> ToolCallRecord:
     return ToolCallRecord(
         tool_call_id=str(call.get("id", "")),
         tool_name=str(call.get("name", "")),

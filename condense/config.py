@@ -15,7 +15,7 @@ import json
 import math
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, JsonValue, PlainSerializer, ValidationError
 
 
 def _floor_fraction(value: Any) -> Any:
@@ -43,7 +43,7 @@ Fraction = Annotated[
     BeforeValidator(_zero_is_off),
     PlainSerializer(_off_is_zero),
 ]
-_FRACTION_EXPECTED = {"x-expected": "a number > 0 and <= 1, or 0 to turn the trigger off"}
+_FRACTION_EXPECTED: dict[str, JsonValue] = {"x-expected": "a number > 0 and <= 1, or 0 to turn the trigger off"}
 
 PruneOn = Literal["agent-message", "on-demand"]
 BatchingMode = Literal["turn", "agent-message"]

@@ -54,7 +54,7 @@ class DiagnosticSink:
         self._counts = dict.fromkeys(KIND_LETTERS, 0)
 
 
-def status_suffix(counts: Mapping[str, int]) -> str:
+def status_suffix(counts: Mapping[DiagnosticKind, int]) -> str:
     """` · diag u2/o1` for the footer; kinds at zero are left out, and all at zero give ""."""
     parts = [f"{letter}{counts[kind]}" for kind, letter in KIND_LETTERS.items() if counts.get(kind)]
     return f" · diag {'/'.join(parts)}" if parts else ""

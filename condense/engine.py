@@ -247,9 +247,9 @@ class CondenseEngine:
             if result.processed and chains.enabled:
                 await self.compress(chains.rolling_window, closing)
             if result.halted:
-                batches = f"{len(restore)} batch{'' if len(restore) == 1 else 'es'}"
+                held = f"{len(restore)} batch{'' if len(restore) == 1 else 'es'}"
                 self.host.notify(f"pruner: summarization stopped: {result.halted.rstrip('.')}. The tool work"
-                                 f" stays pending ({batches}) for the next flush", "error")
+                                 f" stays pending ({held}) for the next flush", "error")
             elif result.outcome == "summarizer-failed":
                 self.host.notify("pruner: no usable summary came back; the tool work stays pending for the"
                                  " next flush", "warning")
@@ -324,8 +324,9 @@ class CondenseEngine:
         """The newest message time on the branch: deterministic, unlike the wall clock."""
         for entry in reversed(self.host.branch()):
             message = entry.get("message")
-            if isinstance(message, dict) and isinstance(message.get("timestamp"), int):
-                return message["timestamp"]
+            stamp = message.get("timestamp") if isinstance(message, dict) else None
+            if isinstance(stamp, int):
+                return stamp
         return 0
 
     # ----- rendering --------------------------------------------------------------------------

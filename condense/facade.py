@@ -77,7 +77,7 @@ class Condenser:
         settings = _config_for(summarizer, config)
         self.host = LocalHost(store, summarize=_summary_function(summarizer), context_window=context_window)
         self.engine = CondenseEngine(self.host, settings)
-        self.host.render = self.engine.render
+        self.host.attach(self.engine)
         history = self.host.messages()
         self._assistants = sum(1 for m in history if m.get("role") == "assistant")
         self._tools = tool_names(history)

@@ -13,10 +13,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from condense.capture import TurnScan, capture_unindexed, group_batches
-from condense.frontier import Frontier, trim_batch
+from condense.frontier import BatchOutcome, Frontier, trim_batch
 from condense.host import CancelSignal, Host
 from condense.index import ToolCallIndexer
 from condense.records import FRONTIER, STATS, SUMMARY, Batch, ToolCallRecord
@@ -26,8 +26,8 @@ from condense.supersede import find_superseded, without_keys
 
 log = logging.getLogger("condense")
 
-Outcome = str  # summarized | skipped-oversized | skipped-deduped | skipped-trivial | empty | summarizer-failed
-_PRECEDENCE = ("summarized", "skipped-oversized", "skipped-deduped", "skipped-trivial")
+Outcome = BatchOutcome | Literal["empty", "summarizer-failed", "already-flushing", "error"]
+_PRECEDENCE: tuple[BatchOutcome, ...] = ("summarized", "skipped-oversized", "skipped-deduped", "skipped-trivial")
 
 Progress = Callable[[int, str, int], None]  # (batch number, state, streamed chars)
 BatchFilter = Callable[[Batch], bool]  # False keeps a batch out of every flush (a simulation's restriction)
@@ -120,7 +120,7 @@ class Flusher:
 
     # ----- delivering -------------------------------------------------------------------------
 
-    async def _deliver(self, batch: Batch, llm_text: str) -> tuple[str, int]:
+    async def _deliver(self, batch: Batch, llm_text: str) -> tuple[BatchOutcome, int]:
         """Persist one summary, then its index records. Returns (outcome, summary chars)."""
         refs = self.index.allocate_summary_refs(batch.tool_calls)
         names = [r.tool_name for r in batch.tool_calls]
@@ -147,7 +147,7 @@ class Flusher:
                                                                   on_progress=progress)
         result.halted = batch_summaries.halted
         summaries = iter(batch_summaries.outcomes)
-        outcomes: list[str] = []
+        outcomes: list[BatchOutcome] = []
         raw = summary_chars = calls = 0
         last: tuple[_Work, ToolCallRecord] | None = None
         for position, item in enumerate(work):
@@ -175,33 +175,36 @@ class Flusher:
             last = (item, tail)
         return self._finish(result, outcomes, last, (raw, summary_chars, calls)), []
 
-    def _finish(self, result: FlushResult, outcomes: list[str], last: tuple[_Work, ToolCallRecord] | None,
+    def _finish(self, result: FlushResult, outcomes: list[BatchOutcome], last: tuple[_Work, ToolCallRecord] | None,
                 counts: tuple[int, int, int]) -> FlushResult:
         raw, summary_chars, calls = counts
         result.processed = len(outcomes)
         if last is None:
             result.outcome = "summarizer-failed"
             return result
-        result.outcome = next(o for o in _PRECEDENCE if o in outcomes)
+        outcome = next(o for o in _PRECEDENCE if o in outcomes)
+        result.outcome = outcome
         item, record = last
         self.frontier = Frontier(
             last_attempted_tool_call_id=record.tool_call_id, last_attempted_tool_name=record.tool_name,
             last_attempted_turn_index=item.batch.turn_index, last_attempted_timestamp=record.timestamp,
             attempted_batch_count=len(outcomes), attempted_tool_call_count=calls,
-            raw_char_count=raw, summary_char_count=summary_chars, outcome=result.outcome)
+            raw_char_count=raw, summary_char_count=summary_chars, outcome=outcome)
         self.host.append_entry(FRONTIER, self.frontier.to_json())
         self.host.append_entry(STATS, self.stats.to_json())
         self._notices(result, outcomes)
         return result
 
-    def _notices(self, result: FlushResult, outcomes: list[str]) -> None:
+    def _notices(self, result: FlushResult, outcomes: list[BatchOutcome]) -> None:
         """Toasts for what a user may wonder about; batches too small to summarise are routine, and only
         `/pruner status` counts them."""
         self.trivial_skips = outcomes.count("skipped-trivial")
         if self._config().quiet_oversized_skips:
             return
-        for outcome, text in (("skipped-oversized", "a summary came out larger than its outputs: kept the outputs"),
-                              ("skipped-deduped", "outputs identical to earlier ones now point at those")):
+        notable: tuple[tuple[BatchOutcome, str], ...] = (
+            ("skipped-oversized", "a summary came out larger than its outputs: kept the outputs"),
+            ("skipped-deduped", "outputs identical to earlier ones now point at those"))
+        for outcome, text in notable:
             count = outcomes.count(outcome)
             if count:
                 result.notices.append(f"pruner: {count} {'batch' if count == 1 else 'batches'}: {text}")

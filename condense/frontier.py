@@ -10,11 +10,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal, get_args
+from typing import Any, Literal, TypeGuard, get_args
 
 from condense.records import FRONTIER, Batch
 
-Outcome = Literal["summarized", "skipped-oversized", "skipped-trivial", "skipped-deduped"]
+BatchOutcome = Literal["summarized", "skipped-oversized", "skipped-trivial", "skipped-deduped"]
 
 _WIRE_NAMES = {
     "last_attempted_tool_call_id": "lastAttemptedToolCallId",
@@ -27,6 +27,10 @@ _WIRE_NAMES = {
     "summary_char_count": "summaryCharCount",
     "outcome": "outcome",
 }
+
+
+def _is_outcome(value: object) -> TypeGuard[BatchOutcome]:
+    return value in get_args(BatchOutcome)
 
 
 def _int(value: Any) -> int:
@@ -44,7 +48,7 @@ class Frontier:
     attempted_tool_call_count: int = 0
     raw_char_count: int = 0
     summary_char_count: int = 0
-    outcome: Outcome = "summarized"
+    outcome: BatchOutcome = "summarized"
 
     def to_json(self) -> dict[str, Any]:
         return {wire: getattr(self, name) for name, wire in _WIRE_NAMES.items()}
@@ -69,7 +73,7 @@ class Frontier:
             attempted_tool_call_count=_int(data.get("attemptedToolCallCount")),
             raw_char_count=_int(data.get("rawCharCount")),
             summary_char_count=_int(data.get("summaryCharCount")),
-            outcome=outcome if outcome in get_args(Outcome) else "summarized",
+            outcome=outcome if _is_outcome(outcome) else "summarized",
         )
 
 

@@ -193,7 +193,7 @@ class ToolCallIndexer:
                 self._bodies_by_key.setdefault(key, []).append(len(self._bodies) - 1)
 
     # ----- rebuild -----
-    def rebuild(self, branch_entries: Iterable[dict[str, Any]]) -> None:
+    def rebuild(self, branch_entries: Iterable[object]) -> None:
         """Replace all state with what the branch's entries say. Aliases are applied after every
         other entry so one inherits its original's ref whatever order the entries were written in."""
         self._reset()

@@ -12,21 +12,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from condense.messages import content_parts, model_parts
+
 CHARS_PER_TOKEN = 3.0
 SYSTEM_TOKENS = 1600
-
-
-def _block_chars(block: Any) -> int:
-    if not isinstance(block, dict):
-        return 0
-    kind = block.get("type")
-    if kind == "text":
-        return len(block.get("text") or "")
-    if kind == "thinking":
-        return len(block.get("thinking") or "")
-    if kind == "toolCall":
-        return len(json.dumps(block.get("arguments") or {}, ensure_ascii=False))
-    return 0
 
 
 def json_chars(value: Any) -> int:
@@ -66,23 +55,12 @@ class Sizes:
 
 def message_chars(message: Any) -> int:
     """Characters of everything the model reads in one message."""
-    return model_chars([message])
+    return sum(len(part.text) for part in model_parts(message))
 
 
 def model_chars(messages: list[Any]) -> int:
     """Characters of everything the model reads in these messages."""
-    total = 0
-    for message in messages:
-        content = message.get("content")
-        if isinstance(content, str):
-            total += len(content)
-        elif isinstance(content, list):
-            total += sum(_block_chars(b) for b in content)
-        for key in ("summary", "output", "command"):
-            value = message.get(key)
-            if isinstance(value, str):
-                total += len(value)
-    return total
+    return sum(map(message_chars, messages))
 
 
 def estimate_from_chars(chars: int) -> int:
@@ -95,7 +73,5 @@ def estimate_tokens(messages: list[Any]) -> int:
 
 def tool_result_chars(messages: list[Any]) -> int:
     """Characters of tool-result text only: what per-batch pruning replaces."""
-    return sum(
-        sum(len(b.get("text") or "") for b in m.get("content") or [] if isinstance(b, dict) and b.get("type") == "text")
-        for m in messages if m.get("role") == "toolResult"
-    )
+    return sum(len(part.text) for m in messages if m.get("role") == "toolResult"
+               for part in content_parts(m.get("content")) if part.kind == "text")

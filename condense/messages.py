@@ -8,7 +8,9 @@ ordinary dicts that serialise byte-for-byte like Pi's.
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypedDict
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any, Literal, NamedTuple, NotRequired, TypedDict, TypeGuard
 
 
 class TextContent(TypedDict):
@@ -139,15 +141,61 @@ def empty_usage() -> Usage:
     }
 
 
+class Part(NamedTuple):
+    """One piece of a message that a provider reads: `kind` is the block type (`text`, `thinking`,
+    `toolCall`, `image`) or the message field (`summary`, `command`, `output`); `text` is what is read
+    (a call's arguments as JSON with sorted keys, nothing for an image); `source` the block or message."""
+
+    kind: str
+    text: str
+    source: Mapping[str, Any]
+
+
+MESSAGE_FIELDS = ("summary", "output", "command")  # read besides the content: summaries, a shell run
+
+
+def content_parts(content: Any) -> Iterator[Part]:
+    """What the model reads of a message's content, block by block in order. The one place that decides
+    it: context sizes, token estimates, the whatif prompts and plain text all build on it, so they never
+    disagree on what counts."""
+    if isinstance(content, str):
+        yield Part("text", content, {"type": "text", "text": content})
+        return
+    for block in content if isinstance(content, list) else ():
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text":
+            yield Part(kind, str(block.get("text") or ""), block)
+        elif kind == "thinking":
+            yield Part(kind, str(block.get("thinking") or ""), block)
+        elif kind == "toolCall":
+            yield Part(kind, json.dumps(block.get("arguments") or {}, ensure_ascii=False, sort_keys=True), block)
+        elif kind == "image":
+            yield Part(kind, "", block)
+
+
+def model_parts(message: Mapping[str, Any]) -> Iterator[Part]:
+    """Everything the model reads in one message: its content, then the text fields other roles carry."""
+    yield from content_parts(message.get("content"))
+    for key in MESSAGE_FIELDS:
+        value = message.get(key)
+        if isinstance(value, str):
+            yield Part(key, value, message)
+
+
 def content_text(content: str | list[Any]) -> str:
     """The text blocks of a message's content joined by newlines; images and calls contribute nothing."""
     if isinstance(content, str):
         return content
-    return "\n".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return "\n".join(part.text for part in content_parts(content) if part.kind == "text")
 
 
-def tool_calls(message: dict[str, Any]) -> list[ToolCall]:
+def is_tool_call(block: object) -> TypeGuard[ToolCall]:
+    """A content block of type `toolCall` (its other keys as Pi's schema says; readers still use `.get`)."""
+    return isinstance(block, dict) and block.get("type") == "toolCall"
+
+
+def tool_calls(message: Mapping[str, Any]) -> list[ToolCall]:
     """The tool calls of an assistant message, in order (empty for every other role)."""
     if message.get("role") != "assistant":
         return []
-    return [b for b in message.get("content") or [] if isinstance(b, dict) and b.get("type") == "toolCall"]
+    return [b for b in message.get("content") or [] if is_tool_call(b)]

@@ -21,7 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from condense.capture import call_args, entry_ms
+from condense.capture import call_args
+from condense.entry_log import custom_message_of
 from condense.frontier import Frontier
 from condense.measure import json_chars
 from condense.messages import tool_calls
@@ -58,20 +59,6 @@ def _tokens(chars: int) -> int:
 def _percent(part: int, whole: int) -> int:
     """100 * part / whole rounded half up, in integers; 0 for an empty whole."""
     return (200 * part + whole) // (2 * whole) if whole else 0
-
-
-def _custom_message(entry: dict[str, Any]) -> dict[str, Any]:
-    """A `custom_message` entry as the message it puts into the context (the shape Pi builds)."""
-    message = {
-        "role": "custom",
-        "customType": entry.get("customType"),
-        "content": entry.get("content", ""),
-        "display": bool(entry.get("display", False)),
-        "timestamp": entry_ms(entry),
-    }
-    if "details" in entry:
-        message["details"] = entry["details"]
-    return message
 
 
 def _is_text_only_assistant(message: dict[str, Any]) -> bool:
@@ -127,7 +114,7 @@ class MetricsScan:
             if kind == "message" and isinstance(entry.get("message"), dict):
                 self._add(entry["message"])
             elif kind == "custom_message":
-                self._add(_custom_message(entry))
+                self._add(custom_message_of(entry))
         self._entries = list(branch_entries)
         return self
 

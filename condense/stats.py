@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from condense.diagnostics import status_suffix
+from condense.diagnostics import DiagnosticKind, status_suffix
 from condense.records import STATS
 
 _WIRE_NAMES = {
@@ -170,7 +170,7 @@ def format_cost(dollars: float) -> str:
     return "<$0.001" if 0 < dollars < 0.001 else f"${_fixed(dollars, 3)}"
 
 
-def status_text(enabled: bool, reclaim: Reclaim | None, diag_counts: Mapping[str, int] | None,
+def status_text(enabled: bool, reclaim: Reclaim | None, diag_counts: Mapping[DiagnosticKind, int] | None,
                 reads_tokens: int | None = None) -> str:
     """The footer segment: `prune: ON · reads 8.6k · saves 1.3k (-13%) · diag u2/o1`.
 

@@ -1,7 +1,8 @@
 """condense over a session file with no live agent: `pi-tui context`, `query` and `replay`.
 
-`context` and `query` must never change the file they read, so their host keeps whatever the engine
-would append (a diagnostic, say) in memory. `replay` writes everything to its output session.
+The host is condense's own LocalHost (the one the library and the tests run) over the session file
+and pi-tui's model access. `context` and `query` must never change the file they read, so their log
+drops whatever the engine would append; `replay` writes everything to its output session.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from typing import Any
 
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
-from condense.host import CancelSignal, CompletionEvent, ContextUsage, RecordedUI
-from condense.measure import estimate_tokens
+from condense.host import CancelSignal, CompletionEvent
+from condense.local_host import LocalHost
 from condense.messages import AgentMessage
 from pi_tui.ai.completion import stream_completion
 from pi_tui.ai.convert import convert_to_llm
@@ -33,31 +34,26 @@ def session_model(session: Session) -> ModelSpec:
     return parse_model_ref("demo" if model[0] == "demo" else f"{model[0]}/{model[1]}")
 
 
-class SessionHost(RecordedUI):
-    """condense's Host over a session file. `persist=False` keeps the file untouched."""
+class SessionLog:
+    """A pi-tui Session as condense's entry log. `persist=False` drops whatever the engine would append
+    (a diagnostic, say) and spills nothing, so the file read stays untouched."""
 
-    def __init__(self, session: Session, *, persist: bool, context_window: int = 200_000) -> None:
-        super().__init__()
+    def __init__(self, session: Session, persist: bool) -> None:
         self.session = session
         self.persist = persist
-        self.context_window = context_window
-        self.kept: list[tuple[str, Any]] = []
-        self.engine: CondenseEngine | None = None
+
+    @property
+    def session_id(self) -> str:
+        return self.session.session_id
 
     def branch(self) -> list[dict[str, Any]]:
         return self.session.branch_entries()
 
-    def append_entry(self, custom_type: str, data: Any) -> None:
-        if self.persist:
-            self.session.append_custom(custom_type, data)
-        else:
-            self.kept.append((custom_type, data))
+    def messages(self) -> list[Any]:
+        return self.session.messages()
 
-    async def append_custom_message(self, custom_type: str, content: str, display: bool, details: Any) -> None:
-        if self.persist:
-            self.session.append_custom_message(custom_type, content, display, details)
-        else:
-            self.kept.append((custom_type, content))
+    def append(self, kind: str, fields: dict[str, Any]) -> object:
+        return self.session.append(kind, fields) if self.persist else None
 
     def blobs_dir(self) -> Path | None:
         return blobs_dir_of(self.session) if self.persist else None
@@ -65,13 +61,12 @@ class SessionHost(RecordedUI):
     def cwd(self) -> str | None:
         return self.session.cwd or None
 
-    def context_usage(self) -> ContextUsage | None:
-        """Estimated from what the model would read now (the recorded usage predates any pruning)."""
-        messages = self.session.messages()
-        if self.engine is not None and self.engine.config.enabled:
-            self.engine.render(messages)  # the request's own render, extended by what came since
-            return ContextUsage(self.engine.rendered_tokens(), self.context_window)
-        return ContextUsage(estimate_tokens(messages), self.context_window)
+
+class SessionModels:
+    """Summaries from the models pi-tui can call: the session's own, or any with a configured key."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
 
     def session_model(self) -> str | None:
         return session_model(self.session).ref
@@ -90,11 +85,18 @@ class SessionHost(RecordedUI):
         return stream_completion(client_for(spec), spec, prompt, thinking, signal)
 
 
+def offline_host(session: Session, *, persist: bool, context_window: int = 200_000) -> LocalHost:
+    """condense's host over a session file. The recorded usage predates any pruning, so the context
+    usage is an estimate of what the model would read now."""
+    return LocalHost(SessionLog(session, persist), summarize=SessionModels(session), context_window=context_window,
+                     reported_usage=False)
+
+
 def offline_engine(session: Session, config: CondenseConfig, persist: bool = False) -> tuple[CondenseEngine,
-                                                                                             SessionHost]:
-    host = SessionHost(session, persist=persist)
+                                                                                             LocalHost]:
+    host = offline_host(session, persist=persist)
     engine = CondenseEngine(host, config)
-    host.engine = engine
+    host.attach(engine)
     engine.on_session_start()
     return engine, host
 

@@ -51,10 +51,8 @@ def pi_usage(usage: Any) -> Usage:
     prompt = _number(usage, "prompt_tokens")
     fresh = _number(usage, "input_tokens") if not prompt else max(prompt - cache_read - cache_write, 0)
     output = _number(usage, "completion_tokens", "output_tokens")
-    result = empty_usage()
-    result.update(input=fresh, output=output, cacheRead=cache_read, cacheWrite=cache_write,
-                  totalTokens=fresh + output + cache_read + cache_write)
-    return result
+    return {"input": fresh, "output": output, "cacheRead": cache_read, "cacheWrite": cache_write,
+            "totalTokens": fresh + output + cache_read + cache_write, "cost": empty_usage()["cost"]}
 
 
 def with_usage(messages: list[dict[str, Any]], usage: Any) -> list[dict[str, Any]]:

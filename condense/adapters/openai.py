@@ -68,17 +68,17 @@ def from_openai(messages: list[OpenAIMessage], *, known_tools: Mapping[str, str]
 def _user_content_to_pi(content: Any) -> str | list[dict[str, Any]]:
     if isinstance(content, str):
         return content
-    blocks: list[dict[str, Any]] = []
-    for part in content or []:
-        kind = part.get("type")
-        if kind == "text":
-            blocks.append({"type": "text", "text": part["text"]})
-        elif kind == "image_url":
-            url = part["image_url"]["url"] if isinstance(part["image_url"], dict) else part["image_url"]
-            blocks.append(image_from_data_url(url))
-        else:
-            raise MessageError(f"condense: a {kind!r} content part has no Pi equivalent; send text or images")
-    return blocks
+    return [_part_to_pi(part) for part in content or []]
+
+
+def _part_to_pi(part: dict[str, Any]) -> dict[str, Any]:
+    kind = part.get("type")
+    if kind == "text":
+        return {"type": "text", "text": part["text"]}
+    if kind == "image_url":
+        url = part["image_url"]["url"] if isinstance(part["image_url"], dict) else part["image_url"]
+        return image_from_data_url(url)
+    raise MessageError(f"condense: a {kind!r} content part has no Pi equivalent; send text or images")
 
 
 def _texts(content: Any) -> list[str]:
@@ -148,7 +148,7 @@ def _fold_images(message: OpenAIMessage, out: list[dict[str, Any]]) -> bool:
         if intro is not None and intro["id"] in results:
             groups.append((results[intro["id"]], []))
         elif part.get("type") == "image_url" and groups:
-            groups[-1][1].append(_user_content_to_pi([part])[0])
+            groups[-1][1].append(_part_to_pi(part))
         else:
             return False
     for result, images in groups:

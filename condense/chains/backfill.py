@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -43,7 +43,7 @@ def extract_chain_records(messages: Sequence[dict[str, Any]], chain: ChainRange,
     if span is None:
         return []
     protected = set(chain.protected_tool_call_ids)
-    calls: dict[str, dict[str, Any]] = {}
+    calls: dict[str, Mapping[str, Any]] = {}
     records: list[ToolCallRecord] = []
     for message in messages[span[0] + 1 : span[1]]:
         if message.get("role") == "assistant":

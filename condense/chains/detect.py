@@ -11,7 +11,7 @@ so we keep the 2.9.1 rule.)
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from condense.capture import call_args
@@ -34,8 +34,7 @@ def is_synthetic_chain_message(message: dict[str, Any]) -> bool:
     if not isinstance(content, list) or not content or not isinstance(content[0], dict):
         return False
     text = content[0].get("text")
-    is_text = content[0].get("type") == "text" and isinstance(text, str)
-    return is_text and text.lstrip().startswith(SYNTHETIC_PREFIX)
+    return content[0].get("type") == "text" and isinstance(text, str) and text.lstrip().startswith(SYNTHETIC_PREFIX)
 
 
 class _OpenChain:
@@ -47,7 +46,7 @@ class _OpenChain:
         self.protected: dict[str, None] = {}
         self.args: dict[str, dict[str, Any]] = {}  # a result is protected by its call's arguments
 
-    def add_call(self, call: dict[str, Any]) -> None:
+    def add_call(self, call: Mapping[str, Any]) -> None:
         call_id, name = call.get("id"), call.get("name")
         if not isinstance(call_id, str) or not call_id:
             return
@@ -139,8 +138,7 @@ def with_closing_message(messages: list[Any], closing: dict[str, Any] | None) ->
     if closing is None:
         return messages
     last = messages[-1] if messages else None
-    same = last is not None and last.get("role") == closing.get("role")
-    if same and last.get("timestamp") == closing.get("timestamp"):
+    if last is not None and all(last.get(key) == closing.get(key) for key in ("role", "timestamp")):
         return messages
     return [*messages, closing]
 

@@ -14,12 +14,12 @@ characters and converts at a fixed rate. Both yield sequences, so the prefix ari
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from condense.measure import CHARS_PER_TOKEN, SYSTEM_TOKENS
+from condense.messages import Part, content_parts
 
 
 class Encoder(Protocol):
@@ -92,28 +92,14 @@ def common_prefix_tokens(previous: Prompt, current: Prompt, units_per_token: flo
 
 # ----- what the model reads of a message ---------------------------------------------------------
 
-def _block_text(block: Any) -> str:
-    if not isinstance(block, dict):
-        return ""
-    kind = block.get("type")
-    if kind == "text":
-        return str(block.get("text") or "")
-    if kind == "thinking":
-        return str(block.get("thinking") or "")
-    if kind == "toolCall":
-        args = json.dumps(block.get("arguments") or {}, ensure_ascii=False, sort_keys=True)
-        return f"call {block.get('name')} {block.get('id')} {args}"
-    if kind == "image":
-        return "[image]"
-    return ""
+def _part_text(part: Part) -> str:
+    if part.kind == "toolCall":
+        return f"call {part.source.get('name')} {part.source.get('id')} {part.text}"
+    return "[image]" if part.kind == "image" else part.text
 
 
 def _content_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(text for text in map(_block_text, content) if text)
-    return ""
+    return "\n".join(text for text in map(_part_text, content_parts(content)) if text)
 
 
 def message_text(message: dict[str, Any]) -> str:

@@ -8,7 +8,7 @@ recording count the same requests.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +37,11 @@ def _int(value: Any) -> int:
     return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
 
 
+def _mapping(value: Any) -> Mapping[str, Any]:
+    """A usage record or its cost as recorded; anything else (absent, damaged) reads as empty."""
+    return value if isinstance(value, dict) else {}
+
+
 def recorded_requests(messages: Iterable[dict[str, Any]]) -> list[RecordedRequest]:
     """One entry per assistant message of `messages` (a branch's messages, in order)."""
     requests: list[RecordedRequest] = []
@@ -47,8 +52,8 @@ def recorded_requests(messages: Iterable[dict[str, Any]]) -> list[RecordedReques
             user_waiting = True
         if role != "assistant":
             continue
-        usage = message.get("usage") if isinstance(message.get("usage"), dict) else {}
-        cost = usage.get("cost") if isinstance(usage.get("cost"), dict) else {}
+        usage = _mapping(message.get("usage"))
+        cost = _mapping(usage.get("cost"))
         prompt = _int(usage.get("input")) + _int(usage.get("cacheRead")) + _int(usage.get("cacheWrite"))
         request = RecordedRequest(len(requests), _int(message.get("timestamp")),
                                   str(message.get("model", "")),

@@ -10,7 +10,7 @@ offers would flatter a strategy.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from pydantic import BaseModel
@@ -177,5 +177,5 @@ def calibrate(outcomes: list[RequestOutcome], recorded: list[RecordedRequest], m
         mean_abs_cost_error=_mean_abs(cost_pairs), miss_rate=miss)
 
 
-def _mean_abs(pairs: list[tuple[float, float]]) -> float:
+def _mean_abs(pairs: Sequence[tuple[float, float]]) -> float:
     return sum(abs(_relative(s, r)) for s, r in pairs) / len(pairs) if pairs else 0.0

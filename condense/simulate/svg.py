@@ -28,7 +28,7 @@ def nice_step(span: float, ticks: int = 5) -> float:
     if span <= 0:
         return 1.0
     raw = span / ticks
-    power = 10 ** math.floor(math.log10(raw))
+    power: float = 10 ** math.floor(math.log10(raw))  # an int from 1 up, exact for the labels
     return next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
 
 

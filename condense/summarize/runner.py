@@ -44,10 +44,18 @@ class SummarizerConfig(Protocol):
     """The settings the summariser reads (a subset of `condense.config.CondenseConfig`), read afresh
     on every call so `/pruner model` and friends take effect at once."""
 
-    summarizer_model: str
-    summarizer_thinking: str
-    summarizer_idle_timeout_ms: int  # 0 disables
-    summarizer_max_timeout_ms: int  # 0 disables
+    @property
+    def summarizer_model(self) -> str: ...
+    @property
+    def summarizer_thinking(self) -> str: ...
+    @property
+    def summarizer_idle_timeout_ms(self) -> int:
+        """0 disables."""
+        ...
+    @property
+    def summarizer_max_timeout_ms(self) -> int:
+        """0 disables."""
+        ...
 
 
 class SummarizerAborted(Exception):
@@ -104,6 +112,10 @@ class _FlushSignal:
     @property
     def aborted(self) -> bool:
         return self.halted is not None or self.parent.aborted
+
+    def is_halted(self) -> bool:
+        """A call, not an attribute test: a sibling may halt the flush while this one awaits."""
+        return self.halted is not None
 
     def halt(self, reason: str) -> None:
         if self.halted is None:
@@ -215,13 +227,13 @@ class Summarizer:
         shared = _FlushSignal(signal)
 
         async def one(index: int, batch: Batch) -> SummaryOutcome | None:
-            if shared.halted is not None:
+            if shared.is_halted():
                 return None  # never started: no progress row
             try:
                 outcome = await self.summarize_batch(
                     batch, shared, None if on_progress is None else lambda chars: on_progress(index, "running", chars))
             except SummarizerAborted:
-                if signal.aborted or shared.halted is None:
+                if signal.aborted or not shared.is_halted():
                     raise
                 outcome = None  # abandoned because a sibling halted the flush
             if on_progress is not None:

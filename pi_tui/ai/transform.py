@@ -110,7 +110,7 @@ class _Pairing:
             if message.get("stopReason") in SKIPPED_STOP_REASONS:
                 self.changed = True
                 return
-            self.pending = {call["id"]: call for call in tool_calls(message)}  # type: ignore[arg-type]
+            self.pending = {call["id"]: call for call in tool_calls(message)}
         self.out.append(message)
 
 

@@ -22,7 +22,7 @@ from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
 from condense.messages import tool_calls
 from pi_tui.errors import UserError
-from pi_tui.offline import SessionHost
+from pi_tui.offline import offline_host
 from pi_tui.session import atomic
 from pi_tui.session.migrate import CURRENT_VERSION
 from pi_tui.session.store import Session, SessionError, SessionWriteError, write_failure
@@ -62,9 +62,9 @@ class Replayer:
         """`batch_filter` and `on_summary` go to the engine as they are (see `CondenseEngine`)."""
         self.source = source
         self.out = out
-        self.host = SessionHost(out, persist=True, context_window=context_window)
+        self.host = offline_host(out, persist=True, context_window=context_window)
         self.engine = CondenseEngine(self.host, config, batch_filter=batch_filter, on_summary=on_summary)
-        self.host.engine = self.engine
+        self.host.attach(self.engine)
         self.on_render = on_render
         self.requests = 0
         self.assistants = 0

@@ -1,6 +1,8 @@
-"""An in-memory agent for engine tests: a linear session of Pi entries, a settable context usage, and a
-summariser answer per call. It stands in for the HOST (the engine under test is real), the way the
-reference's tests boot their extension with a stubbed pi/ctx.
+"""The engine tests' host: condense's own LocalHost over an in-memory log, with a scripted summariser.
+
+It stands in for the agent (the engine under test is real, and so is the host the library ships),
+the way the reference's tests boot their extension with a stubbed pi/ctx. What only tests need sits
+on top: a settable context usage, appends that fail on demand, and the prompts the summariser saw.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from typing import Any
 
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
-from condense.host import CancelSignal, CompletionEvent, ContextUsage, RecordedUI
+from condense.entry_log import MemoryLog
+from condense.host import CancelSignal, CompletionEvent, ContextUsage
+from condense.local_host import LocalHost
 
 USAGE = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15,
          "cost": {"input": 0.001, "output": 0.002, "cacheRead": 0, "cacheWrite": 0, "total": 0.003}}
@@ -19,72 +23,22 @@ USAGE = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens
 Answer = Callable[[str], str | None]  # prompt -> summary text (None: the call fails transiently)
 
 
-class MemoryHost(RecordedUI):
-    def __init__(self, blobs: Path | None = None, answer: Answer | None = None) -> None:
-        super().__init__()
-        self.entries: list[dict[str, Any]] = []
-        self.blobs = blobs
-        self.usage: ContextUsage | None = ContextUsage(1000, 200_000)
-        self.answer: Answer = answer or (lambda prompt: "[[1:read]] summary of the batch")
+class ScriptedModels:
+    """Every model exists; each call answers with `answer(prompt)`, recorded in `prompts`."""
+
+    def __init__(self, answer: Answer) -> None:
+        self.answer = answer
         self.prompts: list[str] = []
-        self.fail_appends = False
-        self.session_cwd: str | None = None
-        self._ts = 0
-        self._custom: dict[str, dict[str, Any]] = {}
-
-    # ----- session -----
-    def _add(self, entry: dict[str, Any]) -> None:
-        self._ts += 1
-        entry = {"id": f"e{len(self.entries)}", "parentId": self.entries[-1]["id"] if self.entries else None,
-                 "timestamp": f"2026-01-01T00:00:{self._ts % 60:02d}.000Z", **entry}
-        self.entries.append(entry)
-
-    def add_message(self, message: dict[str, Any]) -> None:
-        self._add({"type": "message", "message": message})
-
-    def branch(self) -> list[dict[str, Any]]:
-        return list(self.entries)
-
-    def messages(self) -> list[dict[str, Any]]:
-        """Like a real session, the same message object for an entry every time (renders reuse by identity)."""
-        out = []
-        for entry in self.entries:
-            if entry["type"] == "message":
-                out.append(entry["message"])
-            elif entry["type"] == "custom_message":
-                out.append(self._custom.setdefault(entry["id"], {
-                    "role": "custom", "customType": entry["customType"], "content": entry["content"],
-                    "display": entry["display"], "details": entry.get("details"), "timestamp": 0}))
-        return out
-
-    def custom(self, custom_type: str) -> list[Any]:
-        return [e.get("data", e.get("content")) for e in self.entries if e.get("customType") == custom_type]
-
-    def append_entry(self, custom_type: str, data: Any) -> None:
-        if self.fail_appends:
-            raise OSError("disk full")
-        self._add({"type": "custom", "customType": custom_type, "data": data})
-
-    async def append_custom_message(self, custom_type: str, content: str, display: bool, details: Any) -> None:
-        if self.fail_appends:
-            raise OSError("disk full")
-        self._add({"type": "custom_message", "customType": custom_type, "content": content, "display": display,
-                   "details": details})
-
-    def blobs_dir(self) -> Path | None:
-        return self.blobs
-
-    def cwd(self) -> str | None:
-        return self.session_cwd
-
-    def context_usage(self) -> ContextUsage | None:
-        return self.usage
 
     def session_model(self) -> str | None:
         return "prov/session-model"
 
     def has_model(self, ref: str) -> bool:
         return True
+
+    def complete(self, model: str, prompt: str, thinking: str | None,
+                 signal: CancelSignal) -> AsyncIterator[CompletionEvent]:
+        return self._stream(prompt)
 
     async def _stream(self, prompt: str) -> AsyncIterator[CompletionEvent]:
         self.prompts.append(prompt)
@@ -95,11 +49,48 @@ class MemoryHost(RecordedUI):
         yield CompletionEvent("delta", text)
         yield CompletionEvent("done", text, stop_reason="stop", usage=USAGE)
 
-    def complete(self, model: str, prompt: str, thinking: str | None,
-                 signal: CancelSignal) -> AsyncIterator[CompletionEvent]:
-        return self._stream(prompt)
 
-    # ----- ui -----
+class MemoryHost(LocalHost):
+    def __init__(self, blobs: Path | None = None, answer: Answer | None = None, cwd: str | None = None) -> None:
+        self.scripted = ScriptedModels(answer or (lambda prompt: "[[1:read]] summary of the batch"))
+        self.memory = MemoryLog(cwd, blobs)
+        super().__init__(self.memory, summarize=self.scripted)
+        self.usage: ContextUsage | None = ContextUsage(1000, 200_000)
+        self.prompts = self.scripted.prompts
+        self.fail_appends = False
+
+    @property
+    def answer(self) -> Answer:
+        return self.scripted.answer
+
+    @answer.setter
+    def answer(self, answer: Answer) -> None:
+        self.scripted.answer = answer
+
+    @property
+    def entries(self) -> list[dict[str, Any]]:
+        """The log itself (a test may cut it, as a crash would)."""
+        return self.memory.entries
+
+    def add_message(self, message: dict[str, Any]) -> None:
+        self.append_message(message)
+
+    def custom(self, custom_type: str) -> list[Any]:
+        return [e.get("data", e.get("content")) for e in self.entries if e.get("customType") == custom_type]
+
+    def append_entry(self, custom_type: str, data: Any) -> None:
+        if self.fail_appends:
+            raise OSError("disk full")
+        super().append_entry(custom_type, data)
+
+    async def append_custom_message(self, custom_type: str, content: str, display: bool, details: Any) -> None:
+        if self.fail_appends:
+            raise OSError("disk full")
+        await super().append_custom_message(custom_type, content, display, details)
+
+    def context_usage(self) -> ContextUsage | None:
+        return self.usage
+
 
 def user(text: str, ts: int) -> dict[str, Any]:
     return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": ts}

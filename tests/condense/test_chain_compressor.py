@@ -29,9 +29,9 @@ from condense.protect import is_protected
 from condense.records import CHAIN, INDEX, QUERY_TOOL, STATS, SummaryRef, ToolCallRecord
 from condense.stats import PruneStats
 from condense.summarize import Summarizer
+from tests.condense.memory_host import MemoryHost
 from tests.support.chains import (
     Reports,
-    ScriptedHost,
     Session,
     Signal,
     SummarizerConfig,
@@ -101,8 +101,8 @@ async def compress(chains: Sequence[ChainRange], k: int, messages: Messages | No
         append=(session or Session()).append, compressed_at=options.pop("compressed_at", 9999), **options)
 
 
-def fuser(reply: str | None = "FUSED") -> tuple[Summarizer, ScriptedHost]:
-    host = ScriptedHost(reply)
+def fuser(reply: str | None = "FUSED") -> tuple[Summarizer, MemoryHost]:
+    host = MemoryHost(answer=lambda prompt: reply or "")
     return Summarizer(host, SummarizerConfig()), host
 
 

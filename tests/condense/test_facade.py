@@ -244,3 +244,15 @@ async def test_reported_usage_near_the_window_flushes_after_a_tool_turn_as_pi_tu
     assert [m["content"] for m in request if m["role"] == "tool"] != [output(0), output(1)]
     assert "Summarized tool refs" in texts(request)
     assert any("budget reached" in text for _, text in condenser.host.notices)
+
+
+async def test_a_history_holding_summaries_renders_each_request_from_the_last() -> None:
+    """Summaries are custom messages rebuilt from their log entries; being the same objects every time,
+    the next request extends the last render instead of rendering the whole history again."""
+    condenser = OpenAICondenser(config=STUBS)
+    await openai_run(condenser)
+    assert SUMMARY in texts(condenser.host.messages())
+    condenser.messages()
+    await condenser.add([{"role": "user", "content": "and the tests?"}])
+    condenser.messages()
+    assert condenser.engine.last_render_kind == "incremental"

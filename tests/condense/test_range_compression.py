@@ -19,8 +19,8 @@ from condense.query import run_query
 from condense.records import CHAIN, INDEX, ToolCallRecord
 from condense.spill import spill_record
 from condense.summarize import Summarizer
+from tests.condense.memory_host import MemoryHost
 from tests.support.chains import (
-    ScriptedHost,
     Session,
     SummarizerConfig,
     call,
@@ -87,7 +87,7 @@ async def test_fused_range_summary_flows_compress_eligible_registry_render() -> 
     engine, messages = Engine(), two_batch_chain()
     engine.summarize([("tc1", 210, "raw tc1")], "summary of batch 1")
     engine.summarize([("tc2", 310, "raw tc2")], "summary of batch 2")
-    host = ScriptedHost("FUSED COHESIVE SUMMARY")
+    host = MemoryHost(answer=lambda prompt: "FUSED COHESIVE SUMMARY")
     outcome = await engine.compress(messages, fuser=Summarizer(host, SummarizerConfig()))
     assert len(host.prompts) == 1 and "summary of batch 1\n\nsummary of batch 2" in host.prompts[0]
     assert outcome.entries[0].range_summary_text == "FUSED COHESIVE SUMMARY"

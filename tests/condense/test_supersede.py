@@ -36,8 +36,7 @@ async def turn(drive: Driver, ts: int, *calls: Call) -> None:
 
 async def session(*turns: tuple[Call, ...], config: dict[str, Any] | None = None, cwd: str | None = None) -> Driver:
     """One user message, these tool turns, a final reply (which flushes), in a session started in `cwd`."""
-    host, _engine, drive = make({"superseded_reads": True, **(config or {})})
-    host.session_cwd = cwd
+    _host, _engine, drive = make({"superseded_reads": True, **(config or {})}, cwd=cwd)
     await drive.prompt("fix f", 100)
     for position, calls in enumerate(turns):
         await turn(drive, 200 + 100 * position, *calls)

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from condense.config import CondenseConfig
-from condense.measure import tool_result_chars
+from condense.local_host import reported_context_tokens
+from condense.measure import estimate_tokens, tool_result_chars
 from condense.render.orphans import sweep_orphans
 from pi_tui.ai.models import parse_model_ref
 from pi_tui.cli import main
@@ -166,3 +167,14 @@ def test_replay_assumes_the_session_models_own_window(tmp_path: Path, model: str
     spec = session_model(session)
     assert (spec.ref, spec.context_window) == (model, window)  # as the live agent resolves it, from the map
     assert spec.prices == parse_model_ref(model).prices
+
+
+def test_offline_context_use_is_what_the_pruned_request_holds_not_the_recorded_usage(replayed: Path) -> None:
+    """The recorded usage predates pruning: `context`, `replay` and `whatif` reckon the context from the
+    request condense renders now, so the budget triggers see the pruned history."""
+    session = Session.open(replayed)
+    engine, host = offline_engine(session, CondenseConfig(summarizer_model="extractive"))
+    messages = session.messages()
+    pruned = estimate_tokens(engine.render(messages))
+    assert reported_context_tokens(messages) is not None  # the recording has usage to be misled by
+    assert host.context_usage().tokens == pruned < estimate_tokens(messages)

@@ -1,16 +1,15 @@
 """Builders shared by the chain-compression tests: Pi-shaped messages with small integer timestamps,
-an in-memory session that records what the engine appends, a diagnostics recorder, a scripted host
-for the summariser, and the render pipeline composed the way the engine runs it."""
+an in-memory session that records what the engine appends, a diagnostics recorder, the summariser's
+settings, and the render pipeline composed the way the engine runs it (the summariser's host is the
+engine tests' MemoryHost)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from condense.chains import ChainEntry, ChainRegistry, apply_chain_compressions
-from condense.host import CancelSignal, CompletionEvent, ContextUsage, Level
 from condense.index import ToolCallIndexer
 from condense.records import SUMMARY
 from condense.render.orphans import sweep_orphans
@@ -136,11 +135,7 @@ class Reports:
         return next(d for k, dk, d in self.items if k == kind and dk == key)
 
 
-# ----- the summariser's host -------------------------------------------------------------------------
-
-
-USAGE = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15,
-         "cost": {"input": 0.001, "output": 0.002, "cacheRead": 0, "cacheWrite": 0, "total": 0.003}}
+# ----- the summariser's settings----------------------------------------------------------------------
 
 
 @dataclass
@@ -149,58 +144,6 @@ class SummarizerConfig:
     summarizer_thinking: str = "default"
     summarizer_idle_timeout_ms: int = 0
     summarizer_max_timeout_ms: int = 0
-
-
-@dataclass
-class ScriptedHost:
-    """A test double of the host whose `complete` answers every call with `reply` (None: an empty,
-    unusable answer). Prompts are recorded; nothing is ever persisted through it."""
-
-    reply: str | None = "FUSED"
-    prompts: list[str] = field(default_factory=list)
-    notes: list[tuple[str, Level]] = field(default_factory=list)
-
-    def complete(self, model: str, prompt: str, thinking: str | None,
-                 signal: CancelSignal) -> AsyncIterator[CompletionEvent]:
-        self.prompts.append(prompt)
-        return self._stream()
-
-    async def _stream(self) -> AsyncIterator[CompletionEvent]:
-        text = self.reply or ""
-        if text:
-            yield CompletionEvent("delta", text)
-        yield CompletionEvent("done", text, stop_reason="stop", usage=USAGE)
-
-    def session_model(self) -> str | None:
-        return "test/session-model"
-
-    def has_model(self, ref: str) -> bool:
-        return True
-
-    def notify(self, text: str, level: Level = "info") -> None:
-        self.notes.append((text, level))
-
-    def branch(self) -> list[dict[str, Any]]:
-        return []
-
-    def append_entry(self, custom_type: str, data: Any) -> None:
-        raise AssertionError("the summariser never persists anything")
-
-    async def append_custom_message(self, custom_type: str, content: str, display: bool,
-                                    details: Any) -> None:
-        raise AssertionError("the summariser never persists anything")
-
-    def blobs_dir(self) -> Path | None:
-        return None
-
-    def context_usage(self) -> ContextUsage | None:
-        return None
-
-    def set_status(self, key: str, text: str | None) -> None:
-        pass
-
-    def set_widget(self, key: str, lines: list[str] | None) -> None:
-        pass
 
 
 class Signal:
