@@ -10,7 +10,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from condense import BatchFilter
 from condense.config import CondenseConfig
@@ -161,12 +161,14 @@ class StrategyRun:
         if not recorded.billed:
             return
         llm = self.provider_view(context, number)
-        self.sim.request(self.meter.prompt(llm), recorded, self.pricing.for_model(recorded.model))  # type: ignore[arg-type]
+        self.sim.request(self.meter.prompt(llm), recorded, self.pricing.for_model(recorded.model))
 
     def provider_view(self, context: list[dict[str, Any]], number: int) -> list[dict[str, Any]]:
         """What the model reads of `context`: converted, transformed for the model, edited server-side."""
         llm = transform_messages(convert_to_llm(context), self.recording.specs[number])  # type: ignore[arg-type]
-        return llm if self.edit is None else self.edit(llm)  # type: ignore[arg-type]
+        # The typed messages are plain dicts, and the meter keys its sizes on their identity: no copy.
+        plain = cast("list[dict[str, Any]]", llm)
+        return plain if self.edit is None else self.edit(plain)
 
     def summariser_call(self, prompt: str | list[dict[str, Any]], output: str, time_ms: int) -> None:
         """Priced at the length a model writes, not the extractive text's (see `summary_length`)."""
