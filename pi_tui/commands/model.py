@@ -36,21 +36,25 @@ async def switch_model(context: CommandContext, ref: str) -> None:
     """The same session on another model: the runtime is rebuilt and the change recorded in the session."""
     if not idle_or_warn(context, "/model"):
         return
+    current = context.runtime.model
+    # A server named with --base-url serves its own provider's models; another provider is its own service.
+    base_url = current.base_url if current.base_url and ref.partition("/")[0] == current.provider else None
     try:
-        spec = parse_model_ref(ref)
+        spec = parse_model_ref(ref, base_url)
     except UserError as exc:
         context.notify(str(exc), "error")
         return
     if problem := missing_key(spec):  # said now, not after the next prompt fails
         context.notify(problem, "error")
         return
-    if spec.provider == "demo" and context.runtime.model.provider != "demo":
+    if spec.provider == "demo" and current.provider != "demo":
         # the demo edits files: it gets its own copy of the sample project, never this folder
         await rebuild(context, "new", LaunchOptions(model=DEMO_REF, launch_dir=context.launch_dir))
         context.notify("demo: started a new session on a copy of the sample project")
         return
     session = context.runtime.host.session
-    runtime = await rebuild(context, "reload", LaunchOptions(model=ref, launch_dir=context.launch_dir), session)
+    runtime = await rebuild(context, "reload", LaunchOptions(model=ref, base_url=base_url, launch_dir=context.launch_dir),
+                            session)
     if runtime is None:
         return
     if runtime.host.session.build_context().model != (spec.provider, spec.id):

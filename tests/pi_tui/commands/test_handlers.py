@@ -248,3 +248,16 @@ async def test_a_name_the_registry_does_not_know_is_handed_on(context: Recording
     assert "hello" in registry.names()
     assert not await registry.dispatch("/hello there")
     assert registry.lookup("hello") is None and registry.lookup("tree") is not None
+
+
+async def test_model_keeps_the_base_url_for_its_provider_and_drops_it_for_another(
+        context: RecordingContext, registry: Registry) -> None:
+    server = "http://127.0.0.1:9/v1"
+    local = context.build_runtime(LaunchOptions(model="openai/local-a", base_url=server, launch_dir=context.launch))
+    await context.attach(local, "startup")
+    await registry.dispatch("/model openai/local-b")  # the same server's other model: no key needed
+    assert (context.runtime.model.ref, context.runtime.model.base_url) == ("openai/local-b", server)
+    assert context.notices[-1] == ("info", "model: openai/local-b")
+    await registry.dispatch("/model anthropic/claude-sonnet-4-5")  # not that server's: its own key is needed
+    assert context.runtime.model.ref == "openai/local-b"
+    assert context.notices[-1] == ("error", "no API key for anthropic: set ANTHROPIC_API_KEY")
