@@ -53,8 +53,8 @@ async def switch_model(context: CommandContext, ref: str) -> None:
         context.notify("demo: started a new session on a copy of the sample project")
         return
     session = context.runtime.host.session
-    runtime = await rebuild(context, "reload", LaunchOptions(model=ref, base_url=base_url, launch_dir=context.launch_dir),
-                            session)
+    options = LaunchOptions(model=ref, base_url=base_url, launch_dir=context.launch_dir)
+    runtime = await rebuild(context, "reload", options, session)
     if runtime is None:
         return
     if runtime.host.session.build_context().model != (spec.provider, spec.id):
