@@ -55,7 +55,9 @@ class EntryLog(Protocol):
 
 
 def dump_line(obj: dict[str, Any]) -> str:
-    """One JSONL line as Pi's JSON.stringify writes it (lone surrogates escaped: UTF-8 cannot hold them)."""
+    """One JSONL line the way JavaScript's JSON.stringify writes it: compact, UTF-8, no escapes except
+    for lone surrogates (a JS string cut inside an emoji holds one), which it writes as `\\udXXX` and
+    which UTF-8 cannot encode. pi-tui's session store writes with it too, so both files read alike."""
     text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
     return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
 
