@@ -9,12 +9,12 @@ the conversation equal to what a reload of the session file would give.
 from __future__ import annotations
 
 import sys
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from condense.measure import model_chars
+from condense.local_host import context_estimate
 from condense.messages import AgentMessage, CustomMessage, UserMessage
 from pi_tui.agent.events import EventBus
 from pi_tui.agent.loop import Agent, AgentConfig
@@ -205,22 +205,9 @@ class AgentHost:
         await self.insert_message(_custom_message(custom_type, content, display, details))
 
     def context_usage(self) -> ContextUsage:
-        """Tokens of the last good reply's usage plus a chars/4 estimate of what came after it."""
-        window = self.config.model.context_window
-        messages = self.agent.messages
-        for index in range(len(messages) - 1, -1, -1):
-            message: Mapping[str, Any] = messages[index]  # read defensively: usage may be missing
-            if message.get("role") == "assistant" and message.get("stopReason") not in ("error", "aborted"):
-                usage = message.get("usage") or {}
-                tokens = int(usage.get("totalTokens") or 0) or sum(
-                    int(usage.get(k) or 0) for k in ("input", "output", "cacheRead", "cacheWrite"))
-                tail = model_chars(messages[index + 1:]) // 4
-                return ContextUsage(tokens + tail, window)
-            if message.get("role") == "compactionSummary":
-                break
-        if not messages:
-            return ContextUsage(0, window)
-        return ContextUsage(None, window)
+        """Tokens of the last good reply's usage plus a chars/4 estimate of what came after it (Pi's)."""
+        reckoned = context_estimate(self.agent.messages)
+        return ContextUsage(None if reckoned is None else reckoned.tokens, self.config.model.context_window)
 
     # ----- the session tree ---------------------------------------------------------------------
 
