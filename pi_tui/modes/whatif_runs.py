@@ -39,7 +39,7 @@ from pi_tui.ai.pricing import price_table
 from pi_tui.ai.transform import transform_messages
 from pi_tui.ai.types import ModelSpec
 from pi_tui.errors import UserError
-from pi_tui.modes.replay import PRUNER_PREFIX, Replayer, output_session
+from pi_tui.modes.replay import Replayer, is_pruner_entry, output_session
 from pi_tui.session.context import SessionContext, build_context, entry_message, extend_context
 from pi_tui.session.store import Session
 
@@ -91,10 +91,6 @@ class Pricing:
 
 # ----- the recorded session ------------------------------------------------------------------------
 
-def _is_pruner_entry(entry: dict[str, Any]) -> bool:
-    return str(entry.get("customType", "")).startswith(PRUNER_PREFIX)
-
-
 def without_compactions(session: Session) -> Session:
     """The session's branch with its compaction entries taken out, in memory only. Strategies that
     prune by other means start from the full history: the recording's compactions were Pi's answer
@@ -124,7 +120,7 @@ class Recording:
     def __post_init__(self) -> None:
         self.history, self.before, self.entry_at, self.specs = [], [], [], []
         for position, entry in enumerate(self.branch):
-            message = entry_message(entry) if not _is_pruner_entry(entry) else None
+            message = entry_message(entry) if not is_pruner_entry(entry) else None
             if message is None:
                 continue
             if message.get("role") == "assistant":
