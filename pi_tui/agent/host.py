@@ -16,12 +16,12 @@ from typing import Any, Literal, Protocol
 
 from condense.local_host import context_estimate
 from condense.messages import AgentMessage, CustomMessage, UserMessage
+from condense.timefmt import now_ms
 from pi_tui.agent.events import EventBus
 from pi_tui.agent.loop import Agent, AgentConfig
 from pi_tui.ai.models import require_key
 from pi_tui.ai.types import ModelClient
 from pi_tui.session.store import Session, SessionWriteError
-from pi_tui.session.timefmt import now_ms
 from pi_tui.tools.base import Tool
 
 Level = Literal["info", "warning", "error"]

@@ -10,8 +10,8 @@ import re
 from typing import Any
 
 from condense.messages import BashExecutionMessage, content_text
+from condense.timefmt import now_ms
 from pi_tui.commands.context import CommandContext, idle_or_warn
-from pi_tui.session.timefmt import now_ms
 from pi_tui.tools.base import ToolContext, ToolError
 from pi_tui.tools.bash import BashParams, BashTool
 

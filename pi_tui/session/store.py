@@ -20,13 +20,13 @@ from typing import Any
 
 from condense.entry_log import dump_line
 from condense.messages import AgentMessage
+from condense.timefmt import now_iso
 from pi_tui.errors import UserError
 from pi_tui.paths import ensure_private_dir, sessions_dir_for
 from pi_tui.session import atomic
 from pi_tui.session.context import SessionContext, build_context, extend_context
 from pi_tui.session.migrate import CURRENT_VERSION, migrate
 from pi_tui.session.schema import prepare_entry
-from pi_tui.session.timefmt import now_iso
 
 _PERSIST_ROLES = {"user", "assistant", "toolResult", "custom", "bashExecution"}
 
