@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from condense.host import ContextUsage
 from condense.local_host import context_estimate
 from condense.messages import AgentMessage, CustomMessage, UserMessage
 from condense.timefmt import now_ms
@@ -56,16 +57,6 @@ class Command:
     name: str
     description: str
     handler: CommandHandler
-
-
-@dataclass
-class ContextUsage:
-    tokens: int | None
-    context_window: int
-
-    @property
-    def percent(self) -> float | None:
-        return None if self.tokens is None else self.tokens / self.context_window * 100
 
 
 def user_message(text: str) -> UserMessage:
