@@ -11,12 +11,12 @@ from __future__ import annotations
 import bisect
 import operator
 from collections.abc import Callable, Mapping
-from datetime import datetime
 from typing import Any
 
 from condense.messages import content_text, tool_calls
 from condense.occurrence import occ_key, result_timestamp_of
 from condense.records import Batch, ToolCallRecord
+from condense.timefmt import iso_to_ms
 
 NO_RESULT = "(no result)"
 
@@ -61,12 +61,7 @@ def capture_batch(message: dict[str, Any], results: list[dict[str, Any]], turn_i
 
 def entry_ms(entry: dict[str, Any]) -> int:
     stamp = entry.get("timestamp")
-    if isinstance(stamp, str):
-        try:
-            return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1000)
-        except ValueError:
-            return 0
-    return int(stamp) if isinstance(stamp, int | float) else 0
+    return int(stamp) if isinstance(stamp, int | float) else iso_to_ms(stamp)
 
 
 class _Turn:

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from condense.config import CondenseConfig, one_line_error
 from condense.engine import CondenseEngine
+from condense.host import Level
 from condense.metrics import status_block
 
 Handler = Callable[[CondenseEngine, str], Awaitable[None]]
@@ -37,8 +38,8 @@ HELP: dict[str, str] = {
 }
 
 
-def _notify(engine: CondenseEngine, text: str, level: str = "info") -> None:
-    engine.host.notify(text, level)  # type: ignore[arg-type]
+def _notify(engine: CondenseEngine, text: str, level: Level = "info") -> None:
+    engine.host.notify(text, level)
 
 
 def _update(engine: CondenseEngine, **changes: Any) -> None:

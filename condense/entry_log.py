@@ -14,12 +14,12 @@ import json
 import os
 import re
 import uuid
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
 from condense.blobs import blob_dir
 from condense.capture import entry_ms
+from condense.timefmt import now_iso
 
 SESSION_VERSION = 3
 
@@ -55,14 +55,11 @@ class EntryLog(Protocol):
 
 
 def dump_line(obj: dict[str, Any]) -> str:
-    """One JSONL line as Pi's JSON.stringify writes it (lone surrogates escaped: UTF-8 cannot hold them)."""
+    """One JSONL line the way JavaScript's JSON.stringify writes it: compact, UTF-8, no escapes except
+    for lone surrogates (a JS string cut inside an emoji holds one), which it writes as `\\udXXX` and
+    which UTF-8 cannot encode. pi-tui's session store writes with it too, so both files read alike."""
     text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
     return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
-
-
-def iso_now() -> str:
-    now = datetime.now(UTC)
-    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
 
 
 class MemoryLog:
@@ -74,7 +71,7 @@ class MemoryLog:
         self._custom: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}  # entry id: (entry, its message)
         self._blobs = blobs
         self.header: dict[str, Any] = {"type": "session", "version": SESSION_VERSION, "id": str(uuid.uuid4()),
-                                       "timestamp": iso_now(),
+                                       "timestamp": now_iso(),
                                        "cwd": str(Path(cwd).resolve()) if cwd is not None else ""}
 
     @property
@@ -103,7 +100,7 @@ class MemoryLog:
         while entry_id in self._ids:
             entry_id = uuid.uuid4().hex[:8]
         entry = {"type": kind, "id": entry_id, "parentId": self.entries[-1]["id"] if self.entries else None,
-                 "timestamp": iso_now(), **fields}
+                 "timestamp": now_iso(), **fields}
         self._write(entry)
         self.entries.append(entry)
         self._ids.add(entry_id)

@@ -34,6 +34,11 @@ class ContextUsage:
     tokens: int | None
     context_window: int
 
+    @property
+    def percent(self) -> float | None:
+        """Tokens as a share of the window, in percent (Pi's `percent`; the footer shows it)."""
+        return None if self.tokens is None else self.tokens / self.context_window * 100
+
 
 class CancelSignal(Protocol):
     """Set when the user abandons the work a summariser call belongs to (a flush aborted with Esc)."""

@@ -11,7 +11,8 @@ only the two parts differ: where the entries live (`condense.entry_log`) and whe
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -142,10 +143,12 @@ class LocalHost(RecordedUI):
 
     def context_usage(self) -> ContextUsage | None:
         """As pi-tui's agent reckons it (with `reported_usage`): the newest good reply's reported usage
-        plus an estimate of what came after it. Otherwise an estimate of what the model reads now."""
+        plus an estimate of what came after it. Otherwise, and when that reply reported none (an agent
+        that hands over no usage), an estimate of what the model reads now."""
         messages = self.log.messages()
-        tokens = reported_context_tokens(messages) if self.reported_usage else None
-        return ContextUsage(self._estimate(messages) if tokens is None else tokens, self.context_window)
+        reckoned = context_estimate(messages) if self.reported_usage else None
+        tokens = reckoned.tokens if reckoned is not None and reckoned.reported else self._estimate(messages)
+        return ContextUsage(tokens, self.context_window)
 
     def _estimate(self, messages: list[dict[str, Any]]) -> int:
         engine = self._engine
@@ -165,9 +168,19 @@ class LocalHost(RecordedUI):
         return self.models.complete(model, prompt, thinking, signal)
 
 
-def reported_context_tokens(messages: list[dict[str, Any]]) -> int | None:
-    """Tokens of the newest good assistant reply's usage plus chars/4 of the messages after it; None when
-    that reply reported no usage (or there is none since the last compaction)."""
+@dataclass(frozen=True)
+class ContextEstimate:
+    """Pi's estimate of the context (its `estimateContextTokens`)."""
+
+    tokens: int  # `reported` plus chars/4 of the messages after that reply (of all of them without one)
+    reported: int  # the newest good reply's reported usage; 0 when it reported none or there is no reply
+
+
+def context_estimate(messages: Sequence[Mapping[str, Any]]) -> ContextEstimate | None:
+    """The context as Pi's `getContextUsage` reckons it, the one reckoning of pi-tui's agent and of
+    LocalHost: the newest reply that is no error or abort counts its usage as reported (zero too), and
+    chars/4 the messages after it. None (unknown) after a compaction until a reply reports usage: the
+    replies before it measured the history the summary replaced."""
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
         if message.get("role") == "compactionSummary":
@@ -177,5 +190,7 @@ def reported_context_tokens(messages: list[dict[str, Any]]) -> int | None:
         usage = message.get("usage") or {}
         tokens = int(usage.get("totalTokens") or 0) or sum(
             int(usage.get(k) or 0) for k in ("input", "output", "cacheRead", "cacheWrite"))
-        return tokens + model_chars(messages[index + 1:]) // 4 if tokens else None
-    return None
+        if not tokens and any(m.get("role") == "compactionSummary" for m in messages[:index]):
+            return None
+        return ContextEstimate(tokens + model_chars(messages[index + 1:]) // 4, tokens)
+    return ContextEstimate(model_chars(messages) // 4, 0)

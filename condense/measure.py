@@ -9,7 +9,7 @@ and tool definitions per request.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from condense.messages import content_parts, model_parts
@@ -58,7 +58,7 @@ def message_chars(message: Any) -> int:
     return sum(len(part.text) for part in model_parts(message))
 
 
-def model_chars(messages: list[Any]) -> int:
+def model_chars(messages: Iterable[Any]) -> int:
     """Characters of everything the model reads in these messages."""
     return sum(map(message_chars, messages))
 

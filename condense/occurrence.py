@@ -9,6 +9,7 @@ was made and read back identically by every later capture, render and reload, co
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 
@@ -40,6 +41,6 @@ def result_timestamp_of(value: Any) -> int | None:
     return int(value) if math.isfinite(value) else None  # NaN and infinities are not usable key parts
 
 
-def message_key(message: dict[str, Any]) -> str:
+def message_key(message: Mapping[str, Any]) -> str:
     """The occurrence key of a toolResult message."""
     return occ_key(str(message.get("toolCallId", "")), result_timestamp_of(message.get("timestamp")))

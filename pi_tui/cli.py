@@ -21,6 +21,7 @@ from pi_tui import __version__
 from pi_tui.errors import UserError
 
 if TYPE_CHECKING:  # imported lazily at run time: `pi-tui --version` and the TUI's start stay fast
+    from condense.messages import AgentMessage
     from pi_tui.session.store import Session
     from pi_tui.settings import Settings
 
@@ -173,6 +174,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_context(args: argparse.Namespace) -> int:
     session = _open(args.session)
+    messages: Sequence[AgentMessage]  # the raw history, or the request's narrower LLM messages
     if args.raw:
         messages = session.messages()
     else:

@@ -15,7 +15,7 @@ from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
 from condense.host import CancelSignal, CompletionEvent
 from condense.local_host import LocalHost
-from condense.messages import AgentMessage
+from condense.messages import Message
 from pi_tui.ai.completion import stream_completion
 from pi_tui.ai.convert import convert_to_llm
 from pi_tui.ai.models import has_key, parse_model_ref
@@ -101,9 +101,9 @@ def offline_engine(session: Session, config: CondenseConfig, persist: bool = Fal
     return engine, host
 
 
-def next_request(session: Session, config: CondenseConfig) -> list[AgentMessage]:
+def next_request(session: Session, config: CondenseConfig) -> list[Message]:
     """Exactly what the next model request would carry: condense's render, then the conversion to
     LLM messages and the provider transform for the session's model."""
     engine, _ = offline_engine(session, config)
     rendered = engine.render(session.messages())
-    return transform_messages(convert_to_llm(rendered), session_model(session))  # type: ignore[return-value]
+    return transform_messages(convert_to_llm(rendered), session_model(session))

@@ -59,8 +59,7 @@ class AgentPruningHost:
         return str(self.agent_host.cwd)
 
     def context_usage(self) -> ContextUsage | None:
-        usage = self.agent_host.context_usage()
-        return ContextUsage(usage.tokens, usage.context_window)
+        return self.agent_host.context_usage()
 
     def session_model(self) -> str | None:
         return self.agent_host.config.model.ref

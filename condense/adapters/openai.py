@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from condense.adapters.common import (
@@ -180,20 +180,23 @@ def to_openai(messages: list[dict[str, Any]]) -> list[OpenAIMessage]:
             if assistant is not None:
                 out.append(assistant)
         else:
-            out.append({"role": "user", "content": _user_content_from_pi(message["content"])})
+            out.append({"role": "user", "content": user_content(message["content"])})
     if images:
         out.append({"role": "user", "content": images})
     return out
 
 
-def _image_part(block: dict[str, Any]) -> dict[str, Any]:
+def image_part(block: Mapping[str, Any]) -> dict[str, Any]:
+    """A Pi image block as OpenAI's `image_url` part (a data: URL), here and in pi-tui's requests."""
     return {"type": "image_url", "image_url": {"url": data_url(block)}}
 
 
-def _user_content_from_pi(content: str | list[dict[str, Any]]) -> str | list[dict[str, Any]]:
+def user_content(content: str | Sequence[Mapping[str, Any]]) -> str | list[dict[str, Any]]:
+    """A Pi user message's content as OpenAI's: text stays text, images become `image_url` parts; the
+    blocks OpenAI has no part for are left out."""
     if isinstance(content, str):
         return content
-    return [{"type": "text", "text": b["text"]} if b["type"] == "text" else _image_part(b)
+    return [{"type": "text", "text": b["text"]} if b["type"] == "text" else image_part(b)
             for b in content if b.get("type") in ("text", "image")]
 
 
@@ -242,7 +245,7 @@ def _tool_from_pi(message: dict[str, Any]) -> tuple[OpenAIMessage, list[dict[str
     """The tool message, and the parts that show its images after the tool messages."""
     blocks = message.get("content") or []
     texts = [b["text"] for b in blocks if b.get("type") == "text"]
-    images = [_image_part(b) for b in blocks if b.get("type") == "image"]
+    images = [image_part(b) for b in blocks if b.get("type") == "image"]
     content = _text_content(texts) if texts else (IMAGE_PLACEHOLDER if images else "")
     tool: OpenAIMessage = {"role": "tool", "tool_call_id": message["toolCallId"], "content": content}
     intro = [{"type": "text", "text": IMAGES_INTRO.format(id=message["toolCallId"])}] if images else []

@@ -86,11 +86,11 @@ class StubMemo:
         if version == self._version:
             return
         previous, self._version = self._version, version
-        known = changed_keys is not None and isinstance(previous, tuple) and previous[-1:] == (settings,)
-        if not known or len(changed_keys) < self._changes_seen:  # type: ignore[arg-type]
+        same_settings = isinstance(previous, tuple) and previous[-1:] == (settings,)
+        if changed_keys is None or not same_settings or len(changed_keys) < self._changes_seen:
             self._forget_all()
         else:
-            keys = set(changed_keys[self._changes_seen:])  # type: ignore[index]
+            keys = set(changed_keys[self._changes_seen:])
             for name in keys | {bare_id(key) for key in keys}:
                 for ident in self._by_name.pop(name, ()):
                     self._decisions.pop(ident, None)

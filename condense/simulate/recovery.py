@@ -9,7 +9,7 @@ is the head of the original followed by the tool's truncation line, as the model
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -51,12 +51,12 @@ def returns_original(original: str, answer: str) -> tuple[bool, bool]:
     return False, False
 
 
-def _verbatim(context: Sequence[dict[str, Any]]) -> set[tuple[str, str]]:
+def _verbatim(context: Sequence[Mapping[str, Any]]) -> set[tuple[str, str]]:
     return {(message_key(m), content_text(m.get("content") or []))
             for m in context if m.get("role") == "toolResult"}
 
 
-def check_recovery(history: Sequence[dict[str, Any]], final_context: Sequence[dict[str, Any]],
+def check_recovery(history: Sequence[Mapping[str, Any]], final_context: Sequence[Mapping[str, Any]],
                    query: Query | None) -> Recovery:
     """`history`: every message of the branch; `final_context`: what the next request would carry."""
     verbatim = _verbatim(final_context)

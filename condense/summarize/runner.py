@@ -249,10 +249,12 @@ class Summarizer:
         # first exception in batch order wins, so no sibling is left running or unobserved
         rest = await asyncio.gather(*(one(i, b) for i, b in enumerate(batches) if i >= len(first)),
                                     return_exceptions=True)
+        outcomes = list(first)
         for result in rest:
             if isinstance(result, BaseException):
                 raise result
-        return BatchSummaries(first + list(rest), shared.halted)  # type: ignore[arg-type]  # no exceptions left
+            outcomes.append(result)
+        return BatchSummaries(outcomes, shared.halted)
 
     def _proven(self) -> bool:
         """Whether the summariser has written a summary in this session already (its key works)."""

@@ -9,19 +9,20 @@ the conversation equal to what a reload of the session file would give.
 from __future__ import annotations
 
 import sys
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from condense.measure import model_chars
+from condense.host import ContextUsage
+from condense.local_host import context_estimate
 from condense.messages import AgentMessage, CustomMessage, UserMessage
+from condense.timefmt import now_ms
 from pi_tui.agent.events import EventBus
 from pi_tui.agent.loop import Agent, AgentConfig
 from pi_tui.ai.models import require_key
 from pi_tui.ai.types import ModelClient
 from pi_tui.session.store import Session, SessionWriteError
-from pi_tui.session.timefmt import now_ms
 from pi_tui.tools.base import Tool
 
 Level = Literal["info", "warning", "error"]
@@ -56,16 +57,6 @@ class Command:
     name: str
     description: str
     handler: CommandHandler
-
-
-@dataclass
-class ContextUsage:
-    tokens: int | None
-    context_window: int
-
-    @property
-    def percent(self) -> float | None:
-        return None if self.tokens is None else self.tokens / self.context_window * 100
 
 
 def user_message(text: str) -> UserMessage:
@@ -205,22 +196,9 @@ class AgentHost:
         await self.insert_message(_custom_message(custom_type, content, display, details))
 
     def context_usage(self) -> ContextUsage:
-        """Tokens of the last good reply's usage plus a chars/4 estimate of what came after it."""
-        window = self.config.model.context_window
-        messages = self.agent.messages
-        for index in range(len(messages) - 1, -1, -1):
-            message: Mapping[str, Any] = messages[index]  # read defensively: usage may be missing
-            if message.get("role") == "assistant" and message.get("stopReason") not in ("error", "aborted"):
-                usage = message.get("usage") or {}
-                tokens = int(usage.get("totalTokens") or 0) or sum(
-                    int(usage.get(k) or 0) for k in ("input", "output", "cacheRead", "cacheWrite"))
-                tail = model_chars(messages[index + 1:]) // 4
-                return ContextUsage(tokens + tail, window)
-            if message.get("role") == "compactionSummary":
-                break
-        if not messages:
-            return ContextUsage(0, window)
-        return ContextUsage(None, window)
+        """Tokens of the last good reply's usage plus a chars/4 estimate of what came after it (Pi's)."""
+        reckoned = context_estimate(self.agent.messages)
+        return ContextUsage(None if reckoned is None else reckoned.tokens, self.config.model.context_window)
 
     # ----- the session tree ---------------------------------------------------------------------
 

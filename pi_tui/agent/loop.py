@@ -24,13 +24,13 @@ from condense.messages import (
     empty_usage,
     tool_calls,
 )
+from condense.timefmt import now_ms
 from pi_tui.abort import AbortSignal
 from pi_tui.agent.events import EventBus
 from pi_tui.ai.convert import convert_to_llm
 from pi_tui.ai.errors import classify_error_text
 from pi_tui.ai.transform import transform_messages
 from pi_tui.ai.types import ModelClient, ModelRequest, ModelSpec, StreamEvent, ToolSpec
-from pi_tui.session.timefmt import now_ms
 from pi_tui.tools.base import Tool, ToolContext, ToolError, ToolOutput
 
 QueueMode = Literal["one-at-a-time", "all"]

@@ -11,10 +11,10 @@ from collections.abc import AsyncIterator
 
 from condense.host import CancelSignal, CompletionEvent
 from condense.messages import content_text
+from condense.timefmt import now_ms
 from pi_tui.abort import AbortSignal
 from pi_tui.ai.errors import classify_error_text
 from pi_tui.ai.types import ModelClient, ModelRequest, ModelSpec
-from pi_tui.session.timefmt import now_ms
 
 
 async def stream_completion(client: ModelClient, model: ModelSpec, prompt: str, thinking: str | None,

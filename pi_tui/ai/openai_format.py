@@ -13,6 +13,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from condense.adapters.openai import image_part, user_content
 from condense.messages import AssistantMessage, Message, ToolResultMessage, UserMessage
 from pi_tui.ai.types import ModelSpec, ToolSpec
 
@@ -37,20 +38,10 @@ def to_openai_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
     ]
 
 
-def _image_part(block: Mapping[str, Any]) -> dict[str, Any]:
-    return {"type": "image_url", "image_url": {"url": f"data:{block['mimeType']};base64,{block['data']}"}}
-
-
 def _user(message: UserMessage) -> OpenAIMessage | None:
-    content = message["content"]
-    if isinstance(content, str):
-        return {"role": "user", "content": content}
-    parts = [
-        {"type": "text", "text": b["text"]} if b["type"] == "text" else _image_part(b)
-        for b in content
-        if b.get("type") in ("text", "image")
-    ]
-    return {"role": "user", "content": parts} if parts else None
+    """None for blocks with nothing OpenAI can carry: providers refuse an empty user message."""
+    content = user_content(message["content"])
+    return {"role": "user", "content": content} if isinstance(content, str) or content else None
 
 
 def _thinking_block(block: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -89,7 +80,7 @@ def _tool_result(message: ToolResultMessage) -> tuple[OpenAIMessage, list[dict[s
     """The `tool` message and the images it returned (a tool message can only carry text)."""
     blocks: Sequence[Mapping[str, Any]] = message["content"]
     text = "\n".join(b["text"] for b in blocks if b.get("type") == "text")
-    images = [_image_part(b) for b in blocks if b.get("type") == "image"]
+    images = [image_part(b) for b in blocks if b.get("type") == "image"]
     content = text or (TOOL_IMAGE_PLACEHOLDER if images else "")
     return {"role": "tool", "tool_call_id": message["toolCallId"], "content": content}, images
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from condense.messages import content_text
+from condense.messages import BashExecutionMessage, content_text
+from condense.timefmt import now_ms
 from pi_tui.commands.context import CommandContext, idle_or_warn
-from pi_tui.session.timefmt import now_ms
 from pi_tui.tools.base import ToolContext, ToolError
 from pi_tui.tools.bash import BashParams, BashTool
 
@@ -20,7 +20,7 @@ _ABORTED = re.compile(r"\n*\s*Command aborted\s*$")
 
 
 def shell_message(command: str, output: str, failed: bool, details: dict[str, Any] | None,
-                  exclude: bool) -> dict[str, Any]:
+                  exclude: bool) -> BashExecutionMessage:
     """A `bashExecution` message from the bash tool's outcome (its status line becomes `exitCode`)."""
     code: int | None = 0
     cancelled = False
@@ -32,10 +32,10 @@ def shell_message(command: str, output: str, failed: bool, details: dict[str, An
         status = match or aborted
         if status is not None:
             output = output[: status.start()]
-    message: dict[str, Any] = {"role": "bashExecution", "command": command, "output": output,
-                               "exitCode": code, "cancelled": cancelled,
-                               "truncated": bool(details and details.get("truncation")),
-                               "timestamp": now_ms()}
+    message: BashExecutionMessage = {"role": "bashExecution", "command": command, "output": output,
+                                     "exitCode": code, "cancelled": cancelled,
+                                     "truncated": bool(details and details.get("truncation")),
+                                     "timestamp": now_ms()}
     if details and details.get("fullOutputPath"):
         message["fullOutputPath"] = details["fullOutputPath"]
     if exclude:
@@ -62,4 +62,4 @@ async def run_shell(context: CommandContext, text: str) -> None:
         except ToolError as exc:
             text, failed, details = str(exc), True, None
     # through the host, as a message: the session stores it and the agent's context holds it
-    await host.insert_message(shell_message(command, text, failed, details, exclude))  # type: ignore[arg-type]
+    await host.insert_message(shell_message(command, text, failed, details, exclude))

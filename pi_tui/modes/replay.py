@@ -50,7 +50,8 @@ def _copy_fields(entry: dict[str, Any], id_map: dict[str, str]) -> dict[str, Any
     return fields
 
 
-def _is_pruner_entry(entry: dict[str, Any]) -> bool:
+def is_pruner_entry(entry: dict[str, Any]) -> bool:
+    """An entry condense wrote (its records and summaries): a run under other settings writes its own."""
     return entry.get("type") in ("custom", "custom_message") and str(entry.get("customType", "")).startswith(
         PRUNER_PREFIX)
 
@@ -109,7 +110,7 @@ class Replayer:
         for number, entry in enumerate(entries, start=1):
             if entry.get("type") == "message":
                 await self._message(entry, id_map)
-            elif not _is_pruner_entry(entry):
+            elif not is_pruner_entry(entry):
                 fields = _copy_fields(entry, id_map)
                 id_map[entry["id"]] = self.out.append(entry["type"], fields, timestamp=entry.get("timestamp"))
             if progress is not None:

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
 from condense import BatchFilter
 from condense.config import CondenseConfig
+from condense.messages import AgentMessage
 from condense.simulate import (
     ANTHROPIC_EDITS,
     PRUNE_AFTER_READ,
@@ -39,7 +40,7 @@ from pi_tui.ai.pricing import price_table
 from pi_tui.ai.transform import transform_messages
 from pi_tui.ai.types import ModelSpec
 from pi_tui.errors import UserError
-from pi_tui.modes.replay import PRUNER_PREFIX, Replayer, output_session
+from pi_tui.modes.replay import Replayer, is_pruner_entry, output_session
 from pi_tui.session.context import SessionContext, build_context, entry_message, extend_context
 from pi_tui.session.store import Session
 
@@ -91,8 +92,16 @@ class Pricing:
 
 # ----- the recorded session ------------------------------------------------------------------------
 
-def _is_pruner_entry(entry: dict[str, Any]) -> bool:
-    return str(entry.get("customType", "")).startswith(PRUNER_PREFIX)
+def _plain(messages: Sequence[AgentMessage]) -> list[dict[str, Any]]:
+    """Pi's typed messages as the plain dicts the simulation handles: the very same objects (the meter
+    keys its sizes on their identity). mypy cannot say it: it holds a TypedDict to be no dict[str, Any]."""
+    return cast("list[dict[str, Any]]", list(messages))
+
+
+def _typed(messages: Sequence[Mapping[str, Any]]) -> list[AgentMessage]:
+    """The simulation's messages (recorded, rendered or rewritten by a strategy, all Pi's shapes) as Pi's
+    typed messages for the conversion to a request, which reads them by role and drops unknown ones."""
+    return cast("list[AgentMessage]", list(messages))
 
 
 def without_compactions(session: Session) -> Session:
@@ -122,18 +131,20 @@ class Recording:
     specs: list[ModelSpec] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.history, self.before, self.entry_at, self.specs = [], [], [], []
+        self.before, self.entry_at, self.specs = [], [], []
+        history: list[AgentMessage] = []
         for position, entry in enumerate(self.branch):
-            message = entry_message(entry) if not _is_pruner_entry(entry) else None
+            message = entry_message(entry) if not is_pruner_entry(entry) else None
             if message is None:
                 continue
             if message.get("role") == "assistant":
-                self.before.append(len(self.history))
+                self.before.append(len(history))
                 self.entry_at.append(position)
                 self.specs.append(ModelSpec(provider=str(message.get("provider", "")),
                                             id=str(message.get("model", "")),
                                             api=str(message.get("api", "openai-completions"))))
-            self.history.append(message)  # type: ignore[arg-type]
+            history.append(message)
+        self.history = _plain(history)
         self.requests = recorded_requests(self.history)
 
     @property
@@ -155,7 +166,7 @@ class StrategyRun:
     sent: int = 0
     edit: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] | None = None  # the provider's, server-side
 
-    def request(self, number: int, context: list[dict[str, Any]]) -> None:
+    def request(self, number: int, context: Sequence[Mapping[str, Any]]) -> None:
         recorded = self.recording.requests[number]
         self.sent = number + 1
         if not recorded.billed:
@@ -163,11 +174,9 @@ class StrategyRun:
         llm = self.provider_view(context, number)
         self.sim.request(self.meter.prompt(llm), recorded, self.pricing.for_model(recorded.model))
 
-    def provider_view(self, context: list[dict[str, Any]], number: int) -> list[dict[str, Any]]:
+    def provider_view(self, context: Sequence[Mapping[str, Any]], number: int) -> list[dict[str, Any]]:
         """What the model reads of `context`: converted, transformed for the model, edited server-side."""
-        llm = transform_messages(convert_to_llm(context), self.recording.specs[number])  # type: ignore[arg-type]
-        # The typed messages are plain dicts, and the meter keys its sizes on their identity: no copy.
-        plain = cast("list[dict[str, Any]]", llm)
+        plain = _plain(transform_messages(convert_to_llm(_typed(context)), self.recording.specs[number]))
         return plain if self.edit is None else self.edit(plain)
 
     def summariser_call(self, prompt: str | list[dict[str, Any]], output: str, time_ms: int) -> None:
@@ -190,9 +199,9 @@ def _run_recorded(run: StrategyRun) -> Recovery:
             if not extend_context(context, branch[end - 1]):
                 context = build_context(branch[:end])
         built = position
-        run.request(number, list(context.messages))  # type: ignore[arg-type]
+        run.request(number, context.messages)
     final = build_context(branch).messages
-    return check_recovery(run.recording.history, final, None)  # type: ignore[arg-type]
+    return check_recovery(run.recording.history, final, None)
 
 
 def _run_none(run: StrategyRun) -> Recovery:

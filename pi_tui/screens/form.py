@@ -28,6 +28,7 @@ from textual.widgets.option_list import Option
 
 from pi_tui import keymap
 from pi_tui.screens.picker import Choice, PickerScreen
+from pi_tui.settings.keys import set_dotted
 
 Path = tuple[str, ...]
 OnChange = Callable[[Path, Any], str | None]
@@ -260,10 +261,7 @@ class SettingsFormScreen(ModalScreen[None]):
     def apply(self, spec: FieldSpec, value: Any) -> str | None:
         error = self.on_change(spec.path, value)
         if error is None:
-            target = self.values
-            for part in spec.path[:-1]:
-                target = target.setdefault(part, {})
-            target[spec.path[-1]] = value
+            self.values = set_dotted(self.values, spec.path, value)
         self.outcomes[spec.dotted] = error
         self._redraw(spec)
         return error

@@ -7,7 +7,6 @@ closes with None. `custom` lets Enter accept text that matches nothing (a model 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -21,6 +20,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from pi_tui import keymap
+from pi_tui.widgets.completion import ranked
 
 
 @dataclass(frozen=True)
@@ -36,22 +36,8 @@ def filter_choices(choices: list[Choice], query: str) -> list[Choice]:
     q = query.strip().lower()
     if not q:
         return list(choices)
-    by_name = _ranked(choices, q, lambda choice: choice.label)
-    return by_name or _ranked(choices, q, lambda choice: choice.description)
-
-
-def _ranked(choices: list[Choice], q: str, text_of: Callable[[Choice], str]) -> list[Choice]:
-    pattern = re.compile(".*".join(map(re.escape, q)))
-    ranks: tuple[list[Choice], list[Choice], list[Choice]] = ([], [], [])
-    for choice in choices:
-        text = text_of(choice).lower()
-        if text.startswith(q):
-            ranks[0].append(choice)
-        elif q in text:
-            ranks[1].append(choice)
-        elif pattern.search(text):
-            ranks[2].append(choice)
-    return ranks[0] + ranks[1] + ranks[2]
+    by_name = ranked(choices, q, lambda choice: choice.label)
+    return by_name or ranked(choices, q, lambda choice: choice.description)
 
 
 class PickerScreen(ModalScreen[Any]):

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from condense.messages import AgentMessage, CustomMessage
-from pi_tui.session.timefmt import iso_to_ms
+from condense.timefmt import iso_to_ms
 
 
 @dataclass

@@ -36,8 +36,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, TypeAdapter, ValidationError
 
 from condense.config import one_line_error
+from condense.timefmt import iso_to_ms
 from pi_tui.errors import printable
-from pi_tui.session.timefmt import iso_to_ms
 
 
 class _Loose(BaseModel):

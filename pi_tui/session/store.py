@@ -12,21 +12,21 @@ import errno
 import itertools
 import json
 import os
-import re
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from condense.entry_log import dump_line
 from condense.messages import AgentMessage
+from condense.timefmt import now_iso
 from pi_tui.errors import UserError
 from pi_tui.paths import ensure_private_dir, sessions_dir_for
 from pi_tui.session import atomic
 from pi_tui.session.context import SessionContext, build_context, extend_context
 from pi_tui.session.migrate import CURRENT_VERSION, migrate
 from pi_tui.session.schema import prepare_entry
-from pi_tui.session.timefmt import now_iso
 
 _PERSIST_ROLES = {"user", "assistant", "toolResult", "custom", "bashExecution"}
 
@@ -42,17 +42,6 @@ class SessionWriteError(SessionError):
 
 WriteErrorHandler = Callable[[SessionWriteError | None], None]  # None: written again after a failure
 _WRITE_ATTEMPTS = 10
-
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def dump_line(obj: dict[str, Any]) -> str:
-    """One JSONL line the way JavaScript's JSON.stringify writes it: compact, UTF-8, no escapes except
-    for lone surrogates (a JS string cut inside an emoji holds one), which it writes as `\\udXXX` and
-    which UTF-8 cannot encode."""
-    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from textual.content import Content
 from textual.widgets import OptionList
@@ -24,6 +25,7 @@ FILE_CACHE_SECONDS = 5.0
 _SLASH = re.compile(r"^/(\S*)$")
 _ARGUMENT = re.compile(r"^/(\S+) (\S*)$")
 _AT = re.compile(r"(?:^|\s)@(\S*)$")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -33,20 +35,26 @@ class Suggestion:
     description: str = ""
 
 
-def _ranked(query: str, names: list[str]) -> list[str]:
-    """Prefix matches first, then substring, then in-order-letters (fuzzy) matches."""
+def ranked(items: Iterable[T], query: str, text_of: Callable[[T], str]) -> list[T]:
+    """The items whose text matches `query` (case aside): prefix matches first, then substring, then
+    in-order-letters (fuzzy) matches, each in the given order. The editor's completion and the
+    pickers' search rank alike, so a name is found the same way wherever it is typed."""
     q = query.lower()
     pattern = re.compile(".*".join(map(re.escape, q)))
-    ranks: tuple[list[str], list[str], list[str]] = ([], [], [])
-    for name in names:
-        low = name.lower()
-        if low.startswith(q):
-            ranks[0].append(name)
-        elif q in low:
-            ranks[1].append(name)
-        elif pattern.search(low):
-            ranks[2].append(name)
-    return (ranks[0] + ranks[1] + ranks[2])[:MAX_SUGGESTIONS]
+    ranks: tuple[list[T], list[T], list[T]] = ([], [], [])
+    for item in items:
+        text = text_of(item).lower()
+        if text.startswith(q):
+            ranks[0].append(item)
+        elif q in text:
+            ranks[1].append(item)
+        elif pattern.search(text):
+            ranks[2].append(item)
+    return ranks[0] + ranks[1] + ranks[2]
+
+
+def _ranked(query: str, names: list[str]) -> list[str]:
+    return ranked(names, query, str)[:MAX_SUGGESTIONS]
 
 
 class Completer:

@@ -184,6 +184,14 @@ def test_a_bad_setting_is_refused_before_anything_is_written(tmp_path: Path) -> 
     assert not (tmp_path / "state").exists()
 
 
+def test_a_model_name_as_summariser_is_refused_with_the_way_to_use_one(tmp_path: Path) -> None:
+    """condense never imports a model client: docs/LIBRARY.md sends a litellm model through pi-tui's
+    litellm_summarizer, and the refusal says the same before anything is written."""
+    with pytest.raises(ValueError, match=r"litellm_summary\.litellm_summarizer\('openai/gpt-4o'\)$"):
+        OpenAICondenser(tmp_path / "state", summarizer="openai/gpt-4o")
+    assert not (tmp_path / "state").exists()
+
+
 def test_every_public_name_says_what_it_is_for() -> None:
     import condense
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from condense.config import CondenseConfig
-from condense.local_host import reported_context_tokens
+from condense.local_host import context_estimate
 from condense.measure import estimate_tokens, tool_result_chars
 from condense.render.orphans import sweep_orphans
 from pi_tui.ai.models import parse_model_ref
@@ -176,5 +176,6 @@ def test_offline_context_use_is_what_the_pruned_request_holds_not_the_recorded_u
     engine, host = offline_engine(session, CondenseConfig(summarizer_model="extractive"))
     messages = session.messages()
     pruned = estimate_tokens(engine.render(messages))
-    assert reported_context_tokens(messages) is not None  # the recording has usage to be misled by
+    recorded = context_estimate(messages)
+    assert recorded is not None and recorded.reported  # the recording has usage to be misled by
     assert host.context_usage().tokens == pruned < estimate_tokens(messages)

@@ -33,7 +33,7 @@ def _die() -> None:
 
 
 def _torn_append(session: Any, entries: list[dict[str, Any]]) -> None:
-    from pi_tui.session.store import dump_line
+    from condense.entry_log import dump_line
 
     data = "".join(dump_line(e) for e in entries).encode("utf-8")
     fd = os.open(session.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
@@ -42,7 +42,7 @@ def _torn_append(session: Any, entries: list[dict[str, Any]]) -> None:
 
 
 def _torn_whole(session: Any, target: Path) -> None:
-    from pi_tui.session.store import dump_line
+    from condense.entry_log import dump_line
 
     lines = [dump_line(session.header), *(dump_line(e) for e in session.entries)]
     data = "".join(lines).encode("utf-8")
