@@ -1,8 +1,10 @@
-"""docs/LIBRARY.md's examples run as written: the offline one as is, the litellm one against the local
-fake provider. A third, slow variant installs the package into a fresh virtualenv first."""
+"""docs/LIBRARY.md's examples run as written: the offline one as is, in a fresh virtualenv that holds
+nothing but condense and pydantic, and the litellm one against the local fake provider. A slow variant
+installs the whole package from the source tree with pip (which needs the package index)."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import re
@@ -76,6 +78,43 @@ def test_the_litellm_example_drives_a_real_model_and_summariser(tmp_path: Path) 
     assert "context_tree_query" in [t["function"]["name"] for t in first["tools"]]
     recovered = second_task[1]["messages"][-1]
     assert recovered["role"] == "tool" and "The alpha service listens on port 5000." in recovered["content"]
+
+
+def requirement_closure(name: str, seen: set[str] | None = None) -> set[str]:
+    """`name` and every distribution it needs at run time (extras left out)."""
+    seen = set() if seen is None else seen
+    if name not in seen:
+        seen.add(name)
+        for requirement in importlib.metadata.requires(name) or []:
+            if "extra ==" not in requirement:
+                requirement_closure(re.split(r"[^A-Za-z0-9_.-]", requirement, maxsplit=1)[0], seen)
+    return seen
+
+
+def top_level_paths(name: str) -> set[Path]:
+    """Where a distribution's importable top-level packages and modules are installed."""
+    dist = importlib.metadata.distribution(name)
+    tops = {f.parts[0] for f in dist.files or [] if f.parts[0] != ".." and not f.parts[0].endswith(".dist-info")
+            and (len(f.parts) > 1 or f.suffix in (".py", ".so"))}
+    return {Path(str(dist.locate_file(top))) for top in tops}
+
+
+def test_the_first_example_needs_nothing_but_condense_and_pydantic(tmp_path: Path) -> None:
+    """An agent adopting condense brings in neither pi-tui, Textual, rich nor litellm: in a fresh
+    virtualenv whose only packages are condense and pydantic's closure, the example runs as written."""
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=False)
+    python = str(env_dir / "bin" / "python")
+    site = Path(subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                               capture_output=True, text=True, timeout=60, check=True).stdout.strip())
+    (site / "condense").symlink_to(ROOT / "condense")
+    for dist in requirement_closure("pydantic"):
+        for path in top_level_paths(dist):
+            (site / path.name).symlink_to(path)
+    probe = "import importlib.util as u; print([m for m in ('pi_tui', 'textual', 'rich', 'litellm') if u.find_spec(m)])"
+    assert subprocess.run([python, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                          check=True).stdout.strip() == "[]"
+    check_offline_output(run_block(python_blocks()[0], tmp_path, python))
 
 
 @pytest.mark.slow
