@@ -12,6 +12,7 @@ import errno
 import itertools
 import json
 import os
+import re
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -59,8 +60,9 @@ _DECODER = json.JSONDecoder()
 _JSON_SPACE = " \t\r"  # what JSON.parse tolerates around a value on one line
 
 
-def _decode_line(text: str) -> tuple[list[Any], str | None]:
-    """The JSON values on one line, and why the rest of it could not be read (None if it could).
+def _decode_line(text: str) -> tuple[list[Any], str | None, str]:
+    """The JSON values on one line, why the rest of it could not be read (None if it could), and
+    that unread rest.
 
     Pi parses a line as one value; a writer that lost a newline leaves `}{` between two entries,
     which Pi then skips whole. We read both (see ARCHITECTURE.md), and keep whatever decoded before
@@ -69,18 +71,38 @@ def _decode_line(text: str) -> tuple[list[Any], str | None]:
     pos = len(text) - len(text.lstrip(_JSON_SPACE))
     while pos < len(text):
         try:
-            value, pos = _DECODER.raw_decode(text, pos)
+            value, end = _DECODER.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
-            return values, f"not valid JSON ({exc.msg})"
+            return values, f"not valid JSON ({exc.msg})", text[pos:]
         except RecursionError:  # json's decoder recurses per nesting level
-            return values, "JSON nested too deeply to read"
+            return values, "JSON nested too deeply to read", text[pos:]
         values.append(value)
-        pos = len(text) - len(text[pos:].lstrip(_JSON_SPACE))
-    return values, None
+        pos = len(text) - len(text[end:].lstrip(_JSON_SPACE))
+    return values, None, ""
 
 
-def read_lines(path: Path) -> tuple[list[tuple[int, Any]], list[LoadWarning]]:
-    """Every JSON value of a session file with its line number, and a warning for each unreadable line.
+_ID = re.compile(r'^\{\s*"type"\s*:\s*"[^"]*"\s*,\s*"id"\s*:\s*"([^"\\]+)"\s*,\s*"parentId"\s*:\s*(?:null|"([^"\\]+)")')
+
+
+def _salvaged_link(text: str) -> tuple[str, str | None] | None:
+    """The id and parent of an entry whose line cannot be read, when its head survived (Pi writes
+    `type`, `id` and `parentId` first), so its children can still be placed in the tree."""
+    match = _ID.match(text)
+    return (match[1], match[2]) if match else None
+
+
+@dataclass
+class Damage:
+    """What unreadable lines left of the tree: the id -> parent links salvaged from their heads, and
+    whether one named no entry at all (some entry's parent is then lost with it)."""
+
+    links: dict[str, str | None]
+    unnamed: bool = False
+
+
+def read_lines(path: Path) -> tuple[list[tuple[int, Any]], list[LoadWarning], Damage]:
+    """Every JSON value of a session file with its line number, a warning for each unreadable line,
+    and what those lines left of the tree.
 
     Read as Pi reads it: UTF-8 with invalid bytes as U+FFFD, a leading byte-order mark ignored,
     CRLF or LF line ends, the last line with or without its newline."""
@@ -93,14 +115,20 @@ def read_lines(path: Path) -> tuple[list[tuple[int, Any]], list[LoadWarning]]:
     text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
     values: list[tuple[int, Any]] = []
     warnings: list[LoadWarning] = []
+    damage = Damage({})
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
-        decoded, problem = _decode_line(line)
+        decoded, problem, unread = _decode_line(line)
         values.extend((number, value) for value in decoded)
         if problem is not None:
             warnings.append(LoadWarning(str(path), number, problem, "rest of the line" if decoded else "line"))
-    return values, warnings
+            link = _salvaged_link(unread)
+            if link is not None:
+                damage.links[link[0]] = link[1]
+            elif unread.strip():
+                damage.unnamed = True
+    return values, warnings, damage
 
 
 def _usable_ancestor(entry_id: str | None, skipped: dict[str, str | None]) -> str | None:
@@ -110,6 +138,23 @@ def _usable_ancestor(entry_id: str | None, skipped: dict[str, str | None]) -> st
         seen.add(entry_id)
         entry_id = skipped[entry_id]
     return entry_id
+
+
+def _bridge_dangling(entries: list[dict[str, Any]], skipped: dict[str, str | None]) -> None:
+    """In a file with a line too damaged to name its entry, an entry whose parent is nowhere in the
+    file probably lost it there: it hangs from the entry before it in file order (its parent's parent
+    in a linear session) instead of cutting everything earlier off its branch. In an intact file a
+    missing parent starts a path of its own, as in Pi."""
+    known = {entry["id"] for entry in entries if isinstance(entry.get("id"), str)}
+    previous: str | None = None
+    for entry in entries:
+        parent = entry.get("parentId")
+        if isinstance(parent, str):
+            ancestor = _usable_ancestor(parent, skipped)
+            if ancestor is not None and ancestor not in known and ancestor != entry.get("id"):
+                skipped[ancestor] = previous
+        if isinstance(entry.get("id"), str):
+            previous = entry["id"]
 
 
 def _file_leaf(objs: list[dict[str, Any]], skipped: dict[str, str | None]) -> str | None:
@@ -164,7 +209,7 @@ class Session:
     def open(cls, path: str | os.PathLike[str]) -> Session:
         """Load any Pi session file (version 1, 2 or 3); older versions are migrated in memory only."""
         file = Path(path)
-        values, warnings = read_lines(file)
+        values, warnings, damage = read_lines(file)
         objs = [v for _, v in values if isinstance(v, dict)]
         header = objs[0] if objs else None
         if header is None or header.get("type") != "session" or not isinstance(header.get("id"), str):
@@ -183,6 +228,9 @@ class Session:
                     skipped[obj["id"]] = parent if isinstance(parent, str) else None
             elif obj.get("type") != "session":  # a second header is not part of the tree, as in Pi
                 entries.append(obj)
+        skipped.update({k: v for k, v in damage.links.items() if k not in skipped})
+        if damage.unnamed:
+            _bridge_dangling(entries, skipped)
         session = cls(header, entries, file)
         session.skipped_parents = skipped
         session.leaf_id = _file_leaf(objs[1:], skipped)

@@ -322,6 +322,40 @@ def test_an_unusable_line_keeps_its_children_on_the_branch(tmp_path: Path) -> No
     assert "line skipped" in str(session.warnings[0])
 
 
+def test_a_line_torn_after_its_parent_id_keeps_its_children_on_their_branch(tmp_path: Path) -> None:
+    """The head Pi writes first (type, id, parentId) survives a torn line: the children of that entry
+    hang from its parent, even when the line before it is on another branch."""
+    torn = json.dumps(msg("a3", "a2", 4, user("three", 4)), separators=(",", ":"))[:60]
+    path = write(tmp_path / "t.jsonl", [
+        HEADER,
+        msg("a1", None, 1, user("one", 1)),
+        msg("a2", "a1", 2, assistant("two", 2)),
+        msg("b2", "a1", 3, assistant("other branch", 3)),
+        torn,
+        msg("a4", "a3", 5, assistant("four", 5)),
+    ])
+    session = Session.open(path)
+    assert texts(session) == ["user:one", "assistant:two", "assistant:four"]
+    assert [w.line for w in session.warnings] == [5]
+
+
+def test_a_line_torn_before_its_id_costs_only_that_line(tmp_path: Path) -> None:
+    """Nothing names the lost entry: its child hangs from the entry before it in the file, so the
+    conversation before the damage stays on the branch (Pi's walk would stop there)."""
+    path = write(tmp_path / "t.jsonl", [
+        HEADER,
+        msg("a1", None, 1, user("one", 1)),
+        msg("a2", "a1", 2, assistant("two", 2)),
+        '{"type":"mess',
+        msg("a4", "a3", 4, assistant("four", 4)),
+        msg("a5", "a4", 5, user("five", 5)),
+    ])
+    session = Session.open(path)
+    assert texts(session) == ["user:one", "assistant:two", "assistant:four", "user:five"]
+    new = session.append_message(user("six", 6))
+    assert [e["id"] for e in session.branch_entries()][:2] == ["a1", "a2"] and session.get(new)["parentId"] == "a5"
+
+
 def test_entries_without_an_id_or_with_a_bad_message_are_skipped_and_named(tmp_path: Path) -> None:
     path = write(tmp_path / "x.jsonl", [
         HEADER,
