@@ -87,9 +87,10 @@ def _work_dir(model: ModelSpec, session: Session | None, options: LaunchOptions,
     it starts in and whatever session it opens (a session recorded in the user's project included)."""
     if model.provider != "demo":
         return options.launch_dir
-    from pi_tui.demo.project import prepare_demo_project
+    from pi_tui.demo.project import mark_used, prepare_demo_project
 
     if session is not None and session.entries and is_demo_copy(Path(session.cwd)):
+        mark_used(Path(session.cwd))
         return Path(session.cwd)
 
     folder = prepare_demo_project()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -17,9 +18,13 @@ CORPUS_FILES = ("pi-large-session.jsonl", "pi-before-compaction.jsonl")
 
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Nothing a test does may touch the real ~/.pi-tui, and no real API key may leak into a test."""
+    """Nothing a test does may touch the real ~/.pi-tui or leave folders in the machine's temp folder
+    (the demo's project copies go there), and no real API key may leak into a test."""
     home = tmp_path_factory.mktemp("pi-tui-home")
     monkeypatch.setenv("PI_TUI_HOME", str(home))
+    temp = tmp_path_factory.mktemp("tmp")
+    monkeypatch.setenv("TMPDIR", str(temp))  # for the processes a test starts
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
     for name in list(os.environ):
         if name.endswith("_API_KEY"):
             monkeypatch.delenv(name)

@@ -6,6 +6,7 @@ ships inside the installed package) or the user's own folder: every run gets a f
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -14,6 +15,9 @@ SAMPLE_PROJECT = Path(__file__).with_name("sample_project")
 PROJECT_NAME = "invoicer"
 # Beside the copy, not in it: the demo's own `ls` and `find` must not see it.
 MARKER = ".pi-tui-demo"
+# Copies kept from earlier runs, newest first: enough to resume the recent demo sessions, while a
+# machine that runs the demo every day does not collect thousands of folders in its temp folder.
+KEEP_COPIES = 20
 
 
 def prepare_demo_project(dest_root: Path | None = None) -> Path:
@@ -24,7 +28,28 @@ def prepare_demo_project(dest_root: Path | None = None) -> Path:
     target = folder / PROJECT_NAME
     shutil.copytree(SAMPLE_PROJECT, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     (folder / MARKER).write_text("a copy of pi-tui's demo project, safe to delete\n", encoding="utf-8")
+    remove_old_copies(folder.parent, keep=KEEP_COPIES)
     return target
+
+
+def mark_used(project: Path) -> None:
+    """A resumed demo copy counts as new, so it outlives the copies nobody came back to."""
+    (project.parent / MARKER).touch()
+
+
+def remove_old_copies(root: Path, keep: int) -> None:
+    """Delete all but the `keep` most recently used demo copies of this user under `root`; never a folder
+    without the demo's marker, nor another user's."""
+    copies = []
+    for marker in root.glob(f"pi-tui-demo-*/{MARKER}"):
+        try:
+            info = marker.parent.lstat()
+            if info.st_uid == os.getuid() and not marker.parent.is_symlink():
+                copies.append((marker.stat().st_mtime_ns, marker.parent))
+        except OSError:
+            continue  # removed meanwhile by another run
+    for _, folder in sorted(copies, reverse=True)[keep:]:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def is_demo_copy(folder: Path) -> bool:

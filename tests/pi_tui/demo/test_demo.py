@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -23,7 +24,7 @@ from pi_tui.abort import AbortSignal
 from pi_tui.ai.models import DEMO_MODEL
 from pi_tui.ai.types import ModelRequest, StreamEvent, ToolSpec
 from pi_tui.demo.client import DemoModelClient, locate
-from pi_tui.demo.project import SAMPLE_PROJECT, prepare_demo_project
+from pi_tui.demo.project import KEEP_COPIES, MARKER, SAMPLE_PROJECT, mark_used, prepare_demo_project
 from pi_tui.demo.script import TASKS, TAX_BEFORE
 from pi_tui.tools import make_tools
 from pi_tui.tools.base import ToolContext, ToolError
@@ -388,3 +389,23 @@ async def test_abort_before_the_first_word() -> None:
     events = await collect(DemoModelClient(delay=0), demo_request([]), signal)
     assert [e.type for e in events] == ["start", "error"]
     assert events[-1].message["stopReason"] == "aborted"
+
+
+def test_old_demo_copies_are_removed_keeping_the_recently_used_ones(tmp_path: Path) -> None:
+    """Every demo run makes a copy; a machine that runs it daily keeps only the newest few, and a copy a
+    resumed session works in counts as new. Folders that are not the demo's own are never touched."""
+    stranger = tmp_path / "pi-tui-demo-not-ours"
+    stranger.mkdir()
+    (stranger / "notes.txt").write_text("mine", encoding="utf-8")
+    copies = []
+    for age in range(KEEP_COPIES + 3):
+        copies.append(prepare_demo_project(tmp_path))
+        stamp = 1_700_000_000 + age
+        os.utime(copies[-1].parent / MARKER, (stamp, stamp))
+    left = {m.parent for m in tmp_path.glob(f"pi-tui-demo-*/{MARKER}")}
+    assert left == {copy.parent for copy in copies[3:]}, "the three oldest went, the newest stayed"
+    mark_used(copies[3])  # the oldest left, but a session came back to it
+    prepare_demo_project(tmp_path)
+    left = {m.parent for m in tmp_path.glob(f"pi-tui-demo-*/{MARKER}")}
+    assert len(left) == KEEP_COPIES and copies[3].parent in left and not copies[4].parent.exists()
+    assert (stranger / "notes.txt").read_text(encoding="utf-8") == "mine"
