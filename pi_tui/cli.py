@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import sys
 import time
 import urllib.parse
@@ -203,16 +204,21 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from condense.config import CondenseConfig
+    from pi_tui.ai.summarizer_check import summarizer_problem
     from pi_tui.modes.replay import Replayer, ReplayOutput
     from pi_tui.offline import session_model
-    from pi_tui.offline_config import offline_condense_config
+    from pi_tui.offline_config import offline_condense_config, summarizer_pair
 
-    summarizer = [f"summarizer_model={args.summarizer}"] if args.summarizer else []
+    summarizer = [summarizer_pair(args.summarizer)] if args.summarizer is not None else []
     config = offline_condense_config(args.settings, [*summarizer, *args.overrides],
                                      CondenseConfig(summarizer_model="extractive"))
     source = _open(args.session)
+    model = session_model(source)
+    problem = summarizer_problem(config.summarizer_model, model)
+    if problem:  # before OUT exists: the engine would fall back, fail at every flush and write no summary
+        raise UserError(f"summarizer: {problem}")
     out = ReplayOutput(source, Path(args.output))
-    window = args.context_window or session_model(source).context_window
+    window = args.context_window or model.context_window
     replayer = Replayer(source, out.session, config, window)
     interactive = sys.stderr.isatty()
 
@@ -224,11 +230,16 @@ def cmd_replay(args: argparse.Namespace) -> int:
         report = asyncio.run(replayer.run(progress))
     if interactive:
         print(file=sys.stderr)
-    for level, text in replayer.host.notices:
-        if level != "info":
-            print(f"pi-tui: {level}: {text}", file=sys.stderr)
+    # once each, the last time: the same failure repeats at every flush, with the count then pending
+    problems = {(level, re.sub(r"\d+", "#", text)): (level, text)
+                for level, text in replayer.host.notices if level != "info"}
+    for level, text in sorted(problems.values(), key=replayer.host.notices.index):
+        print(f"pi-tui: {level}: {text}", file=sys.stderr)
     print(f"replayed {report.entries} entries, {report.requests} model requests; {report.flushes} flushes wrote"
           f" {report.summaries} summaries -> {args.output}")
+    if report.summaries == 0 and any(level == "error" for level, _ in problems.values()):
+        print("pi-tui: error: summaries were due and none could be written (see above)", file=sys.stderr)
+        return 1
     return 0
 
 

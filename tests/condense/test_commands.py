@@ -53,3 +53,11 @@ async def test_help_lists_every_subcommand_and_unknown_ones_are_named() -> None:
     assert set(HELP) == set(HANDLERS)
     await run_command(engine, "frobnicate")
     assert host.notices[-1] == ("warning", "pruner: unknown subcommand 'frobnicate'; try /pruner help")
+
+
+async def test_a_refused_value_is_explained_in_words_never_as_a_pattern() -> None:
+    host, engine, _ = make()
+    await run_command(engine, "model bogus")
+    assert host.notices[-1] == ("error", 'pruner: summarizer_model: expected "default", "extractive" or'
+                                         ' "provider/model-id" (got "bogus")')
+    assert engine.config.summarizer_model == "default"
