@@ -1,0 +1,56 @@
+"""`/pruner model` in the TUI: a summariser that cannot be used is refused or named, never taken
+silently; the demo, which never calls a summariser model, says so instead of seeming to switch."""
+
+from __future__ import annotations
+
+import pytest
+
+from pi_tui.paths import settings_file
+
+
+def messages(app) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    return [(n.severity, n.message) for n in app._notifications]
+
+
+@pytest.fixture
+def only_openai_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+
+
+async def test_an_unknown_provider_is_refused_and_nothing_is_saved(make_app, send, wait, only_openai_key) -> None:
+    app = make_app(model="openai/gpt-4o")
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait(pilot)
+        await send(pilot, "/pruner model foo/bar")
+        await wait(pilot)
+        assert messages(app)[-1][0] == "error"
+        assert messages(app)[-1][1].startswith("pruner: unknown provider 'foo' in foo/bar")
+        assert app.runtime.engine.config.summarizer_model == "default"
+        assert not settings_file().exists()
+
+
+async def test_a_model_without_its_key_is_kept_with_a_warning_naming_its_provider(
+        make_app, send, wait, only_openai_key) -> None:
+    app = make_app(model="openai/gpt-4o")
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait(pilot)
+        await send(pilot, "/pruner model anthropic/claude-haiku-4-5")
+        await wait(pilot)
+        assert app.runtime.engine.config.summarizer_model == "anthropic/claude-haiku-4-5"
+        assert ("warning", "pruner: anthropic/claude-haiku-4-5: no API key for anthropic: set ANTHROPIC_API_KEY;"
+                           " until then summaries come from openai/gpt-4o") in messages(app)
+        assert 'summarizer_model = "anthropic/claude-haiku-4-5"' in settings_file().read_text(encoding="utf-8")
+
+
+async def test_the_demo_says_it_summarises_extractively_and_changes_nothing(make_app, send, wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait(pilot)
+        await send(pilot, "/pruner model openai/gpt-4o")
+        await wait(pilot)
+        assert messages(app)[-1] == ("warning", "pruner: the demo always summarises extractively (it calls no"
+                                                " model); choose the summariser in a session with a real model")
+        assert app.runtime.engine.config.summarizer_model == "extractive"
+        assert not settings_file().exists()
