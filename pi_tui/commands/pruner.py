@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from condense.commands import HELP as ENGINE_HELP
+from condense.commands import NO_ARGUMENT, extra_argument
 from condense.config import CondenseConfig, one_line_error
 from pi_tui.ai.summarizer_check import summarizer_problem, unknown_provider
 from pi_tui.commands.context import CommandContext, idle_or_warn
@@ -32,8 +33,12 @@ def subcommands(_: CommandContext) -> dict[str, str]:
 
 
 async def pruner(context: CommandContext, args: str) -> None:
-    handler = TERMINAL.get(args.split(" ")[0])
-    if handler is not None:
+    name, _, rest = args.partition(" ")
+    handler = TERMINAL.get(name)
+    refusal = extra_argument(name, rest, NO_ARGUMENT | SCREENS.keys())
+    if refusal:
+        context.notify(refusal, "error")
+    elif handler is not None:
         await handler(context, args)
     else:  # the engine's own subcommands answer through notifications
         await context.runtime.host.prompt(f"/pruner {args}")

@@ -54,3 +54,14 @@ async def test_the_demo_says_it_summarises_extractively_and_changes_nothing(make
                                                 " model); choose the summariser in a session with a real model")
         assert app.runtime.engine.config.summarizer_model == "extractive"
         assert not settings_file().exists()
+
+
+async def test_the_screens_subcommands_refuse_an_argument_they_do_not_take(make_app, send, wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait(pilot)
+        for sub in ("tree", "settings", "now", "on"):
+            await send(pilot, f"/pruner {sub} extra")
+            await wait(pilot)
+            assert messages(app)[-1] == ("error", f"pruner: {sub} takes no argument, got 'extra'; try /pruner help")
+            assert len(app.screen_stack) == 1  # no screen opened
