@@ -1,5 +1,6 @@
-"""`/pruner model` in the TUI: a summariser that cannot be used is refused or named, never taken
-silently; the demo, which never calls a summariser model, says so instead of seeming to switch."""
+"""Commands given an argument they cannot use say so and change nothing: `/pruner model` with a
+summariser that cannot be used (refused, or kept with its provider named; the demo, which never calls a
+summariser model, says so), `/pruner` subcommands that take no argument, `/theme` with an unknown name."""
 
 from __future__ import annotations
 
@@ -65,3 +66,16 @@ async def test_the_screens_subcommands_refuse_an_argument_they_do_not_take(make_
             await wait(pilot)
             assert messages(app)[-1] == ("error", f"pruner: {sub} takes no argument, got 'extra'; try /pruner help")
             assert len(app.screen_stack) == 1  # no screen opened
+
+
+async def test_an_unknown_theme_is_named_and_changes_nothing(make_app, send, wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait(pilot)
+        await send(pilot, "/theme light")
+        await wait(pilot)
+        await send(pilot, "/theme nosuch")
+        await wait(pilot)
+        assert messages(app)[-1] == ("error", "theme 'nosuch' not found; kept 'light' (/theme lists them)")
+        assert app.theme == "light"
+        assert 'theme = "light"' in settings_file().read_text(encoding="utf-8")
