@@ -117,6 +117,24 @@ def _check_base_url(url: str | None) -> None:
         raise UserError(f"--base-url {url!r}: give an http(s) URL, e.g. http://127.0.0.1:8000/v1")
 
 
+def _check_paths(args: argparse.Namespace) -> None:
+    """An empty path would quietly mean the current folder (or no file at all): name it instead."""
+    session = "--session" if args.command is None else "SESSION"
+    paths = [(session, getattr(args, "session", None)), ("-o", getattr(args, "output", None)),
+             ("--settings", getattr(args, "settings", None)), ("--plot", getattr(args, "plot", None)),
+             *(("SESSION", value) for value in getattr(args, "sessions", None) or [])]
+    for flag, value in paths:
+        if isinstance(value, str) and not value.strip():
+            raise UserError(f"{flag}: the path is empty; give a file name")
+
+
+def _positive(flag: str, value: int | None) -> int | None:
+    """A count given on the command line: zero or less means nothing sensible, so it is refused."""
+    if value is not None and value <= 0:
+        raise UserError(f"{flag} {value}: give a positive whole number")
+    return value
+
+
 def _condense_arguments(command: argparse.ArgumentParser) -> None:
     """replay and whatif: the design's defaults unless these say otherwise (never ~/.pi-tui implicitly)."""
     command.add_argument("--settings", metavar="FILE",
@@ -218,7 +236,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if problem:  # before OUT exists: the engine would fall back, fail at every flush and write no summary
         raise UserError(f"summarizer: {problem}")
     out = ReplayOutput(source, Path(args.output))
-    window = args.context_window or model.context_window
+    window = _positive("--context-window", args.context_window) or model.context_window
     replayer = Replayer(source, out.session, config, window)
     interactive = sys.stderr.isatty()
 
@@ -277,6 +295,8 @@ def cmd_print(args: argparse.Namespace) -> int:
     from pi_tui.modes.print_mode import run_print
     from pi_tui.runtime import LaunchOptions, build_runtime
 
+    if not args.print_prompt.strip():  # before any session file is written
+        raise UserError('-p: the task is empty; give the task to run, e.g. pi-tui -p "fix the failing test"')
     settings = _load_settings()
     options = LaunchOptions(model=args.model, base_url=args.base_url, session=args.session,
                             continue_recent=args.continue_recent, launch_dir=Path(os.getcwd()),
@@ -298,6 +318,7 @@ def cmd_tui(args: argparse.Namespace) -> int:
 
 
 def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    _check_paths(args)
     if args.command == "sessions":
         return cmd_sessions(args)
     if args.command == "show":
