@@ -42,3 +42,13 @@ def test_an_empty_path_is_named_as_such(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(argv) == 2
     assert capsys.readouterr().err == f"pi-tui: error: {flag}: the path is empty; give a file name\n"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_session_into_a_missing_folder_creates_it_as_pi_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The documented choice: `--session` is pi-tui's own storage (Pi creates its session folders), while
+    `replay -o` is an export and wants an existing folder."""
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "new" / "deeper" / "s.jsonl"
+    assert main(["-p", "fix the failing test", "--model", "demo", "--session", str(path)]) == 0
+    assert path.is_file()
+    assert main(["replay", str(path), "-o", str(tmp_path / "missing" / "r.jsonl")]) == 2
