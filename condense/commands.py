@@ -6,7 +6,7 @@ tests. Settings changes are validated by the config model before anything is sav
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
 from pydantic import ValidationError
@@ -36,6 +36,17 @@ HELP: dict[str, str] = {
     "dedup": "reuse summaries of identical outputs: on | off | status",
     "help": "this list",
 }
+
+
+# the subcommands that take no argument: a word after one is a mistake to say, not to drop
+NO_ARGUMENT = frozenset({"status", "on", "off", "now", "compact", "stats", "help"})
+
+
+def extra_argument(name: str, args: str, takes_none: Collection[str] = NO_ARGUMENT) -> str | None:
+    """The one line refusing `args` after a subcommand that takes none (a host adds its own), or None."""
+    if name in takes_none and args.strip():
+        return f"pruner: {name} takes no argument, got {args.strip()!r}; try /pruner help"
+    return None
 
 
 def _notify(engine: CondenseEngine, text: str, level: Level = "info") -> None:
@@ -70,7 +81,7 @@ def _as_int(engine: CondenseEngine, args: str, key: str) -> int | None:
 async def _status(engine: CondenseEngine, _: str) -> None:
     c = engine.config
     lines = [
-        f"pruner: {'ON' if c.enabled else 'OFF'} · {engine.status()}",
+        f"pruner: {engine.status().removeprefix('prune: ')}",  # the footer's words, said once
         f"prune on:     {c.prune_on}   batching: {c.batching_mode}",
         f"summarizer:   {c.summarizer_model} (thinking {c.summarizer_thinking})",
         f"protected:    tools {c.protected_tools or '-'}; paths {c.protected_paths or '-'}",
@@ -165,8 +176,10 @@ async def _dedup(engine: CondenseEngine, args: str) -> None:
     word = args.strip() or "status"
     if word in ("on", "off"):
         _update(engine, dedup_by_content_hash=word == "on")
-    else:
+    elif word == "status":
         _notify(engine, f"pruner: dedup is {'on' if engine.config.dedup_by_content_hash else 'off'}")
+    else:
+        _notify(engine, f"pruner: dedup takes on, off or status, got {word!r}", "error")
 
 
 async def _help(engine: CondenseEngine, _: str) -> None:
@@ -186,5 +199,9 @@ async def run_command(engine: CondenseEngine, text: str) -> None:
     handler = HANDLERS.get(name or "status")
     if handler is None:
         _notify(engine, f"pruner: unknown subcommand {name!r}; try /pruner help", "warning")
+        return
+    refusal = extra_argument(name, args)
+    if refusal:
+        _notify(engine, refusal, "error")
         return
     await handler(engine, args.strip())

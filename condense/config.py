@@ -171,6 +171,14 @@ def _fields_at(model: type[BaseModel] | None, path: list[str]) -> type[BaseModel
     return model
 
 
+def _expected(model: type[BaseModel] | None, path: list[str]) -> str | None:
+    """The field's own words for what it accepts (`x-expected`), where pydantic's would show a regex."""
+    table = _fields_at(model, path[:-1]) if path else None
+    field = table.model_fields.get(path[-1]) if table is not None else None
+    extra = field.json_schema_extra if field is not None else None
+    return str(extra["x-expected"]) if isinstance(extra, dict) and "x-expected" in extra else None
+
+
 def _shown(value: Any) -> str:
     text = json.dumps(value, default=str, ensure_ascii=False)
     return text if len(text) <= 60 else text[:57] + "..."
@@ -193,7 +201,10 @@ def one_line_error(exc: ValidationError, model: type[BaseModel] | None = None) -
         fields = table.model_fields
         example = next((name for name, f in fields.items() if type(f.default) is type(value)), next(iter(fields)))
         return f"{where} is a table: set its keys, e.g. {where}.{example}={_shown(value)}"
-    reason = str(first["msg"]).removeprefix("Value error, ")
+    expected = _expected(model, path)
+    if expected is None and first["type"] == "string_pattern_mismatch":
+        expected = "another form"  # never the pattern: a regex tells a user nothing
+    reason = f"expected {expected}" if expected else str(first["msg"]).removeprefix("Value error, ")
     reason = reason[:1].lower() + reason[1:]
     text = f"{reason} (got {_shown(first.get('input'))})"
     return f"{where}: {text}" if where else text

@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import sys
 import time
 import urllib.parse
@@ -116,6 +117,24 @@ def _check_base_url(url: str | None) -> None:
         raise UserError(f"--base-url {url!r}: give an http(s) URL, e.g. http://127.0.0.1:8000/v1")
 
 
+def _check_paths(args: argparse.Namespace) -> None:
+    """An empty path would quietly mean the current folder (or no file at all): name it instead."""
+    session = "--session" if args.command is None else "SESSION"
+    paths = [(session, getattr(args, "session", None)), ("-o", getattr(args, "output", None)),
+             ("--settings", getattr(args, "settings", None)), ("--plot", getattr(args, "plot", None)),
+             *(("SESSION", value) for value in getattr(args, "sessions", None) or [])]
+    for flag, value in paths:
+        if isinstance(value, str) and not value.strip():
+            raise UserError(f"{flag}: the path is empty; give a file name")
+
+
+def _positive(flag: str, value: int | None) -> int | None:
+    """A count given on the command line: zero or less means nothing sensible, so it is refused."""
+    if value is not None and value <= 0:
+        raise UserError(f"{flag} {value}: give a positive whole number")
+    return value
+
+
 def _condense_arguments(command: argparse.ArgumentParser) -> None:
     """replay and whatif: the design's defaults unless these say otherwise (never ~/.pi-tui implicitly)."""
     command.add_argument("--settings", metavar="FILE",
@@ -203,16 +222,21 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from condense.config import CondenseConfig
+    from pi_tui.ai.summarizer_check import summarizer_problem
     from pi_tui.modes.replay import Replayer, ReplayOutput
     from pi_tui.offline import session_model
-    from pi_tui.offline_config import offline_condense_config
+    from pi_tui.offline_config import offline_condense_config, summarizer_pair
 
-    summarizer = [f"summarizer_model={args.summarizer}"] if args.summarizer else []
+    summarizer = [summarizer_pair(args.summarizer)] if args.summarizer is not None else []
     config = offline_condense_config(args.settings, [*summarizer, *args.overrides],
                                      CondenseConfig(summarizer_model="extractive"))
     source = _open(args.session)
+    model = session_model(source)
+    problem = summarizer_problem(config.summarizer_model, model)
+    if problem:  # before OUT exists: the engine would fall back, fail at every flush and write no summary
+        raise UserError(f"summarizer: {problem}")
     out = ReplayOutput(source, Path(args.output))
-    window = args.context_window or session_model(source).context_window
+    window = _positive("--context-window", args.context_window) or model.context_window
     replayer = Replayer(source, out.session, config, window)
     interactive = sys.stderr.isatty()
 
@@ -224,11 +248,16 @@ def cmd_replay(args: argparse.Namespace) -> int:
         report = asyncio.run(replayer.run(progress))
     if interactive:
         print(file=sys.stderr)
-    for level, text in replayer.host.notices:
-        if level != "info":
-            print(f"pi-tui: {level}: {text}", file=sys.stderr)
+    # once each, the last time: the same failure repeats at every flush, with the count then pending
+    problems = {(level, re.sub(r"\d+", "#", text)): (level, text)
+                for level, text in replayer.host.notices if level != "info"}
+    for level, text in sorted(problems.values(), key=replayer.host.notices.index):
+        print(f"pi-tui: {level}: {text}", file=sys.stderr)
     print(f"replayed {report.entries} entries, {report.requests} model requests; {report.flushes} flushes wrote"
           f" {report.summaries} summaries -> {args.output}")
+    if report.summaries == 0 and any(level == "error" for level, _ in problems.values()):
+        print("pi-tui: error: summaries were due and none could be written (see above)", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -266,6 +295,8 @@ def cmd_print(args: argparse.Namespace) -> int:
     from pi_tui.modes.print_mode import run_print
     from pi_tui.runtime import LaunchOptions, build_runtime
 
+    if not args.print_prompt.strip():  # before any session file is written
+        raise UserError('-p: the task is empty; give the task to run, e.g. pi-tui -p "fix the failing test"')
     settings = _load_settings()
     options = LaunchOptions(model=args.model, base_url=args.base_url, session=args.session,
                             continue_recent=args.continue_recent, launch_dir=Path(os.getcwd()),
@@ -287,6 +318,7 @@ def cmd_tui(args: argparse.Namespace) -> int:
 
 
 def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    _check_paths(args)
     if args.command == "sessions":
         return cmd_sessions(args)
     if args.command == "show":

@@ -60,6 +60,15 @@ def _pair(pair: str) -> tuple[tuple[str, ...], Any]:
     return tuple(snake_case(part.strip().replace("-", "_")) for part in key.split(".")), parsed
 
 
+def summarizer_pair(name: str) -> str:
+    """`--summarizer NAME` as the `--set` pair it stands for; a bad NAME is blamed on the flag."""
+    try:
+        CondenseConfig(summarizer_model=name)
+    except ValidationError as exc:
+        raise UserError(f"--summarizer {name}: {one_line_error(exc, CondenseConfig)}") from None
+    return f"summarizer_model={name}"
+
+
 def offline_condense_config(settings_file: str | None, pairs: Sequence[str],
                             start: CondenseConfig | None = None) -> CondenseConfig:
     """`start` (default: the design's defaults), then `--settings FILE`'s `[condense]`, then `--set`."""

@@ -358,7 +358,7 @@ class Summarizer:
         if attempt.outcome is not None:
             return attempt.outcome
         if attempt.failure in HALTING and isinstance(signal, _FlushSignal):
-            signal.halt(attempt.message)
+            signal.halt(f"{attempt.model}: {attempt.message}")  # the model at fault, not the session's
             return None
         if attempt.failure == "idle":
             text = (f"pruner: summarizer {attempt.model} stalled (no output for "

@@ -34,6 +34,9 @@ async def theme(context: CommandContext, args: str) -> None:
     name = args or await context.ask(PickerScreen("Theme", choices, current=context.theme))
     if not name:
         return
+    if name not in context.theme_names():  # a typo changes nothing (at start-up the default stands in)
+        context.notify(f"theme {name!r} not found; kept {context.theme!r} (/theme lists them)", "error")
+        return
     if context.apply_theme(name):
         error = save_setting(context, ("theme",), name)
         if error:

@@ -9,7 +9,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from condense.commands import HELP as ENGINE_HELP
+from condense.commands import NO_ARGUMENT, extra_argument
 from condense.config import CondenseConfig, one_line_error
+from pi_tui.ai.summarizer_check import summarizer_problem, unknown_provider
 from pi_tui.commands.context import CommandContext, idle_or_warn
 from pi_tui.commands.registry import Command, Handler
 from pi_tui.pruning import PRUNER_HELP
@@ -31,8 +33,12 @@ def subcommands(_: CommandContext) -> dict[str, str]:
 
 
 async def pruner(context: CommandContext, args: str) -> None:
-    handler = TERMINAL.get(args.split(" ")[0])
-    if handler is not None:
+    name, _, rest = args.partition(" ")
+    handler = TERMINAL.get(name)
+    refusal = extra_argument(name, rest, NO_ARGUMENT | SCREENS.keys())
+    if refusal:
+        context.notify(refusal, "error")
+    elif handler is not None:
         await handler(context, args)
     else:  # the engine's own subcommands answer through notifications
         await context.runtime.host.prompt(f"/pruner {args}")
@@ -78,6 +84,28 @@ async def settings(context: CommandContext, _: str) -> None:
         title, field_specs(CondenseConfig), lambda: context.settings.condense.model_dump(mode="json"), change))
 
 
+async def summarizer_model(context: CommandContext, args: str) -> None:
+    """`/pruner model X`: a provider that does not exist is refused; a model whose key is missing is
+    kept (the key may come later) with a warning naming it, since the engine uses the session's model
+    meanwhile. The demo summarises extractively whatever is saved, so there it changes nothing."""
+    ref = args.partition(" ")[2].strip()
+    runtime = context.runtime
+    problem = unknown_provider(ref) if "/" in ref else None
+    if problem:
+        context.notify(f"pruner: {problem}", "error")
+        return
+    if ref and runtime.model.provider == "demo":
+        context.notify("pruner: the demo always summarises extractively (it calls no model); choose the"
+                       " summariser in a session with a real model", "warning")
+        return
+    before = runtime.engine.config.summarizer_model
+    await runtime.host.prompt(f"/pruner {args}")
+    if ref and runtime.engine.config.summarizer_model != before:  # taken, not refused
+        problem = summarizer_problem(ref, runtime.model)
+        if problem:
+            context.notify(f"pruner: {problem}; until then summaries come from {runtime.model.ref}", "warning")
+
+
 async def flush_now(context: CommandContext, _: str) -> None:
     """`/pruner now` with live rows above the editor, one per batch."""
     if not idle_or_warn(context, "/pruner now"):
@@ -95,6 +123,7 @@ async def flush_now(context: CommandContext, _: str) -> None:
     context.status_changed()
 
 
-TERMINAL: dict[str, Handler] = {"": picker, "tree": tree, "settings": settings, "now": flush_now}
+TERMINAL: dict[str, Handler] = {"": picker, "tree": tree, "settings": settings, "now": flush_now,
+                                 "model": summarizer_model}
 
 COMMANDS = (Command("pruner", PRUNER_HELP, pruner, subcommands),)

@@ -41,7 +41,7 @@ async def test_status_shows_settings_stats_and_diagnostics() -> None:
     host, engine, _ = make()
     await run_command(engine, "")
     text = host.notices[-1][1]
-    assert text.startswith("pruner: ON · prune: ON")
+    assert text.splitlines()[0] == "pruner: ON"  # said once, not "pruner: ON · prune: ON"
     assert "orphan-sweep 0" in text and "summarizer:   default" in text
 
 
@@ -53,3 +53,27 @@ async def test_help_lists_every_subcommand_and_unknown_ones_are_named() -> None:
     assert set(HELP) == set(HANDLERS)
     await run_command(engine, "frobnicate")
     assert host.notices[-1] == ("warning", "pruner: unknown subcommand 'frobnicate'; try /pruner help")
+
+
+async def test_a_refused_value_is_explained_in_words_never_as_a_pattern() -> None:
+    host, engine, _ = make()
+    await run_command(engine, "model bogus")
+    assert host.notices[-1] == ("error", 'pruner: summarizer_model: expected "default", "extractive" or'
+                                         ' "provider/model-id" (got "bogus")')
+    assert engine.config.summarizer_model == "default"
+
+
+async def test_arguments_a_subcommand_does_not_take_are_refused_not_dropped() -> None:
+    host, engine, _ = make()
+    saved: list[CondenseConfig] = []
+    engine._save_config = saved.append
+    await run_command(engine, "dedup maybe")
+    assert host.notices[-1] == ("error", "pruner: dedup takes on, off or status, got 'maybe'")
+    await run_command(engine, "off extra")
+    assert host.notices[-1] == ("error", "pruner: off takes no argument, got 'extra'; try /pruner help")
+    assert engine.config.enabled and saved == []
+    before = len(host.notices)
+    await run_command(engine, "status extra")
+    assert host.notices[before:] == [("error", "pruner: status takes no argument, got 'extra'; try /pruner help")]
+    await run_command(engine, "dedup status")
+    assert host.notices[-1] == ("info", "pruner: dedup is on")

@@ -10,8 +10,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
-from condense.config import ChainCompressionConfig, CondenseConfig, PurgeErrorsConfig
+from condense.config import ChainCompressionConfig, CondenseConfig, PurgeErrorsConfig, one_line_error
 from pi_tui.settings import LoadResult, load_settings, save_settings, set_value, validate_document
 
 
@@ -262,3 +263,15 @@ def test_a_budget_fraction_of_0_turns_the_trigger_off_and_saves_back_as_0(
     assert save_settings(off).condense.budget_turn_delta is None
     on_disk = tomllib.loads((tmp_path / "settings.toml").read_text(encoding="utf-8"))
     assert on_disk["condense"]["budget_turn_delta"] == 0
+
+
+def test_no_refusal_shows_a_regex_pattern() -> None:
+    """Every pattern-checked setting says in words what it takes (`x-expected`), never the pattern."""
+    patterned = [name for name, field in CondenseConfig.model_fields.items()
+                 if any(getattr(m, "pattern", None) for m in field.metadata)]
+    assert patterned, "the check below must cover something"
+    for name in patterned:
+        with pytest.raises(ValidationError) as caught:
+            CondenseConfig.model_validate({name: "no such value"})
+        line = one_line_error(caught.value, CondenseConfig)
+        assert line.startswith(f"{name}: expected ") and "pattern" not in line and "^" not in line, line

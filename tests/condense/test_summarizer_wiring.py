@@ -456,7 +456,7 @@ async def test_an_auth_failure_halts_a_sequential_flush_at_its_first_batch_witho
         [batch(), batch(), batch()], Signal(), sequential=True, on_progress=lambda *event: progress.append(event))
     assert len(host.calls) == 1  # the other batches would fail the same way: never sent
     assert result.outcomes == [None, None, None]
-    assert result.halted == "no API key for provider-b: set PROVIDER_B_API_KEY"
+    assert result.halted == f"{SESSION}: no API key for provider-b: set PROVIDER_B_API_KEY"  # names the model
     assert host.notes == []  # the flush says it, once
     assert [i for i, _, _ in progress] == [0, 0]  # one row, running then failed; the others never started
 
@@ -468,7 +468,7 @@ async def test_an_auth_failure_abandons_the_parallel_calls_still_streaming() -> 
     result = await asyncio.wait_for(summarizer.summarize_batches([batch(), batch(), batch()], Signal()),
                                     timeout=10)  # a safety net: without the halt the hanging calls never end
     assert result.outcomes == [None, None, None]
-    assert result.halted == "Authentication or model error (HTTP 401): bad key"
+    assert result.halted == f"{SESSION}: Authentication or model error (HTTP 401): bad key"
     assert host.notes == []
 
 

@@ -17,6 +17,7 @@ from pi_tui.cli import main
 from pi_tui.offline import next_request, offline_engine, session_model
 from pi_tui.session.store import Session
 from tests.conftest import corpus_path
+from tests.support.fake_openai import FakeOpenAI, error_reply
 from tests.support.full_disk import inject
 
 
@@ -179,3 +180,48 @@ def test_offline_context_use_is_what_the_pruned_request_holds_not_the_recorded_u
     recorded = context_estimate(messages)
     assert recorded is not None and recorded.reported  # the recording has usage to be misled by
     assert host.context_usage().tokens == pruned < estimate_tokens(messages)
+
+
+@pytest.mark.parametrize(("summarizer", "named"), [
+    ("openai/gpt-4o", "openai/gpt-4o: no API key for openai: set OPENAI_API_KEY"),
+    ("foo/bar", "unknown provider 'foo' in foo/bar"),
+    ("default", "anthropic/claude-opus-4-5: no API key for anthropic: set ANTHROPIC_API_KEY"),
+])
+def test_a_summarizer_that_cannot_be_used_is_refused_before_anything_is_written(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        summarizer: str, named: str) -> None:
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    out = tmp_path / "out.jsonl"
+    source = str(corpus_path("pi-compaction-check.jsonl"))
+    assert main(["replay", source, "-o", str(out), "--summarizer", summarizer]) == 2
+    err = capsys.readouterr().err
+    assert named in err and len(err.splitlines()) == 1, err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_bad_summarizer_name_is_blamed_on_its_flag_in_words(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    source = str(corpus_path("pi-compaction-check.jsonl"))
+    assert main(["replay", source, "-o", str(tmp_path / "o.jsonl"), "--summarizer", "bogus"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("pi-tui: error: --summarizer bogus:") and "--set" not in err
+    assert '"default", "extractive" or "provider/model-id"' in err and "pattern" not in err
+
+
+def test_replay_exits_1_when_summaries_were_due_and_none_could_be_written(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-rejected")
+    out = tmp_path / "out.jsonl"
+    with FakeOpenAI() as server:
+        monkeypatch.setenv("OPENAI_API_BASE", server.base_url)
+        server.push(*[error_reply(401, "Incorrect API key provided", kind="invalid_request_error",
+                                  code="invalid_api_key") for _ in range(200)])
+        code = main(["replay", str(corpus_path("pi-compaction-check.jsonl")), "-o", str(out),
+                     "--summarizer", "openai/gpt-4o-mini"])
+    assert code == 1
+    captured = capsys.readouterr()
+    assert "wrote 0 summaries" in captured.out
+    stops = [line for line in captured.err.splitlines() if "summarization stopped" in line]
+    assert len(stops) == 1 and "openai/gpt-4o-mini" in stops[0], captured.err
+    assert captured.err.rstrip().endswith("summaries were due and none could be written (see above)")

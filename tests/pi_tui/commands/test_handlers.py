@@ -208,7 +208,7 @@ async def test_a_bang_runs_the_command_into_the_session(context: RecordingContex
 
 async def test_an_unknown_theme_is_refused_and_never_saved(context: RecordingContext, registry: Registry) -> None:
     await registry.dispatch("/theme nosuch")
-    assert context.notices == [("error", "theme 'nosuch' not found")]
+    assert context.notices == [("error", "theme 'nosuch' not found; kept 'dark' (/theme lists them)")]
     assert not settings_file().exists()
     await registry.dispatch("/theme light")
     assert tomllib.loads(settings_file().read_text(encoding="utf-8"))["theme"] == "light"
