@@ -154,6 +154,7 @@ async def test_a_store_folder_keeps_the_pruned_state_across_a_restart(tmp_path: 
     first = OpenAICondenser(tmp_path / "agent-state")
     await openai_run(first)
     request = first.messages()
+    first.close()  # one writer per store: the agent that restarts has ended the first
     again = OpenAICondenser(tmp_path / "agent-state")
     assert again.messages() == request
     assert output(0) in again.query(["t1"])
