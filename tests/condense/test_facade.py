@@ -171,6 +171,19 @@ async def test_an_oversized_output_spills_beside_the_store(tmp_path: Path) -> No
     assert "Spilled" in condenser.messages()[-1]["content"]
 
 
+async def test_a_spilled_output_is_found_from_another_folder_and_after_the_store_moved(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The store named relative to the agent's folder, read back from elsewhere, then moved whole."""
+    monkeypatch.chdir(tmp_path)
+    with OpenAICondenser("state", config={"spill_threshold": 2000}) as condenser:
+        await condenser.add([{"role": "user", "content": "read the log"}])
+        await condenser.add(openai_turn(0))
+    monkeypatch.chdir(tmp_path.parent)
+    assert output(0) in OpenAICondenser(tmp_path / "state").query(["call_0"])
+    (tmp_path / "state").rename(tmp_path / "moved")
+    assert output(0) in OpenAICondenser(tmp_path / "moved").query(["call_0"])
+
+
 async def test_pruning_off_returns_the_history_as_handed_over() -> None:
     condenser = OpenAICondenser(config={"enabled": False})
     await openai_run(condenser)

@@ -47,6 +47,21 @@ def test_show_query_and_context_read_the_store(tmp_path: Path, capsys: pytest.Ca
     assert to_openai(json.loads(capsys.readouterr().out)) == condenser.messages()
 
 
+def test_query_reads_a_spilled_output_from_another_folder_after_the_store_moved(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    condenser = OpenAICondenser("store", config={"spill_threshold": 2000})
+    call = {"id": "c1", "type": "function", "function": {"name": "read", "arguments": "{}"}}
+    condenser.add_sync([{"role": "user", "content": "read"}, {"role": "assistant", "content": None,
+                                                              "tool_calls": [call]},
+                        {"role": "tool", "tool_call_id": "c1", "content": OUTPUT}])
+    condenser.close()
+    (tmp_path / "store").rename(tmp_path / "moved")
+    monkeypatch.chdir(tmp_path.parent)
+    assert main(["query", str(session_file(tmp_path / "moved")), "c1"]) == 0
+    assert OUTPUT in capsys.readouterr().out
+
+
 def test_whatif_prices_the_store_from_the_usage_the_agent_reported(tmp_path: Path,
                                                                          capsys: pytest.CaptureFixture[str]) -> None:
     run_agent(tmp_path / "store")
