@@ -160,8 +160,10 @@ class FileLog(MemoryLog):
             raise ValueError(f"{path} is not a Pi session file (no session header); "
                              "name an empty folder or one this library wrote")
         if header.get("version") != SESSION_VERSION:
-            raise ValueError(f"{path} is a version {header.get('version', 1)} Pi session; open it once with "
-                             "pi-tui (which upgrades it to version 3) or name another folder")
+            raise ValueError(f"{path} is a version {header.get('version', 1)} Pi session; pi-tui rewrites it as"
+                             " version 3 when it first writes to it (send one message in `pi-tui --session"
+                             f" {path}`; the original is kept beside it as .v{header.get('version', 1)}.bak),"
+                             " or name another folder")
         self.header = header
         entries = [o for o in objects[1:] if o.get("type") != "session"]
         self._ids = {e["id"] for e in entries if isinstance(e.get("id"), str)}

@@ -80,3 +80,21 @@ def test_anthropic_usage_is_recorded_in_pis_terms(tmp_path: Path) -> None:
     [reply] = [m for m in Session.open(session_file(tmp_path / "store")).messages() if m["role"] == "assistant"]
     assert {k: reply["usage"][k] for k in ("input", "output", "cacheRead", "cacheWrite", "totalTokens")} == \
         {"input": 10, "output": 3, "cacheRead": 50, "cacheWrite": 7, "totalTokens": 70}
+
+
+def test_the_advice_for_a_version_1_store_is_true(tmp_path: Path) -> None:
+    """The refusal says pi-tui's first write upgrades the file: opening alone does not, a write does."""
+    path = tmp_path / "old" / "s.jsonl"
+    path.parent.mkdir()
+    path.write_text(json.dumps({"type": "session", "id": "old", "timestamp": "2024-01-01T00:00:00.000Z", "cwd": "/"})
+                    + "\n" + json.dumps({"type": "message", "timestamp": "2024-01-01T00:00:01.000Z",
+                                         "message": {"role": "user", "content": "hi", "timestamp": 1}}) + "\n")
+    with pytest.raises(ValueError, match=r"when it first writes to it .*kept beside it as \.v1\.bak\)"):
+        OpenAICondenser(path.parent)
+    session = Session.open(path)
+    with pytest.raises(ValueError, match="version 1"):
+        OpenAICondenser(path.parent)
+    session.append_message({"role": "user", "content": "more", "timestamp": 2})
+    with OpenAICondenser(path.parent) as store:
+        assert [m["content"] for m in store.messages()] == ["hi", "more"]
+    assert (tmp_path / "old" / "s.jsonl.v1.bak").exists()
