@@ -62,6 +62,19 @@ def test_query_reads_a_spilled_output_from_another_folder_after_the_store_moved(
     assert OUTPUT in capsys.readouterr().out
 
 
+def test_print_mode_continues_a_store_on_the_model_pi_tui_would_choose_and_says_so_once(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with OpenAICondenser(tmp_path / "store") as store:  # its replies are recorded as library/agent's
+        store.add_sync([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}])
+    path = str(session_file(tmp_path / "store"))
+    assert main(["-p", "fix the failing test", "--session", path]) == 0
+    err = capsys.readouterr().err
+    assert err.count("library/agent") == 1
+    assert "pi-tui: could not restore model library/agent (unknown provider 'library'): using demo\n" in err
+    assert main(["-p", "hi", "--session", path, "--model", "library/agent"]) == 2  # asked for: an error
+    assert "unknown provider 'library'" in capsys.readouterr().err
+
+
 def test_whatif_prices_the_store_from_the_usage_the_agent_reported(tmp_path: Path,
                                                                          capsys: pytest.CaptureFixture[str]) -> None:
     run_agent(tmp_path / "store")
