@@ -84,6 +84,16 @@ def test_whatif_prices_the_store_from_the_usage_the_agent_reported(tmp_path: Pat
     assert "condense" in capsys.readouterr().out
 
 
+def test_whatif_names_the_model_that_answered_and_the_prices_that_stood_in_for_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with OpenAICondenser(tmp_path / "store") as store:  # model "agent": litellm has no prices for it
+        store.add_sync([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}],
+                       usage={"prompt_tokens": 900, "completion_tokens": 20})
+    assert main(["whatif", str(session_file(tmp_path / "store")), "--json", "--strategies", "none"]) == 0
+    report = json.loads(capsys.readouterr().out)["sessions"][0]
+    assert report["pricing"] == "claude-sonnet-4-5 for agent, which litellm has no prices for"
+
+
 def test_anthropic_usage_is_recorded_in_pis_terms(tmp_path: Path) -> None:
     condenser = AnthropicCondenser(tmp_path / "store")
     condenser.add_sync([{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "text",
