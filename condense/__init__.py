@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from condense.adapters import MessageError, from_anthropic, from_openai, to_anthropic, to_openai
     from condense.config import CondenseConfig
     from condense.engine import CondenseEngine
-    from condense.entry_log import EntryLog, FileLog, MemoryLog
+    from condense.entry_log import EntryLog, FileLog, MemoryLog, StoreInUseError
     from condense.facade import AnthropicCondenser, Condenser, OpenAICondenser
     from condense.flush import BatchFilter, FlushResult
     from condense.host import CancelSignal, CompletionEvent, ContextUsage, Host
@@ -48,6 +48,7 @@ _HOME = {  # public name -> the module that defines it
     "ContextUsage": "host", "Host": "host", "LocalHost": "local_host", "ModelAccess": "local_host",
     "SummaryFunction": "local_host", "BatchFilter": "flush", "SummaryHook": "summarize",
     "EntryLog": "entry_log", "FileLog": "entry_log", "MemoryLog": "entry_log",
+    "StoreInUseError": "entry_log",
     "CallMark": "inspect", "CallView": "inspect", "ChainMark": "inspect", "ChainView": "inspect",
     "PruneTree": "inspect", "SummaryView": "inspect", "call_mark": "inspect", "chain_marks": "inspect",
     "prune_tree": "inspect", "unknown_refs": "inspect",
@@ -102,6 +103,7 @@ __all__ = [
     "ModelAccess",
     "OpenAICondenser",
     "PruneTree",
+    "StoreInUseError",
     "SummaryFunction",
     "SummaryHook",
     "SummaryView",

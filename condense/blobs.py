@@ -38,8 +38,10 @@ def sanitize_id(text: str) -> str:
 
 
 def blob_dir(session_dir: Path, session_id: str) -> Path:
-    """`<sessionDir>/<sessionId>-blobs`; the id is sanitised too, as it comes from the session header."""
-    return session_dir / f"{sanitize_id(session_id)}-blobs"
+    """`<sessionDir>/<sessionId>-blobs`, absolute: the path is recorded in the index, and one relative
+    to the working folder of the writing process means nothing to a reader started elsewhere. The id
+    is sanitised too, as it comes from the session header."""
+    return Path(os.path.abspath(session_dir)) / f"{sanitize_id(session_id)}-blobs"
 
 
 def blob_path(blobs_dir: Path, occ_key: str) -> Path:
@@ -88,6 +90,16 @@ def write_sidecar(path: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def read_spilled(recorded: str, blobs_dir: Path | None) -> str | None:
+    """A spilled output's text: at its recorded path, else under the same name in the session's blobs
+    folder as it is now. The recorded path goes stale when the session folder moved or was written
+    with a relative path from another working folder, but its sidecar still sits beside the session."""
+    text = read_sidecar(Path(recorded))
+    if text is None and blobs_dir is not None:
+        text = read_sidecar(blobs_dir / Path(recorded).name)
+    return text
 
 
 def read_sidecar(path: Path) -> str | None:

@@ -458,7 +458,7 @@ class CondenseEngine:
     tool_parameters = QUERY_TOOL_PARAMETERS
 
     def query(self, tool_call_ids: list[str]) -> tuple[str, dict[str, Any]]:
-        return run_query(self.index, tool_call_ids)
+        return run_query(self.index, tool_call_ids, self.host.blobs_dir())
 
     # ----- settings ---------------------------------------------------------------------------
 

@@ -10,10 +10,12 @@ session, and reopening the same folder continues the same conversation.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
 import uuid
+import weakref
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -109,6 +111,9 @@ class MemoryLog:
     def _write(self, entry: dict[str, Any]) -> None:
         """Memory only: nothing to write."""
 
+    def close(self) -> None:
+        """Memory only: nothing held."""
+
     def blobs_dir(self) -> Path | None:
         return self._blobs
 
@@ -116,14 +121,31 @@ class MemoryLog:
         return str(self.header.get("cwd") or "") or None
 
 
+class StoreInUseError(RuntimeError):
+    """The store folder is already open for writing, in this process or another."""
+
+
 class FileLog(MemoryLog):
     """Entries in a folder's Pi session file: the newest `*.jsonl` in it is continued, or a new one is
-    created on the first entry; spilled outputs go to `<folder>/<sessionId>-blobs/`."""
+    created on the first entry; spilled outputs go to `<folder>/<sessionId>-blobs/`.
+
+    One writer per folder: two writers would each continue the branch they read at opening, and the
+    file would end up with two interleaved branches, one of them unreachable. So the folder holds an
+    exclusive advisory lock from opening until `close()` (or garbage collection, or the process's end)."""
 
     def __init__(self, folder: str | os.PathLike[str], cwd: str | os.PathLike[str] = ".") -> None:
         super().__init__(cwd)
         self.folder = Path(folder)
-        self.path = self._open(self.folder)
+        self._unlock = weakref.finalize(self, os.close, _lock_folder(self.folder))
+        try:
+            self.path = self._open(self.folder)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Release the folder for another writer; entries appended after this are refused."""
+        self._unlock()
 
     def _open(self, folder: Path) -> Path:
         existing = sorted(folder.glob("*.jsonl"), key=lambda p: (p.stat().st_mtime_ns, p.name)) \
@@ -138,8 +160,10 @@ class FileLog(MemoryLog):
             raise ValueError(f"{path} is not a Pi session file (no session header); "
                              "name an empty folder or one this library wrote")
         if header.get("version") != SESSION_VERSION:
-            raise ValueError(f"{path} is a version {header.get('version', 1)} Pi session; open it once with "
-                             "pi-tui (which upgrades it to version 3) or name another folder")
+            raise ValueError(f"{path} is a version {header.get('version', 1)} Pi session; pi-tui rewrites it as"
+                             " version 3 when it first writes to it (send one message in `pi-tui --session"
+                             f" {path}`; the original is kept beside it as .v{header.get('version', 1)}.bak),"
+                             " or name another folder")
         self.header = header
         entries = [o for o in objects[1:] if o.get("type") != "session"]
         self._ids = {e["id"] for e in entries if isinstance(e.get("id"), str)}
@@ -147,6 +171,8 @@ class FileLog(MemoryLog):
         return path
 
     def _write(self, entry: dict[str, Any]) -> None:
+        if not self._unlock.alive:
+            raise StoreInUseError(f"{self.folder}: this store was closed; open it again to add to it")
         new = not self.path.exists()
         if new:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -162,6 +188,21 @@ class FileLog(MemoryLog):
 
     def blobs_dir(self) -> Path | None:
         return blob_dir(self.folder, self.session_id)
+
+
+def _lock_folder(folder: Path) -> int:
+    """A descriptor of `folder` (created 0700 if missing) holding its exclusive lock; the kernel drops
+    the lock when the descriptor closes, the process's death included."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise StoreInUseError(f"{folder}: this store is already open in another Condenser (in this process or"
+                              " another); close that one (its close(), or end its process) or name another"
+                              " folder") from None
+    return fd
 
 
 def open_log(folder: str | os.PathLike[str] | None, cwd: str | os.PathLike[str] = ".") -> MemoryLog:

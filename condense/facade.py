@@ -15,8 +15,9 @@ import asyncio
 import json
 import os
 import time
+import weakref
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Self
 
 from pydantic import ValidationError
 
@@ -76,6 +77,9 @@ class Condenser:
         self.model = model
         settings = _config_for(summarizer, config)
         self.host = LocalHost(store, summarize=_summary_function(summarizer), context_window=context_window)
+        # the host and its engine refer to each other, so only a cyclic collection would free them: the
+        # facade, in no cycle, releases the store as soon as the agent drops it
+        self._release = weakref.finalize(self, self.host.close)
         self.engine = CondenseEngine(self.host, settings)
         self.host.attach(self.engine)
         history = self.host.messages()
@@ -84,6 +88,17 @@ class Condenser:
         self._last_ms = max((m.get("timestamp", 0) for m in history), default=0)
         self._turn: _OpenTurn | None = None
         self.engine.on_session_start()
+
+    def close(self) -> None:
+        """Release the store folder, so that another Condenser (or process) may open it: one writer per
+        store. Dropping the Condenser and the process's end release it too; `with` closes on leaving."""
+        self._release()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
     # ----- handing over messages ----------------------------------------------------------------
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from condense.entry_log import EntryLog, open_log
+from condense.entry_log import EntryLog, MemoryLog, open_log
 from condense.host import CancelSignal, CompletionEvent, ContextUsage, RecordedUI
 from condense.measure import estimate_tokens, model_chars
 
@@ -87,11 +87,21 @@ class LocalHost(RecordedUI):
                  summarize: SummaryFunction | ModelAccess | None = None, context_window: int = 200_000,
                  reported_usage: bool = True) -> None:
         super().__init__()
-        self.log: EntryLog = open_log(store) if store is None or isinstance(store, str | os.PathLike) else store
+        self._owned: MemoryLog | None = None  # a log it opened itself is its to close; one handed in, the caller's
+        if store is None or isinstance(store, str | os.PathLike):
+            self._owned = open_log(store)
+            self.log: EntryLog = self._owned
+        else:
+            self.log = store
         self.models: ModelAccess = summarize if isinstance(summarize, ModelAccess) else FunctionModel(summarize)
         self.context_window = context_window
         self.reported_usage = reported_usage
         self._engine: CondenseEngine | None = None
+
+    def close(self) -> None:
+        """Release the store folder it opened, so that another host may write to it."""
+        if self._owned is not None:
+            self._owned.close()
 
     def attach(self, engine: CondenseEngine) -> None:
         """Measure the context usage on what `engine` renders (without it: the unpruned messages)."""

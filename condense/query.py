@@ -12,7 +12,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from condense.blobs import read_sidecar, utf8_bytes
+from condense.blobs import read_spilled, utf8_bytes
 from condense.index import ToolCallIndexer
 from condense.records import QUERY_TOOL, ToolCallRecord
 
@@ -45,9 +45,11 @@ SEPARATOR = "\n\n---\n\n"
 MISSING_SIDECAR = "(spilled output unavailable — sidecar file missing)"
 
 
-def run_query(indexer: ToolCallIndexer, tool_call_ids: list[str]) -> tuple[str, dict[str, Any]]:
+def run_query(indexer: ToolCallIndexer, tool_call_ids: list[str],
+              blobs_dir: Path | None = None) -> tuple[str, dict[str, Any]]:
     """The tool's text (one block per record, or a not-found block per unknown input) and details
-    `{"results": {label: record}}`."""
+    `{"results": {label: record}}`. `blobs_dir` is the session's spill folder as it is now, where a
+    sidecar whose recorded path went stale is looked for."""
     blocks: list[str] = []
     results: dict[str, Any] = {}
     for wanted in tool_call_ids:
@@ -58,11 +60,11 @@ def run_query(indexer: ToolCallIndexer, tool_call_ids: list[str]) -> tuple[str, 
         for key, record in matches:
             label = key if several else wanted
             results[label] = record.to_json()
-            blocks.append(_block(label, record, legacy_note=several and record.result_timestamp is None))
+            blocks.append(_block(label, record, blobs_dir, legacy_note=several and record.result_timestamp is None))
     return SEPARATOR.join(blocks), {"results": results}
 
 
-def _block(label: str, record: ToolCallRecord, *, legacy_note: bool) -> str:
+def _block(label: str, record: ToolCallRecord, blobs_dir: Path | None, *, legacy_note: bool) -> str:
     lines = [f"## toolRef: {label}"]
     if legacy_note:
         lines.append("Occurrence: legacy (no resultTimestamp)")
@@ -72,15 +74,15 @@ def _block(label: str, record: ToolCallRecord, *, legacy_note: bool) -> str:
         f"Status: {'ERROR' if record.is_error else 'OK'}",
         f"Turn: {record.turn_index}",
         "",
-        _truncated(_body(record)),
+        _truncated(_body(record, blobs_dir)),
     ]
     return "\n".join(lines)
 
 
-def _body(record: ToolCallRecord) -> str:
+def _body(record: ToolCallRecord, blobs_dir: Path | None) -> str:
     if not record.spill_path:
         return record.result_text
-    text = read_sidecar(Path(record.spill_path))
+    text = read_spilled(record.spill_path, blobs_dir)
     if text is None:
         log.warning("context_tree_query: cannot read the sidecar of %s at %s", record.key, record.spill_path)
         return record.result_preview if record.result_preview is not None else MISSING_SIDECAR

@@ -36,7 +36,9 @@ def session_model(session: Session) -> ModelSpec:
 
 class SessionLog:
     """A pi-tui Session as condense's entry log. `persist=False` drops whatever the engine would append
-    (a diagnostic, say) and spills nothing, so the file read stays untouched."""
+    (a diagnostic, say), so the file read stays untouched; its blobs folder is still named, as that is
+    where `query` finds spilled outputs (the engine writes there only at a turn end or a compression,
+    which `context` and `query` never run)."""
 
     def __init__(self, session: Session, persist: bool) -> None:
         self.session = session
@@ -56,7 +58,7 @@ class SessionLog:
         return self.session.append(kind, fields) if self.persist else None
 
     def blobs_dir(self) -> Path | None:
-        return blobs_dir_of(self.session) if self.persist else None
+        return blobs_dir_of(self.session)
 
     def cwd(self) -> str | None:
         return self.session.cwd or None

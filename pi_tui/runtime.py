@@ -73,7 +73,7 @@ def _open_session(options: LaunchOptions) -> Session | None:
 
 
 def _session_model(session: Session | None) -> str | None:
-    """A continued session keeps its model unless --model says otherwise."""
+    """The model a continued session keeps, unless --model says otherwise or pi-tui cannot call it."""
     if session is None:
         return None
     model = session.build_context().model
@@ -146,8 +146,8 @@ def build_runtime(options: LaunchOptions, settings: Settings, ui: HostUI | None 
     `session`, an open session, is continued as it is in memory (`/model`): entries a failed write left
     unsaved stay in it, where reopening its file would drop them."""
     session = session or _open_session(options)
-    requested = options.model or _session_model(session)
-    model, notices = choose_model(requested, settings.default_model, options.base_url, settings.models)
+    model, notices = choose_model(options.model, settings.default_model, options.base_url, settings.models,
+                                  recorded=_session_model(session))
     cwd = _work_dir(model, session, options, notices)
     if session is None:
         session = Session.create(cwd, sessions_dir_for(options.launch_dir))

@@ -143,9 +143,19 @@ def available_providers() -> list[str]:
 
 
 def choose_model(requested: str | None, default: str | None, base_url: str | None = None,
-                 models: ModelTable | None = None) -> tuple[ModelSpec, list[str]]:
+                 models: ModelTable | None = None, recorded: str | None = None) -> tuple[ModelSpec, list[str]]:
     """The model to use, and one-line notices: we fell back to the demo (and how to change that), or
-    the model's limits are guesses."""
+    the model's limits are guesses. `requested` (`--model`) must be usable; `recorded`, the model a
+    continued session last used, is kept when pi-tui can call it and otherwise replaced, as Pi does
+    on resume, by the model chosen without it, with a notice naming it: the recording is no reason to
+    refuse to open the session."""
+    if recorded and not requested:
+        problem = _restore_problem(recorded, base_url, models)
+        if problem is None:
+            return choose_model(recorded, default, base_url, models)
+        chosen, notices = choose_model(None, default, base_url, models)
+        using = DEMO_REF if chosen.provider == DEMO_REF else chosen.ref
+        return chosen, [f"could not restore model {recorded} ({problem}): using {using}", *notices]
     spec = _pick(requested, default, base_url, models)
     if spec is not None:
         check_provider(spec)
@@ -155,6 +165,16 @@ def choose_model(requested: str | None, default: str | None, base_url: str | Non
         return parse_model_ref(DEMO_REF), [notice]
     limits = limits_notice(spec, models)
     return spec, [limits] if limits else []
+
+
+def _restore_problem(ref: str, base_url: str | None, models: ModelTable | None) -> str | None:
+    """Why pi-tui cannot call the recorded model `ref` (unknown provider, no key), or None."""
+    try:
+        spec = parse_model_ref(ref, base_url, models)
+        check_provider(spec)
+    except ModelRefError:
+        return f"unknown provider {ref.partition('/')[0]!r}"
+    return f"no key: set {key_variable(spec.provider)}" if missing_key(spec) else None
 
 
 def _pick(requested: str | None, default: str | None, base_url: str | None,

@@ -85,9 +85,14 @@ class Pricing:
         return self.tables[model]
 
     def describe(self) -> str:
+        """Each model that answered, and whose prices stood in for it when litellm has none: the prices
+        of one model must not read as if it had answered."""
         if self.forced is not None:
             return f"{self.forced.name} (forced)"
-        return ", ".join(sorted({t.name for t in self.tables.values()})) + " (the model that answered)"
+        answered = sorted({t.name for m, t in self.tables.items() if m == t.name.split(",")[0]})
+        stand_ins = [f"{t.name} for {m or '(unknown model)'}, which litellm has no prices for"
+                     for m, t in sorted(self.tables.items()) if m != t.name.split(",")[0]]
+        return ", ".join(([", ".join(answered) + " (the model that answered)"] if answered else []) + stand_ins)
 
 
 # ----- the recorded session ------------------------------------------------------------------------

@@ -95,3 +95,10 @@ def test_a_failed_write_raises_and_leaves_no_temp_file(tmp_path: Path) -> None:
     with pytest.raises(OSError):
         write_sidecar(path, "body")
     assert [p.name for p in tmp_path.iterdir()] == ["tc1.txt"]
+
+
+def test_the_blobs_folder_of_a_session_named_by_a_relative_path_is_absolute(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The path is recorded in the index: a reader started in another folder must find the file."""
+    monkeypatch.chdir(tmp_path)
+    assert blob_dir(Path("sessions"), "sid") == tmp_path / "sessions" / "sid-blobs"

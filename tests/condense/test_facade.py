@@ -154,6 +154,7 @@ async def test_a_store_folder_keeps_the_pruned_state_across_a_restart(tmp_path: 
     first = OpenAICondenser(tmp_path / "agent-state")
     await openai_run(first)
     request = first.messages()
+    first.close()  # one writer per store: the agent that restarts has ended the first
     again = OpenAICondenser(tmp_path / "agent-state")
     assert again.messages() == request
     assert output(0) in again.query(["t1"])
@@ -168,6 +169,19 @@ async def test_an_oversized_output_spills_beside_the_store(tmp_path: Path) -> No
     blobs = list((tmp_path / "state").glob("*-blobs/*.txt"))
     assert len(blobs) == 1 and blobs[0].read_text() == output(0)
     assert "Spilled" in condenser.messages()[-1]["content"]
+
+
+async def test_a_spilled_output_is_found_from_another_folder_and_after_the_store_moved(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The store named relative to the agent's folder, read back from elsewhere, then moved whole."""
+    monkeypatch.chdir(tmp_path)
+    with OpenAICondenser("state", config={"spill_threshold": 2000}) as condenser:
+        await condenser.add([{"role": "user", "content": "read the log"}])
+        await condenser.add(openai_turn(0))
+    monkeypatch.chdir(tmp_path.parent)
+    assert output(0) in OpenAICondenser(tmp_path / "state").query(["call_0"])
+    (tmp_path / "state").rename(tmp_path / "moved")
+    assert output(0) in OpenAICondenser(tmp_path / "moved").query(["call_0"])
 
 
 async def test_pruning_off_returns_the_history_as_handed_over() -> None:

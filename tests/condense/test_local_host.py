@@ -33,6 +33,7 @@ def test_the_file_is_a_private_pi_session_that_reopens_where_it_ended(tmp_path: 
     assert lines[0]["type"] == "session" and lines[0]["version"] == 3
     assert [(e["type"], e["parentId"]) for e in lines[1:]] == [("message", None), ("custom_message", lines[1]["id"])]
     assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    host.close()
     again = LocalHost(tmp_path / "store")
     assert again.session_id == host.session_id and again.messages()[0] == user("one", 1)
     assert again.messages()[1]["role"] == "custom" and again.messages()[1]["content"] == "c"
@@ -42,12 +43,14 @@ def test_the_file_is_a_private_pi_session_that_reopens_where_it_ended(tmp_path: 
 def test_a_torn_last_line_is_skipped_and_the_next_entry_starts_on_its_own_line(tmp_path: Path) -> None:
     host = LocalHost(tmp_path)
     host.append_message(user("kept", 1))
+    host.close()
     [path] = tmp_path.glob("*.jsonl")
     with path.open("a") as out:
         out.write('{"type":"message","id":"torn"')
     again = LocalHost(tmp_path)
     assert [m["content"] for m in again.messages()] == ["kept"]
     again.append_message(user("after", 2))
+    again.close()
     assert [m["content"] for m in LocalHost(tmp_path).messages()] == ["kept", "after"]
 
 

@@ -182,3 +182,14 @@ def test_tool_metadata_names_refs_occurrences_and_gives_an_example() -> None:
     assert QUERY_TOOL_PARAMETERS["required"] == ["toolCallIds"]
     assert QUERY_TOOL_PARAMETERS["properties"]["toolCallIds"]["items"]["type"] == "string"
     json.dumps(QUERY_TOOL_PARAMETERS)  # plain JSON, ready for any provider
+
+
+def test_a_sidecar_whose_recorded_path_went_stale_is_read_from_the_session_s_blobs_folder(tmp_path: Path) -> None:
+    """Older stores recorded the path relative to the writer's folder; any store may have moved since."""
+    blobs = tmp_path / "sid-blobs"
+    blobs.mkdir()
+    (blobs / "bash_7.txt").write_text("SPILLED BODY")
+    indexer = ToolCallIndexer()
+    capture(indexer, "bash_7", None, "", 0, spill_path="elsewhere/sid-blobs/bash_7.txt", result_preview="HEAD")
+    assert run_query(indexer, ["bash_7"], blobs)[0].endswith("SPILLED BODY")
+    assert run_query(indexer, ["bash_7"])[0].endswith("HEAD")  # no folder to look in: the preview

@@ -47,6 +47,34 @@ def test_show_query_and_context_read_the_store(tmp_path: Path, capsys: pytest.Ca
     assert to_openai(json.loads(capsys.readouterr().out)) == condenser.messages()
 
 
+def test_query_reads_a_spilled_output_from_another_folder_after_the_store_moved(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    condenser = OpenAICondenser("store", config={"spill_threshold": 2000})
+    call = {"id": "c1", "type": "function", "function": {"name": "read", "arguments": "{}"}}
+    condenser.add_sync([{"role": "user", "content": "read"}, {"role": "assistant", "content": None,
+                                                              "tool_calls": [call]},
+                        {"role": "tool", "tool_call_id": "c1", "content": OUTPUT}])
+    condenser.close()
+    (tmp_path / "store").rename(tmp_path / "moved")
+    monkeypatch.chdir(tmp_path.parent)
+    assert main(["query", str(session_file(tmp_path / "moved")), "c1"]) == 0
+    assert OUTPUT in capsys.readouterr().out
+
+
+def test_print_mode_continues_a_store_on_the_model_pi_tui_would_choose_and_says_so_once(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with OpenAICondenser(tmp_path / "store") as store:  # its replies are recorded as library/agent's
+        store.add_sync([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}])
+    path = str(session_file(tmp_path / "store"))
+    assert main(["-p", "fix the failing test", "--session", path]) == 0
+    err = capsys.readouterr().err
+    assert err.count("library/agent") == 1
+    assert "pi-tui: could not restore model library/agent (unknown provider 'library'): using demo\n" in err
+    assert main(["-p", "hi", "--session", path, "--model", "library/agent"]) == 2  # asked for: an error
+    assert "unknown provider 'library'" in capsys.readouterr().err
+
+
 def test_whatif_prices_the_store_from_the_usage_the_agent_reported(tmp_path: Path,
                                                                          capsys: pytest.CaptureFixture[str]) -> None:
     run_agent(tmp_path / "store")
@@ -54,6 +82,16 @@ def test_whatif_prices_the_store_from_the_usage_the_agent_reported(tmp_path: Pat
     assert [(u["input"], u["cacheRead"], u["output"]) for u in usage] == [(900, 0, 20), (1300, 800, 20), (3400, 0, 12)]
     assert main(["whatif", str(session_file(tmp_path / "store"))]) == 0
     assert "condense" in capsys.readouterr().out
+
+
+def test_whatif_names_the_model_that_answered_and_the_prices_that_stood_in_for_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with OpenAICondenser(tmp_path / "store") as store:  # model "agent": litellm has no prices for it
+        store.add_sync([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}],
+                       usage={"prompt_tokens": 900, "completion_tokens": 20})
+    assert main(["whatif", str(session_file(tmp_path / "store")), "--json", "--strategies", "none"]) == 0
+    report = json.loads(capsys.readouterr().out)["sessions"][0]
+    assert report["pricing"] == "claude-sonnet-4-5 for agent, which litellm has no prices for"
 
 
 def test_anthropic_usage_is_recorded_in_pis_terms(tmp_path: Path) -> None:
@@ -65,3 +103,21 @@ def test_anthropic_usage_is_recorded_in_pis_terms(tmp_path: Path) -> None:
     [reply] = [m for m in Session.open(session_file(tmp_path / "store")).messages() if m["role"] == "assistant"]
     assert {k: reply["usage"][k] for k in ("input", "output", "cacheRead", "cacheWrite", "totalTokens")} == \
         {"input": 10, "output": 3, "cacheRead": 50, "cacheWrite": 7, "totalTokens": 70}
+
+
+def test_the_advice_for_a_version_1_store_is_true(tmp_path: Path) -> None:
+    """The refusal says pi-tui's first write upgrades the file: opening alone does not, a write does."""
+    path = tmp_path / "old" / "s.jsonl"
+    path.parent.mkdir()
+    path.write_text(json.dumps({"type": "session", "id": "old", "timestamp": "2024-01-01T00:00:00.000Z", "cwd": "/"})
+                    + "\n" + json.dumps({"type": "message", "timestamp": "2024-01-01T00:00:01.000Z",
+                                         "message": {"role": "user", "content": "hi", "timestamp": 1}}) + "\n")
+    with pytest.raises(ValueError, match=r"when it first writes to it .*kept beside it as \.v1\.bak\)"):
+        OpenAICondenser(path.parent)
+    session = Session.open(path)
+    with pytest.raises(ValueError, match="version 1"):
+        OpenAICondenser(path.parent)
+    session.append_message({"role": "user", "content": "more", "timestamp": 2})
+    with OpenAICondenser(path.parent) as store:
+        assert [m["content"] for m in store.messages()] == ["hi", "more"]
+    assert (tmp_path / "old" / "s.jsonl.v1.bak").exists()

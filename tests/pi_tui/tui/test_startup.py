@@ -160,3 +160,14 @@ async def test_a_runtime_error_after_the_first_frame_ends_the_app_with_it(tmp_pa
         release.set()
         await wait_for(pilot, lambda: not app.is_running)
     assert app.startup_failure is error  # run_tui raises it for the CLI to say
+
+
+def test_a_session_whose_model_pi_tui_cannot_call_opens_on_the_model_it_would_choose(tmp_path: Path) -> None:
+    """A library store records `library/agent`, which no provider serves: the TUI opens it anyway."""
+    from condense import OpenAICondenser
+
+    with OpenAICondenser(tmp_path / "store") as store:
+        store.add_sync([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}])
+    [path] = (tmp_path / "store").glob("*.jsonl")
+    seen = probe(tmp_path, "--session", str(path))
+    assert (seen["code"], seen["model"], seen["screen"]) == (0, "demo/demo", "MainScreen")
