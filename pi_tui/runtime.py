@@ -15,7 +15,7 @@ from condense.engine import CondenseEngine
 from pi_tui.agent.host import AgentHost, HostUI
 from pi_tui.agent.loop import AgentConfig, RetryPolicy
 from pi_tui.agent.system_prompt import build_system_prompt
-from pi_tui.ai.models import choose_model
+from pi_tui.ai.models import choose_model, restore_problem
 from pi_tui.ai.types import ModelClient, ModelSpec
 from pi_tui.demo.project import is_demo_copy
 from pi_tui.errors import UserError
@@ -146,8 +146,14 @@ def build_runtime(options: LaunchOptions, settings: Settings, ui: HostUI | None 
     `session`, an open session, is continued as it is in memory (`/model`): entries a failed write left
     unsaved stay in it, where reopening its file would drop them."""
     session = session or _open_session(options)
+    recorded = _session_model(session)
     model, notices = choose_model(options.model, settings.default_model, options.base_url, settings.models,
-                                  recorded=_session_model(session))
+                                  recorded=recorded)
+    if model.provider == "demo" and recorded not in (None, "demo") and not options.demo_forks_sessions:
+        # print mode writes where --session says: a recorded conversation never gets the demo's turns
+        problem = restore_problem(recorded, options.base_url, settings.models)
+        raise UserError(f"this session's model {recorded} cannot be used ({problem}), and print mode does not "
+                        "continue a recorded session on the demo: set the key or give --model")
     cwd = _work_dir(model, session, options, notices)
     if session is None:
         session = Session.create(cwd, sessions_dir_for(options.launch_dir))

@@ -150,7 +150,7 @@ def choose_model(requested: str | None, default: str | None, base_url: str | Non
     on resume, by the model chosen without it, with a notice naming it: the recording is no reason to
     refuse to open the session."""
     if recorded and not requested:
-        problem = _restore_problem(recorded, base_url, models)
+        problem = restore_problem(recorded, base_url, models)
         if problem is None:
             return choose_model(recorded, default, base_url, models)
         chosen, notices = choose_model(None, default, base_url, models)
@@ -167,7 +167,7 @@ def choose_model(requested: str | None, default: str | None, base_url: str | Non
     return spec, [limits] if limits else []
 
 
-def _restore_problem(ref: str, base_url: str | None, models: ModelTable | None) -> str | None:
+def restore_problem(ref: str, base_url: str | None, models: ModelTable | None) -> str | None:
     """Why pi-tui cannot call the recorded model `ref` (unknown provider, no key), or None."""
     try:
         spec = parse_model_ref(ref, base_url, models)

@@ -62,17 +62,22 @@ def test_query_reads_a_spilled_output_from_another_folder_after_the_store_moved(
     assert OUTPUT in capsys.readouterr().out
 
 
-def test_print_mode_continues_a_store_on_the_model_pi_tui_would_choose_and_says_so_once(
+def test_print_mode_never_continues_a_store_on_the_demo_and_says_what_to_do(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """With no key for any real model the only model left is the demo, and print mode writes into the
+    file it is given: it refuses, in one line, rather than add the demo's scripted turns to the store."""
     with OpenAICondenser(tmp_path / "store") as store:  # its replies are recorded as library/agent's
         store.add_sync([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}])
-    path = str(session_file(tmp_path / "store"))
-    assert main(["-p", "fix the failing test", "--session", path]) == 0
-    err = capsys.readouterr().err
-    assert err.count("library/agent") == 1
-    assert "pi-tui: could not restore model library/agent (unknown provider 'library'): using demo\n" in err
-    assert main(["-p", "hi", "--session", path, "--model", "library/agent"]) == 2  # asked for: an error
+    path = session_file(tmp_path / "store")
+    before = path.read_bytes()
+    assert main(["-p", "fix the failing test", "--session", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        "pi-tui: error: this session's model library/agent cannot be used (unknown provider 'library'), and print"
+        " mode does not continue a recorded session on the demo: set the key or give --model\n")
+    assert path.read_bytes() == before
+    assert main(["-p", "hi", "--session", str(path), "--model", "library/agent"]) == 2  # asked for: an error
     assert "unknown provider 'library'" in capsys.readouterr().err
+    assert path.read_bytes() == before
 
 
 def test_whatif_prices_the_store_from_the_usage_the_agent_reported(tmp_path: Path,
