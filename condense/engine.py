@@ -27,11 +27,13 @@ from condense.chains import (
 )
 from condense.config import CondenseConfig
 from condense.diagnostics import DiagnosticSink, status_suffix
+from condense.entry_log import MemoryLog
 from condense.flush import BatchFilter, Flusher, FlushResult, Progress
 from condense.frontier import reconstruct as reconstruct_frontier
 from condense.frontier import trim_batch
 from condense.host import Host
 from condense.index import ToolCallIndexer
+from condense.local_host import LocalHost
 from condense.measure import estimate_from_chars
 from condense.messages import tool_calls
 from condense.metrics import REARMED, ContextMetrics, MetricsScan, compute_context_metrics
@@ -50,6 +52,16 @@ log = logging.getLogger("condense")
 
 STATUS_KEY = "condense"
 ConfigSaver = Callable[[CondenseConfig], None]
+
+
+def _last_reply(branch: list[dict[str, Any]]) -> int | None:
+    """Where the newest reply the host reckons its context from (no error, no abort) sits on `branch`."""
+    for position in range(len(branch) - 1, -1, -1):
+        message = branch[position].get("message")
+        if (branch[position].get("type") == "message" and isinstance(message, dict)
+                and message.get("role") == "assistant" and message.get("stopReason") not in ("error", "aborted")):
+            return position
+    return None
 
 
 @dataclass
@@ -143,12 +155,37 @@ class CondenseEngine:
     def on_session_start(self) -> None:
         self.summarizer.reset()
         self.rebuild()
+        self._measure_loaded()
 
     def on_session_tree(self) -> None:
-        """A branch change: rebuild, then measure the new branch so the figures show at once."""
         self.rebuild()
-        if self.config.enabled and len(self.index):
-            self.render(list(self._branch.of(self.host.branch()).messages))
+        self._measure_loaded()
+
+    def _measure_loaded(self) -> None:
+        """A branch just (re)loaded: measure it, so the figures show at once, and find the saving its last
+        reply's usage (the host's context figure) already had. That reply's request saw only the branch
+        before it: what a flush after it took out (the final reply's own flush, `/pruner now` before
+        quitting) is not in the figure yet, and the next flush must not be taken as counted in it."""
+        if not self.config.enabled:
+            return
+        branch = self.host.branch()
+        self.render(list(self._branch.of(branch).messages))
+        self._saved_at_reply = self._saving_before(branch, _last_reply(branch))
+        self.update_status()
+
+    def _saving_before(self, branch: list[dict[str, Any]], cut: int | None) -> int:
+        """The saving of a request made on `branch[:cut]`, measured by an engine loaded with only that
+        (none without a reply: the host then estimates the whole unpruned conversation)."""
+        if cut is None:
+            return 0
+        if not any(entry.get("type") in ("custom", "custom_message") for entry in branch[cut:]):
+            return self._saved()  # nothing of ours came after the reply: its request had what we have now
+        log = MemoryLog(cwd=None)
+        log.entries = branch[:cut]
+        earlier = CondenseEngine(LocalHost(log), self.config)
+        earlier.rebuild()
+        earlier.render(list(earlier._branch.of(log.entries).messages))
+        return earlier._saved()
 
     def _probe_rearm(self) -> bool:
         """Work left pending by a reload must still be able to trigger a flush without new results."""
