@@ -96,6 +96,23 @@ async def test_pruner_tree_lists_the_calls_and_opens_outputs_and_summaries(make_
         assert app.screen is app.main
 
 
+async def test_pruner_tree_counts_each_call_once_and_lists_a_chain_in_ref_order(make_app, send, wait,
+                                                                                shown) -> None:
+    app = make_app()  # the demo's own settings: task 1 ends with its chain compressed, some calls summarised
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait(pilot)
+        await send(pilot, "fix the failing test")
+        await send(pilot, "/pruner tree")
+        screen = app.screen
+        assert isinstance(screen, PrunerTreeScreen)
+        [chain] = [node for node in screen.nodes if node.kind == "chain"]
+        refs = [child.key for child in chain.children]
+        assert refs == sorted(refs, key=lambda ref: int(ref[1:])), refs
+        listed = [child.key for node in screen.nodes for child in node.children]
+        assert len(set(listed)) < len(listed)  # the chain lists calls a summary lists too
+        assert f"1 compressed chains · {len(set(listed))} calls" in shown(app)
+
+
 async def test_a_setting_changed_in_the_overlay_is_saved_and_shown(make_app, send, wait, change) -> None:
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
