@@ -45,7 +45,7 @@ from condense.render.orphans import sweep_dedup_key, sweep_detail
 from condense.render.pipeline import IncrementalRender, RenderOptions, prune_messages
 from condense.render.stub import StubMemo
 from condense.spill import spill_oversized_batch, spill_record
-from condense.stats import PruneStats, status_line, status_text
+from condense.stats import PruneStats, Reclaim, status_line, status_text
 from condense.summarize import Summarizer, SummaryHook
 
 log = logging.getLogger("condense")
@@ -169,23 +169,31 @@ class CondenseEngine:
         if not self.config.enabled:
             return
         branch = self.host.branch()
-        self.render(list(self._branch.of(branch).messages))
-        self._saved_at_reply = self._saving_before(branch, _last_reply(branch))
+        self._measure_quietly(branch)
+        cut = _last_reply(branch)
+        if cut is None:  # no reply: the host estimates the whole conversation, unpruned
+            self._saved_at_reply = 0
+        elif any(entry.get("type") in ("custom", "custom_message") for entry in branch[cut:]):
+            earlier = self._measured(branch[:cut])
+            self._saved_at_reply = earlier.saved_tokens if earlier is not None else 0
+        else:  # nothing of ours came after the reply: its request had what we have now
+            self._saved_at_reply = self._saved()
         self.update_status()
 
-    def _saving_before(self, branch: list[dict[str, Any]], cut: int | None) -> int:
-        """The saving of a request made on `branch[:cut]`, measured by an engine loaded with only that
-        (none without a reply: the host then estimates the whole unpruned conversation)."""
-        if cut is None:
-            return 0
-        if not any(entry.get("type") in ("custom", "custom_message") for entry in branch[cut:]):
-            return self._saved()  # nothing of ours came after the reply: its request had what we have now
+    def _measure_quietly(self, branch: list[dict[str, Any]]) -> None:
+        measured = self._measured(branch)
+        if measured is not None:
+            self.stats.set_live_reclaim(measured.before_chars, measured.after_chars)
+
+    def _measured(self, branch: list[dict[str, Any]]) -> Reclaim | None:
+        """What a request on `branch` would leave out, measured by an engine loaded with only that branch,
+        in memory: opening a session writes nothing (a render's diagnostics are a request's to report)."""
         log = MemoryLog(cwd=None)
-        log.entries = branch[:cut]
-        earlier = CondenseEngine(LocalHost(log), self.config)
-        earlier.rebuild()
-        earlier.render(list(earlier._branch.of(log.entries).messages))
-        return earlier._saved()
+        log.entries = list(branch)
+        engine = CondenseEngine(LocalHost(log), self.config)
+        engine.rebuild()
+        engine.render(list(engine._branch.of(log.entries).messages))
+        return engine.stats.live_reclaim()
 
     def _probe_rearm(self) -> bool:
         """Work left pending by a reload must still be able to trigger a flush without new results."""
@@ -421,8 +429,12 @@ class CondenseEngine:
         new saving without waiting for the next request. The branch, not the last request's input: a flush
         on the final reply compresses a chain that ends with that reply, which the last request never
         carried (rendering that input again would report the chain's range as unresolved)."""
-        if self._last_input is not None and self.config.enabled:
+        if not self.config.enabled:
+            return
+        if self._last_input is not None:
             self.render(list(self._branch.of(self.host.branch()).messages))
+        elif self._saved_at_reply is not None:  # measured on load, no request since: measure the same way
+            self._measure_quietly(self.host.branch())
 
     def _saved(self) -> int:
         reclaim = self.stats.live_reclaim()

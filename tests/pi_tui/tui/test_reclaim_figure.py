@@ -117,7 +117,9 @@ async def test_a_reopened_or_resumed_session_shows_the_figures_it_was_left_with(
         await pilot.press("enter")
         await wait(pilot)
         assert footer_figures(app) == left
+    saved = path.read_bytes()
     reopened = make_app(session=path)  # `--session`, and `-c`, which opens the same file
     async with reopened.run_test(size=(120, 40)) as pilot:
         await wait(pilot)
         assert footer_figures(reopened) == left
+        assert path.read_bytes() == saved  # measuring it wrote nothing
