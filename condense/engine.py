@@ -188,11 +188,11 @@ class CondenseEngine:
     def _measured(self, branch: list[dict[str, Any]]) -> Reclaim | None:
         """What a request on `branch` would leave out, measured by an engine loaded with only that branch,
         in memory: opening a session writes nothing (a render's diagnostics are a request's to report)."""
-        log = MemoryLog(cwd=None)
-        log.entries = list(branch)
-        engine = CondenseEngine(LocalHost(log), self.config)
+        memory = MemoryLog(cwd=None)
+        memory.entries = list(branch)
+        engine = CondenseEngine(LocalHost(memory), self.config)
         engine.rebuild()
-        engine.render(list(engine._branch.of(log.entries).messages))
+        engine.render(list(engine._branch.of(memory.entries).messages))
         return engine.stats.live_reclaim()
 
     def _probe_rearm(self) -> bool:
