@@ -27,11 +27,13 @@ from condense.chains import (
 )
 from condense.config import CondenseConfig
 from condense.diagnostics import DiagnosticSink, status_suffix
+from condense.entry_log import MemoryLog
 from condense.flush import BatchFilter, Flusher, FlushResult, Progress
 from condense.frontier import reconstruct as reconstruct_frontier
 from condense.frontier import trim_batch
 from condense.host import Host
 from condense.index import ToolCallIndexer
+from condense.local_host import LocalHost
 from condense.measure import estimate_from_chars
 from condense.messages import tool_calls
 from condense.metrics import REARMED, ContextMetrics, MetricsScan, compute_context_metrics
@@ -43,13 +45,23 @@ from condense.render.orphans import sweep_dedup_key, sweep_detail
 from condense.render.pipeline import IncrementalRender, RenderOptions, prune_messages
 from condense.render.stub import StubMemo
 from condense.spill import spill_oversized_batch, spill_record
-from condense.stats import PruneStats, status_line, status_text
+from condense.stats import PruneStats, Reclaim, status_line, status_text
 from condense.summarize import Summarizer, SummaryHook
 
 log = logging.getLogger("condense")
 
 STATUS_KEY = "condense"
 ConfigSaver = Callable[[CondenseConfig], None]
+
+
+def _last_reply(branch: list[dict[str, Any]]) -> int | None:
+    """Where the newest reply the host reckons its context from (no error, no abort) sits on `branch`."""
+    for position in range(len(branch) - 1, -1, -1):
+        message = branch[position].get("message")
+        if (branch[position].get("type") == "message" and isinstance(message, dict)
+                and message.get("role") == "assistant" and message.get("stopReason") not in ("error", "aborted")):
+            return position
+    return None
 
 
 @dataclass
@@ -143,12 +155,45 @@ class CondenseEngine:
     def on_session_start(self) -> None:
         self.summarizer.reset()
         self.rebuild()
+        self._measure_loaded()
 
     def on_session_tree(self) -> None:
-        """A branch change: rebuild, then measure the new branch so the figures show at once."""
         self.rebuild()
-        if self.config.enabled and len(self.index):
-            self.render(list(self._branch.of(self.host.branch()).messages))
+        self._measure_loaded()
+
+    def _measure_loaded(self) -> None:
+        """A branch just (re)loaded: measure it, so the figures show at once, and find the saving its last
+        reply's usage (the host's context figure) already had. That reply's request saw only the branch
+        before it: what a flush after it took out (the final reply's own flush, `/pruner now` before
+        quitting) is not in the figure yet, and the next flush must not be taken as counted in it."""
+        if not self.config.enabled:
+            return
+        branch = self.host.branch()
+        self._measure_quietly(branch)
+        cut = _last_reply(branch)
+        if cut is None:  # no reply: the host estimates the whole conversation, unpruned
+            self._saved_at_reply = 0
+        elif any(entry.get("type") in ("custom", "custom_message") for entry in branch[cut:]):
+            earlier = self._measured(branch[:cut])
+            self._saved_at_reply = earlier.saved_tokens if earlier is not None else 0
+        else:  # nothing of ours came after the reply: its request had what we have now
+            self._saved_at_reply = self._saved()
+        self.update_status()
+
+    def _measure_quietly(self, branch: list[dict[str, Any]]) -> None:
+        measured = self._measured(branch)
+        if measured is not None:
+            self.stats.set_live_reclaim(measured.before_chars, measured.after_chars)
+
+    def _measured(self, branch: list[dict[str, Any]]) -> Reclaim | None:
+        """What a request on `branch` would leave out, measured by an engine loaded with only that branch,
+        in memory: opening a session writes nothing (a render's diagnostics are a request's to report)."""
+        memory = MemoryLog(cwd=None)
+        memory.entries = list(branch)
+        engine = CondenseEngine(LocalHost(memory), self.config)
+        engine.rebuild()
+        engine.render(list(engine._branch.of(memory.entries).messages))
+        return engine.stats.live_reclaim()
 
     def _probe_rearm(self) -> bool:
         """Work left pending by a reload must still be able to trigger a flush without new results."""
@@ -384,8 +429,12 @@ class CondenseEngine:
         new saving without waiting for the next request. The branch, not the last request's input: a flush
         on the final reply compresses a chain that ends with that reply, which the last request never
         carried (rendering that input again would report the chain's range as unresolved)."""
-        if self._last_input is not None and self.config.enabled:
+        if not self.config.enabled:
+            return
+        if self._last_input is not None:
             self.render(list(self._branch.of(self.host.branch()).messages))
+        elif self._saved_at_reply is not None:  # measured on load, no request since: measure the same way
+            self._measure_quietly(self.host.branch())
 
     def _saved(self) -> int:
         reclaim = self.stats.live_reclaim()

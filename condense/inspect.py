@@ -80,6 +80,13 @@ class PruneTree:
     spilled: tuple[CallView, ...]
     aliases: tuple[CallView, ...]
 
+    @property
+    def call_count(self) -> int:
+        """Calls the tree names, each once: a chain lists the calls its summaries cover too."""
+        groups = (*(chain.calls for chain in self.chains), *(summary.calls for summary in self.summaries),
+                  self.spilled, self.aliases)
+        return len({call.key for calls in groups for call in calls})
+
 
 @dataclass(frozen=True)
 class CallMark:
@@ -124,16 +131,31 @@ def _chain_entries(branch: Iterable[dict[str, Any]]) -> dict[int, ChainEntry]:
     return chains
 
 
+def _ref_order(ref: str) -> tuple[int, str]:
+    """`t2` before `t10`; anything that is no `tN` ref after them."""
+    number = ref[1:]
+    return (int(number), "") if ref.startswith("t") and number.isdigit() else (1 << 62, ref)
+
+
+def _in_ref_order(refs: Iterable[str]) -> tuple[str, ...]:
+    """A chain's refs as the tree and the marks list them, as its summaries and the recovery tool name them:
+    a chain records its calls in the order they ran, but the calls a summary covered got their refs first,
+    the rest when the chain was compressed."""
+    return tuple(sorted(refs, key=_ref_order))
+
+
 def chain_marks(branch: Iterable[dict[str, Any]]) -> dict[int, ChainMark]:
-    """The compressed chains' marks by the timestamp of the user message that starts each."""
-    return {start: ChainMark(chain.block_id, chain.tool_refs) for start, chain in _chain_entries(branch).items()}
+    """The compressed chains' marks by the timestamp of the user message that starts each, refs in ref order."""
+    return {start: ChainMark(chain.block_id, _in_ref_order(chain.tool_refs))
+            for start, chain in _chain_entries(branch).items()}
 
 
 def _chain(engine: CondenseEngine, chain: ChainEntry) -> ChainView:
-    keys = [engine.index.resolve_tool_call_id(ref) or ref for ref in chain.tool_refs]
+    refs = _in_ref_order(chain.tool_refs)
+    keys = [engine.index.resolve_tool_call_id(ref) or ref for ref in refs]
     text = chain.range_summary_text or "\n\n".join(engine.index.summaries_covering(keys))
-    calls = tuple(_call(engine, key, ref) for key, ref in zip(keys, chain.tool_refs, strict=True))
-    return ChainView(chain.block_id, chain.tool_refs, chain.start_user_timestamp, text, calls)
+    calls = tuple(_call(engine, key, ref) for key, ref in zip(keys, refs, strict=True))
+    return ChainView(chain.block_id, refs, chain.start_user_timestamp, text, calls)
 
 
 def _summary(engine: CondenseEngine, entry: dict[str, Any]) -> SummaryView:

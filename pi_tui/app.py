@@ -412,7 +412,7 @@ class PiApp(App[int]):
 
     async def show_first_screen(self, errors: list[str]) -> None:
         """Where the user is (model, folder, session) and the runtime's notices: at launch, and after
-        /new or /resume, whose transcript would otherwise start blank."""
+        /new or /resume. After the session's conversation, so on a long one they are in view, not pages up."""
         folder = self.cwd_display or display_path(self.runtime.host.cwd)
         for text, level in first_screen(self.runtime, folder, errors, self.settings.quiet_startup):
             await self.main.transcript.add_note(text, level)

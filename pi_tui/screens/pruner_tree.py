@@ -22,7 +22,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Static, Tree
 from textual.widgets.tree import TreeNode
 
-from condense import CallView, ChainView, SummaryView, prune_tree
+from condense import CallView, ChainView, PruneTree, SummaryView, prune_tree
 from condense.engine import CondenseEngine
 from pi_tui import keymap
 from pi_tui.call_subject import key_argument
@@ -81,9 +81,8 @@ def _chain_node(chain: ChainView) -> Node:
                 children=[_call_node(call) for call in chain.calls])
 
 
-def condense_tree(engine: CondenseEngine, branch: list[dict[str, Any]]) -> list[Node]:
+def condense_tree(tree: PruneTree) -> list[Node]:
     """The top-level nodes: chains, then summaries in session order, then uncovered spills and aliases."""
-    tree = prune_tree(engine, branch)
     nodes = [*map(_chain_node, tree.chains), *map(_summary_node, tree.summaries)]
     if tree.spilled:
         nodes.append(Node("group", Content.styled(f"Spilled outputs ({len(tree.spilled)})", "bold"), "spilled",
@@ -138,7 +137,8 @@ class PrunerTreeScreen(ModalScreen[None]):
     def __init__(self, engine: CondenseEngine, branch: list[dict[str, Any]]) -> None:
         super().__init__()
         self.engine = engine
-        self.nodes = condense_tree(engine, branch)
+        self.pruned = prune_tree(engine, branch)
+        self.nodes = condense_tree(self.pruned)
         self.tree_view = CondenseTree("condense", id="pruner-tree")
         self.filter_input = Input(placeholder="filter…", id="tree-filter", compact=True)
         self.filter_input.display = False
@@ -146,8 +146,8 @@ class PrunerTreeScreen(ModalScreen[None]):
     def _title(self) -> str:
         summaries = sum(1 for node in self.nodes if node.kind == "summary")
         chains = sum(1 for node in self.nodes if node.kind == "chain")
-        calls = sum(len(node.children) for node in self.nodes)
-        return f"/pruner tree · {summaries} summaries · {chains} compressed chains · {calls} calls"
+        return (f"/pruner tree · {summaries} summaries · {chains} compressed chains · "
+                f"{self.pruned.call_count} calls")
 
     def compose(self) -> Iterator[Widget]:
         with Vertical(id="pruner-tree-box"):

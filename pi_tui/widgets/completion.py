@@ -102,10 +102,12 @@ class Completer:
 
 
 class CompletionMenu(OptionList):
-    """The suggestions, just above the editor; the editor drives it (it never takes the focus)."""
+    """The suggestions, just above the editor; the editor drives it (it never takes the focus). One row
+    each, cut with an ellipsis: a wrapped description would read as an item of its own."""
 
     DEFAULT_CSS = """
-    CompletionMenu { height: auto; max-height: 10; border: none; padding: 0 1; background: $surface; }
+    CompletionMenu { height: auto; max-height: 10; border: none; padding: 0 1; background: $surface;
+                     text-wrap: nowrap; text-overflow: ellipsis; }
     CompletionMenu > .option-list--option-highlighted { background: $primary 30%; }
     """
 

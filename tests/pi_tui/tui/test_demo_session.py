@@ -21,7 +21,7 @@ from pi_tui.screens.text_view import TextViewScreen
 from pi_tui.settings import load_settings
 from pi_tui.widgets.answer import AssistantText
 from pi_tui.widgets.assistant import AssistantBlock
-from pi_tui.widgets.blocks import SummaryBlock
+from pi_tui.widgets.blocks import SummaryBlock, UserBlock
 from pi_tui.widgets.tool_card import ToolCard
 
 RECLAIM = re.compile(r"prune: ON · reads [\d.]+[kM]? · saves [\d.]+[kM]? \(-\d+%\)")
@@ -94,6 +94,27 @@ async def test_pruner_tree_lists_the_calls_and_opens_outputs_and_summaries(make_
         await pilot.press("escape", "escape")
         await pilot.pause()
         assert app.screen is app.main
+
+
+async def test_pruner_tree_counts_each_call_once_and_lists_a_chain_in_ref_order(make_app, send, wait,
+                                                                                shown) -> None:
+    app = make_app()  # the demo's own settings: task 1 ends with its chain compressed, some calls summarised
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait(pilot)
+        await send(pilot, "fix the failing test")
+        await send(pilot, "/pruner tree")
+        screen = app.screen
+        assert isinstance(screen, PrunerTreeScreen)
+        [chain] = [node for node in screen.nodes if node.kind == "chain"]
+        refs = [child.key for child in chain.children]
+        assert refs == sorted(refs, key=lambda ref: int(ref[1:])), refs
+        listed = [child.key for node in screen.nodes for child in node.children]
+        assert len(set(listed)) < len(listed)  # the chain lists calls a summary lists too
+        assert f"1 compressed chains · {len(set(listed))} calls" in shown(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        [user] = app.main.transcript.query(UserBlock)  # the chain's mark beside its prompt: the same order
+        assert user.chain == f"⊟ compressed chain b1 · tools {', '.join(refs)}"
 
 
 async def test_a_setting_changed_in_the_overlay_is_saved_and_shown(make_app, send, wait, change) -> None:

@@ -54,6 +54,23 @@ async def test_a_command_recalled_from_history_opens_no_menu_and_up_keeps_walkin
         assert editor.text == "/pruner statu" and app.main.menu.is_open
 
 
+async def test_a_completion_row_too_long_for_the_terminal_is_cut_never_wrapped(make_app, wait, shown) -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 30)) as pilot:  # `/pruner ` descriptions are wider than 80 columns
+        await wait(pilot)
+        await pilot.press(*"/pruner ")
+        await pilot.pause()
+        menu = app.main.menu
+        assert menu.is_open
+        assert max(len(s.label) + len(s.description) for s in menu.suggestions) > menu.size.width
+        rows = [strip.text.strip() for strip in (menu.render_line(y) for y in range(menu.size.height))]
+        shown_rows = [row for row in rows if row]
+        assert len(shown_rows) == min(len(menu.suggestions), menu.size.height)  # one row per item
+        for row, suggestion in zip(shown_rows, menu.suggestions, strict=False):
+            assert row.startswith(suggestion.label)
+        assert any(row.endswith("…") for row in shown_rows)
+
+
 async def test_slash_completion_lists_commands_with_descriptions_then_arguments(make_app, wait) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:

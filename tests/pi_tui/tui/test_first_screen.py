@@ -71,3 +71,7 @@ async def test_new_and_resume_open_on_the_first_screen_of_their_session(make_app
         await wait(pilot)
         assert app.runtime.host.session.path == first
         assert f"session {first.name} · 15 messages" in shown(app)  # the prompt, replies and tool results
+        # the resumed conversation first, then where you are, in view above the editor
+        kinds = [item.kind for item in app.main.transcript.conversation.items]
+        assert kinds[0] == "user" and kinds[-1] == "note" and "note" not in kinds[:-1], kinds
+        assert app.main.transcript.conversation.items[-1].message["text"].startswith("pi-tui 0.1.0 · model demo")

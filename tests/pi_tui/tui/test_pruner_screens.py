@@ -9,6 +9,7 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel, Field
 
+from condense import prune_tree
 from condense.config import CondenseConfig
 from pi_tui.offline import offline_engine
 from pi_tui.screens.form import field_specs, parse_value, to_text
@@ -38,7 +39,7 @@ def engine_for(path: Path, *extra: dict) -> tuple:  # type: ignore[type-arg]
 
 def test_the_tree_holds_summaries_with_their_calls(fixed_session) -> None:
     engine, branch = engine_for(fixed_session())
-    [summary] = condense_tree(engine, branch)
+    [summary] = condense_tree(prune_tree(engine, branch))
     assert summary.label.plain == "Turn 0 summary (3 tools)"
     assert [child.label.plain for child in summary.children] == [
         "t1 bash python3 -m unittest  92 chars  ERROR",
@@ -50,7 +51,7 @@ def test_the_tree_holds_summaries_with_their_calls(fixed_session) -> None:
 
 def test_chains_and_deduplicated_outputs_get_their_own_nodes(fixed_session) -> None:
     engine, branch = engine_for(fixed_session(), CHAIN, ALIAS)
-    nodes = condense_tree(engine, branch)
+    nodes = condense_tree(prune_tree(engine, branch))
     assert [node.kind for node in nodes] == ["chain", "summary", "group"]
     chain, _, aliases = nodes
     assert chain.label.plain == "b1 compressed chain (2 tools)" and chain.body == "Fixed the tax bug."
@@ -63,16 +64,16 @@ def test_protected_outputs_are_marked(fixed_session) -> None:
     path = fixed_session()
     session = Session.open(path)
     engine, _ = offline_engine(session, CondenseConfig(protected_tools=["bash"]))
-    labels = [child.label.plain for child in condense_tree(engine, session.branch_entries())[0].children]
+    labels = [child.label.plain for child in condense_tree(prune_tree(engine, session.branch_entries()))[0].children]
     assert labels[0].endswith("[protected]") and not labels[1].endswith("]")
 
 
 def test_the_filter_keeps_matching_calls_under_their_summary(fixed_session) -> None:
     engine, branch = engine_for(fixed_session(), CHAIN)
-    filtered = filter_nodes(condense_tree(engine, branch), "edit")
+    filtered = filter_nodes(condense_tree(prune_tree(engine, branch)), "edit")
     assert [(node.kind, [child.key for child in node.children]) for node in filtered] == [
         ("chain", ["t3"]), ("summary", ["t3"])]
-    whole = filter_nodes(condense_tree(engine, branch), "b1")[0]  # a node that matches keeps all its calls
+    whole = filter_nodes(condense_tree(prune_tree(engine, branch)), "b1")[0]  # a node that matches keeps all its calls
     assert [child.key for child in whole.children] == ["t1", "t3"]
 
 

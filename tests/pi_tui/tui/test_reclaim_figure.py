@@ -5,6 +5,10 @@ diagnostic counters shown in every state while one is non-zero."""
 from __future__ import annotations
 
 import re
+import shutil
+
+from pi_tui.screens.picker import PickerScreen
+from tests.conftest import corpus_path
 
 FIGURE = re.compile(r"│ prune: ON · reads (\S+) · saves (\S+) \(-(\d+)%\)")
 
@@ -75,3 +79,47 @@ async def test_after_a_flush_the_context_figure_is_what_the_model_reads(make_app
         await wait_for(pilot, lambda: FIGURE.fullmatch(app.bridge.statuses["condense"]) is not None)
         reads, reads_off = tokens(FIGURE.fullmatch(app.bridge.statuses["condense"])[1])
         assert abs(footer_context(app) - reads) <= reads_off + 100
+
+
+def footer_figures(app) -> tuple[str, str]:
+    """The footer's context figure and its pruning line, as a user reads them."""
+    lines = [line.plain for line in app.main.footer.lines(118)]
+    return lines[1].split()[-2], lines[-1]
+
+
+async def test_a_flush_on_a_loaded_session_drops_the_context_figure_to_what_the_model_reads(
+        make_app, send, wait, tmp_path) -> None:
+    copy = tmp_path / "check.jsonl"  # a recorded session this engine never pruned: nothing is indexed yet
+    shutil.copy(corpus_path("pi-compaction-check.jsonl"), copy)
+    app = make_app(session=copy)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait(pilot)
+        before = footer_context(app)
+        await send(pilot, "/pruner now")
+        figure = FIGURE.fullmatch(app.bridge.statuses["condense"])
+        assert figure, app.bridge.statuses
+        reads, reads_off = tokens(figure[1])
+        saves, _ = tokens(figure[2])
+        after = footer_context(app)
+        assert after < before - saves / 2  # the summaries replaced far more than they add
+        assert abs(after - reads) <= reads_off + 100
+
+
+async def test_a_reopened_or_resumed_session_shows_the_figures_it_was_left_with(make_app, send, wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, "fix the failing test")  # the final reply's flush comes after that reply's usage
+        left = footer_figures(app)
+        path = app.runtime.host.session.path
+        assert FIGURE.fullmatch("│ " + left[1]), left
+        await send(pilot, "/new")
+        await send(pilot, "/resume", opens=PickerScreen)
+        await pilot.press("enter")
+        await wait(pilot)
+        assert footer_figures(app) == left
+    saved = path.read_bytes()
+    reopened = make_app(session=path)  # `--session`, and `-c`, which opens the same file
+    async with reopened.run_test(size=(120, 40)) as pilot:
+        await wait(pilot)
+        assert footer_figures(reopened) == left
+        assert path.read_bytes() == saved  # measuring it wrote nothing
