@@ -12,6 +12,15 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any, Literal, NamedTuple, NotRequired, TypedDict, TypeGuard
 
+SUMMARY_TYPE = "context-prune-summary"
+"""The `customType` of the custom messages that carry condense's summaries into the conversation."""
+
+
+def is_summary(message: Mapping[str, Any]) -> bool:
+    """Whether a message is one of condense's summaries: how a transcript tells them from other custom
+    messages without knowing the engine's records."""
+    return message.get("role") == "custom" and message.get("customType") == SUMMARY_TYPE
+
 
 class TextContent(TypedDict):
     type: Literal["text"]

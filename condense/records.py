@@ -11,10 +11,11 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from condense.messages import SUMMARY_TYPE
 from condense.occurrence import occ_key, result_timestamp_of
 
 # customType values of the session entries condense writes
-SUMMARY = "context-prune-summary"  # custom_message, in the model's context
+SUMMARY = SUMMARY_TYPE  # custom_message, in the model's context
 INDEX = "context-prune-index"
 DEDUP_ALIAS = "context-prune-dedup-alias"
 FRONTIER = "context-prune-frontier"

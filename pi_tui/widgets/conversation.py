@@ -12,8 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from condense.messages import content_text
-from condense.records import SUMMARY
+from condense.messages import content_text, is_summary
 
 ItemKind = Literal["user", "assistant", "summary", "custom", "bash", "compaction", "branch", "note", "result"]
 
@@ -59,7 +58,7 @@ def assistant_calls(message: Mapping[str, Any]) -> dict[str, Call]:
 
 
 def _custom_item(message: Mapping[str, Any]) -> Item | None:
-    if message.get("customType") == SUMMARY:
+    if is_summary(message):
         return Item("summary", message)
     return Item("custom", message) if message.get("display") else None
 
