@@ -149,7 +149,8 @@ def build_runtime(options: LaunchOptions, settings: Settings, ui: HostUI | None 
     recorded = _session_model(session)
     model, notices = choose_model(options.model, settings.default_model, options.base_url, settings.models,
                                   recorded=recorded)
-    if model.provider == "demo" and recorded not in (None, "demo") and not options.demo_forks_sessions:
+    if (model.provider == "demo" and not options.model and recorded not in (None, "demo")
+            and not options.demo_forks_sessions):
         # print mode writes where --session says: a recorded conversation never gets the demo's turns
         problem = restore_problem(recorded, options.base_url, settings.models)
         raise UserError(f"this session's model {recorded} cannot be used ({problem}), and print mode does not "
