@@ -71,15 +71,36 @@ def _open_locked(path: Path) -> int | None:
 
 
 @contextlib.contextmanager
+def _folder_shared(folder: Path) -> Iterator[None]:
+    """A shared lock on the session's folder while we write: a condense library store open in a
+    Condenser holds that folder's exclusive lock, and a second writer there would interleave with it."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        yield  # a new session's folder: created by the write itself, held by nobody
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise OSError(errno.EBUSY, f"{folder} is a store a condense library user has open; close it "
+                          "(or end its process) first") from None
+        yield
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
 def locked(path: Path) -> Iterator[int | None]:
     """`path` open for appending under an exclusive lock (closing the fd releases it), or None when
     there is no such file yet."""
-    fd = _open_locked(path)
-    try:
-        yield fd
-    finally:
-        if fd is not None:
-            os.close(fd)
+    with _folder_shared(path.parent):
+        fd = _open_locked(path)
+        try:
+            yield fd
+        finally:
+            if fd is not None:
+                os.close(fd)
 
 
 def read_all(fd: int) -> bytes:

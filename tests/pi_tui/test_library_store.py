@@ -126,3 +126,21 @@ def test_the_advice_for_a_version_1_store_is_true(tmp_path: Path) -> None:
     with OpenAICondenser(path.parent) as store:
         assert [m["content"] for m in store.messages()] == ["hi", "more"]
     assert (tmp_path / "old" / "s.jsonl.v1.bak").exists()
+
+
+def test_pi_tui_never_writes_into_a_store_a_condenser_holds(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """The store's lock keeps pi-tui out too while a Condenser has it open: nothing is written, the user is
+    told why in one line, and once the Condenser is closed the same command goes through."""
+    store = OpenAICondenser(tmp_path / "store")
+    store.add_sync([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}])
+    path = session_file(tmp_path / "store")
+    before = path.read_bytes()
+    argv = ["-p", "fix the failing test", "--session", str(path), "--model", "demo"]
+    assert main(argv) == 3
+    err = capsys.readouterr().err
+    assert "store is a store a condense library user has open; close it (or end its process) first" in err
+    assert path.read_bytes() == before
+    store.close()
+    assert main(argv) == 0
+    assert len(path.read_bytes()) > len(before)
