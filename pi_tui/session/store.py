@@ -73,7 +73,7 @@ def _decode_line(text: str) -> tuple[list[Any], str | None, str]:
         try:
             value, end = _DECODER.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
-            return values, f"not valid JSON ({exc.msg})", text[pos:]
+            return values, f"not valid JSON ({exc.msg.removesuffix(' at')} at column {exc.colno})", text[pos:]
         except RecursionError:  # json's decoder recurses per nesting level
             return values, "JSON nested too deeply to read", text[pos:]
         values.append(value)

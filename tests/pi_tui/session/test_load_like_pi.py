@@ -337,6 +337,7 @@ def test_a_line_torn_after_its_parent_id_keeps_its_children_on_their_branch(tmp_
     session = Session.open(path)
     assert texts(session) == ["user:one", "assistant:two", "assistant:four"]
     assert [w.line for w in session.warnings] == [5]
+    assert f"{path}:5: not valid JSON (Unterminated string starting at column " in str(session.warnings[0])
 
 
 def test_a_line_torn_before_its_id_costs_only_that_line(tmp_path: Path) -> None:
