@@ -54,14 +54,19 @@ STATUS_KEY = "condense"
 ConfigSaver = Callable[[CondenseConfig], None]
 
 
-def _last_reply(branch: list[dict[str, Any]]) -> int | None:
-    """Where the newest reply the host reckons its context from (no error, no abort) sits on `branch`."""
-    for position in range(len(branch) - 1, -1, -1):
-        message = branch[position].get("message")
-        if (branch[position].get("type") == "message" and isinstance(message, dict)
-                and message.get("role") == "assistant" and message.get("stopReason") not in ("error", "aborted")):
+def _last_reply(messages: list[Any]) -> int | None:
+    """Where the newest reply the host reckons its context from (no error, no abort) sits in `messages`."""
+    for position in range(len(messages) - 1, -1, -1):
+        message = messages[position]
+        if (isinstance(message, dict) and message.get("role") == "assistant"
+                and message.get("stopReason") not in ("error", "aborted")):
             return position
     return None
+
+
+def _entry_messages(branch: list[dict[str, Any]]) -> list[Any]:
+    """The message of each `message` entry of `branch`, None for any other entry (positions kept)."""
+    return [entry.get("message") if entry.get("type") == "message" else None for entry in branch]
 
 
 @dataclass
@@ -168,31 +173,32 @@ class CondenseEngine:
         quitting) is not in the figure yet, and the next flush must not be taken as counted in it."""
         if not self.config.enabled:
             return
-        branch = self.host.branch()
-        self._measure_quietly(branch)
-        cut = _last_reply(branch)
-        if cut is None:  # no reply: the host estimates the whole conversation, unpruned
+        branch, messages = self.host.branch(), self.host.context_messages()
+        self._measure_quietly(branch, messages)
+        cut, reply = _last_reply(_entry_messages(branch)), _last_reply(messages)
+        if cut is None or reply is None:  # no reply: the host estimates the whole conversation, unpruned
             self._saved_at_reply = 0
         elif any(entry.get("type") in ("custom", "custom_message") for entry in branch[cut:]):
-            earlier = self._measured(branch[:cut])
+            earlier = self._measured(branch[:cut], messages[:reply])
             self._saved_at_reply = earlier.saved_tokens if earlier is not None else 0
         else:  # nothing of ours came after the reply: its request had what we have now
             self._saved_at_reply = self._saved()
         self.update_status()
 
-    def _measure_quietly(self, branch: list[dict[str, Any]]) -> None:
-        measured = self._measured(branch)
+    def _measure_quietly(self, branch: list[dict[str, Any]], messages: list[Any]) -> None:
+        measured = self._measured(branch, messages)
         if measured is not None:
             self.stats.set_live_reclaim(measured.before_chars, measured.after_chars)
 
-    def _measured(self, branch: list[dict[str, Any]]) -> Reclaim | None:
-        """What a request on `branch` would leave out, measured by an engine loaded with only that branch,
-        in memory: opening a session writes nothing (a render's diagnostics are a request's to report)."""
+    def _measured(self, branch: list[dict[str, Any]], messages: list[Any]) -> Reclaim | None:
+        """What a request of `messages` on `branch` would leave out, measured by an engine loaded with only
+        that branch, in memory: opening a session writes nothing (a render's diagnostics are a request's
+        to report)."""
         memory = MemoryLog(cwd=None)
         memory.entries = list(branch)
         engine = CondenseEngine(LocalHost(memory), self.config)
         engine.rebuild()
-        engine.render(list(engine._branch.of(memory.entries).messages))
+        engine.render(messages)
         return engine.stats.live_reclaim()
 
     def _probe_rearm(self) -> bool:
@@ -426,15 +432,17 @@ class CondenseEngine:
 
     def _measure_again(self) -> None:
         """A flush changes what the next request will carry: measure it now, so the status line shows the
-        new saving without waiting for the next request. The branch, not the last request's input: a flush
-        on the final reply compresses a chain that ends with that reply, which the last request never
-        carried (rendering that input again would report the chain's range as unresolved)."""
+        new saving and the estimate of that request without waiting for it. The host's messages as of now,
+        not the last request's input: a flush on the final reply compresses a chain that ends with that
+        reply, which the last request never carried (rendering that input again would report the chain's
+        range as unresolved); not the branch's messages either, which a compaction cut and which lack the
+        summaries."""
         if not self.config.enabled:
             return
         if self._last_input is not None:
-            self.render(list(self._branch.of(self.host.branch()).messages))
+            self.render(self.host.context_messages())
         elif self._saved_at_reply is not None:  # measured on load, no request since: measure the same way
-            self._measure_quietly(self.host.branch())
+            self._measure_quietly(self.host.branch(), self.host.context_messages())
 
     def _saved(self) -> int:
         reclaim = self.stats.live_reclaim()
@@ -446,17 +454,21 @@ class CondenseEngine:
         self.update_status()
 
     def reads_now(self) -> int | None:
-        """What the next request carries, in the host's tokens: its context figure less what pruning took
-        out since the request that figure was reported for (None with pruning off or no figure). A host
-        shows it as its context figure, which otherwise stays at the last reply's until the next one."""
+        """What the next request carries, in the host's tokens (None with pruning off or no figure): its
+        context figure while that figure's request had the saving pruning has now, else (a flush since)
+        the estimate of the next request itself, as a request is measured. A host shows it as its context
+        figure, which otherwise stays at the last reply's until the next one."""
         usage = self.host.context_usage()
         if not self.config.enabled or usage is None or usage.tokens is None:
             return None
-        reads = usage.tokens - (self._saved() - (self._saved_at_reply or 0))
+        if self._saved() == (self._saved_at_reply or 0):
+            return usage.tokens
+        return self._estimated_reads()
+
+    def _estimated_reads(self) -> int | None:
+        """The estimate of the next request, from the last measure of it (None before any)."""
         reclaim = self.stats.live_reclaim()
-        if reads < 0 and reclaim is not None:  # the host counts fewer tokens than we took out (its count is
-            return reclaim.after_chars // 4  # an estimate of another kind): our own measure of what is left
-        return reads
+        return estimate_from_chars(reclaim.after_chars) if reclaim is not None else None
 
     def _render_options(self) -> RenderOptions:
         """The options of a render, the same object while nothing they hold has changed."""
@@ -484,8 +496,9 @@ class CondenseEngine:
     # ----- status -----------------------------------------------------------------------------
 
     def status(self) -> str:
-        return status_text(self.config.enabled, self.stats.live_reclaim(), self.diagnostics.counts(),
-                           self.reads_now())
+        reads = self.reads_now()  # with no context figure (after a compaction), still what the model reads
+        reads = self._estimated_reads() if reads is None else reads
+        return status_text(self.config.enabled, self.stats.live_reclaim(), self.diagnostics.counts(), reads)
 
     def update_status(self) -> None:
         if not self.config.show_prune_status_line:

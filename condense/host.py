@@ -55,6 +55,11 @@ class Host(Protocol):
         """Session entries of the current branch, root to leaf (Pi's `getBranch`)."""
         ...
 
+    def context_messages(self) -> list[Any]:
+        """The messages the next request carries before pruning, as the agent builds them from the branch
+        (only what follows its last compaction, custom messages in place): what a request is measured on."""
+        ...
+
     def append_entry(self, custom_type: str, data: Any) -> None:
         """Persist a `custom` entry (never sent to the model). May raise; callers handle it."""
         ...

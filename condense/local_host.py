@@ -135,6 +135,9 @@ class LocalHost(RecordedUI):
     def branch(self) -> list[dict[str, Any]]:
         return self.log.branch()
 
+    def context_messages(self) -> list[Any]:
+        return self.log.messages()
+
     def append_entry(self, custom_type: str, data: Any) -> None:
         self.log.append("custom", {"customType": custom_type} if data is None else
                         {"customType": custom_type, "data": data})

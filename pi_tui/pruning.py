@@ -46,6 +46,9 @@ class AgentPruningHost:
     def branch(self) -> list[dict[str, Any]]:
         return self.agent_host.session.branch_entries()
 
+    def context_messages(self) -> list[Any]:
+        return list(self.agent_host.agent.messages)
+
     def append_entry(self, custom_type: str, data: Any) -> None:
         self.agent_host.session.append_custom(custom_type, data)
 

@@ -22,6 +22,7 @@ from pi_tui.agent.events import EventBus
 from pi_tui.agent.loop import Agent, AgentConfig
 from pi_tui.ai.models import require_key
 from pi_tui.ai.types import ModelClient
+from pi_tui.session.context import in_time_order
 from pi_tui.session.store import Session, SessionWriteError
 from pi_tui.tools.base import Tool
 
@@ -196,8 +197,13 @@ class AgentHost:
         await self.insert_message(_custom_message(custom_type, content, display, details))
 
     def context_usage(self) -> ContextUsage:
-        """Tokens of the last good reply's usage plus a chars/4 estimate of what came after it (Pi's)."""
-        reckoned = context_estimate(self.agent.messages)
+        """Tokens of the last good reply's usage plus a chars/4 estimate of what came after it (Pi's).
+        After a compaction, the replies in the order they came: those it kept (which the context puts
+        after its summary) measured the history it replaced, so only a newer reply's usage counts."""
+        messages = self.agent.messages
+        if messages and messages[0].get("role") == "compactionSummary":
+            messages = in_time_order(self.session.branch_entries())
+        reckoned = context_estimate(messages)
         return ContextUsage(None if reckoned is None else reckoned.tokens, self.config.model.context_window)
 
     # ----- the session tree ---------------------------------------------------------------------

@@ -58,6 +58,13 @@ def compaction_message(entry: dict[str, Any]) -> AgentMessage:
     }
 
 
+def in_time_order(path: list[dict[str, Any]]) -> list[AgentMessage]:
+    """Every message of a branch given root-to-leaf in the order it came, each compaction's summary where
+    the compaction happened (a context puts it first, before the replies it kept)."""
+    messages = (compaction_message(e) if e.get("type") == "compaction" else entry_message(e) for e in path)
+    return [message for message in messages if message is not None]
+
+
 def _apply_setting(context: SessionContext, entry: dict[str, Any]) -> None:
     """The thinking level or model an entry sets, applied to `context`."""
     kind = entry.get("type")
