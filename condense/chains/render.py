@@ -65,6 +65,7 @@ class Boundaries:
         self.assistants: dict[int, list[int]] = {}
         self.rendered: set[str] = set()
         self.summaries: list[int] = []  # positions of condense's per-batch summaries
+        self.earliest: int | None = None  # the oldest user or assistant timestamp the messages hold
         self.size = 0
         self.extend(messages)
 
@@ -79,7 +80,13 @@ class Boundaries:
             stamp = result_timestamp_of(message.get("timestamp")) if table is not None else None
             if table is not None and stamp is not None:
                 table.setdefault(stamp, []).append(position)
+                self.earliest = stamp if self.earliest is None else min(self.earliest, stamp)
         self.size += len(messages)
+
+    def before_all(self, final_assistant_timestamp: int | None) -> bool:
+        """A chain that ended before the oldest message held: compacted out of the context, not broken."""
+        return (final_assistant_timestamp is not None and self.earliest is not None
+                and final_assistant_timestamp < self.earliest)
 
     def resolve(self, start_user_timestamp: int, final_assistant_timestamp: int | None) -> Span | None:
         if final_assistant_timestamp is None:
@@ -263,6 +270,8 @@ def _accept(boundaries: Boundaries, entries: Sequence[ChainEntry], diagnostics: 
     resolved: list[_Applied] = []
     for entry in entries:
         span = boundaries.resolve(entry.start_user_timestamp, entry.final_assistant_timestamp)
+        if span is None and boundaries.before_all(entry.final_assistant_timestamp):
+            continue
         if span is None:
             final = "null" if entry.final_assistant_timestamp is None else entry.final_assistant_timestamp
             _report(diagnostics, "unresolved-range", entry.block_id,

@@ -415,6 +415,20 @@ def test_an_unresolved_entry_drops_nothing_and_inserts_no_synthetic() -> None:
     assert reports.kinds() == ["unresolved-range"]
 
 
+def test_a_chain_that_ended_before_the_oldest_message_held_is_no_fault() -> None:
+    """After a compaction the context starts later than chains the branch still records: those are not
+    in the request to compress, and saying "unresolved" about them at every request would be noise. A
+    chain whose start alone is missing is still reported."""
+    reports = Reports()
+    messages = incident()
+    compacted = ChainEntry("b1", 100, ("bash_1",), 200, ("t9",), 150, range_summary_text="before")
+    assert apply(messages, compacted, diagnostics=reports) is messages
+    assert reports.kinds() == []
+    straddling = ChainEntry("b2", 100, ("bash_18",), 1200, ("t1",), 150, range_summary_text="cut")
+    assert apply(messages, straddling, diagnostics=reports) is messages
+    assert reports.kinds() == ["unresolved-range"]
+
+
 def test_re_applying_the_same_entries_is_a_no_op_synthetic_preserved() -> None:
     first = apply(incident(), B5, B7)
     assert apply(first, B5, B7) is first
