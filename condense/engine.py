@@ -34,7 +34,7 @@ from condense.frontier import trim_batch
 from condense.host import Host
 from condense.index import ToolCallIndexer
 from condense.local_host import LocalHost
-from condense.measure import estimate_from_chars
+from condense.measure import estimate_from_chars, model_chars
 from condense.messages import tool_calls
 from condense.metrics import REARMED, ContextMetrics, MetricsScan, compute_context_metrics
 from condense.protect import is_protected
@@ -174,7 +174,7 @@ class CondenseEngine:
         if not self.config.enabled:
             return
         branch, messages = self.host.branch(), self.host.context_messages()
-        self._measure_quietly(branch, messages)
+        self._measure_quietly(messages)
         cut, reply = _last_reply(_entry_messages(branch)), _last_reply(messages)
         if cut is None or reply is None:  # no reply: the host estimates the whole conversation, unpruned
             self._saved_at_reply = 0
@@ -185,15 +185,17 @@ class CondenseEngine:
             self._saved_at_reply = self._saved()
         self.update_status()
 
-    def _measure_quietly(self, branch: list[dict[str, Any]], messages: list[Any]) -> None:
-        measured = self._measured(branch, messages)
-        if measured is not None:
-            self.stats.set_live_reclaim(measured.before_chars, measured.after_chars)
+    def _measure_quietly(self, messages: list[Any]) -> None:
+        """The saving a request of `messages` would have now, from a full render that reports nothing:
+        opening a session writes nothing (a render's diagnostics are a request's to report)."""
+        options = self._render_options()
+        quiet = replace(options, memo=None, report_orphans=lambda swept: None,
+                        chains=None if options.chains is None else self._chain_phase(None))
+        self.stats.set_live_reclaim(model_chars(messages), model_chars(prune_messages(messages, self.index, quiet)))
 
     def _measured(self, branch: list[dict[str, Any]], messages: list[Any]) -> Reclaim | None:
-        """What a request of `messages` on `branch` would leave out, measured by an engine loaded with only
-        that branch, in memory: opening a session writes nothing (a render's diagnostics are a request's
-        to report)."""
+        """What a request of `messages` would have left out when the session held only `branch` (an
+        earlier point of it), measured by an engine loaded with that branch alone, in memory."""
         memory = MemoryLog(cwd=None)
         memory.entries = list(branch)
         engine = CondenseEngine(LocalHost(memory), self.config)
@@ -442,7 +444,7 @@ class CondenseEngine:
         if self._last_input is not None:
             self.render(self.host.context_messages())
         elif self._saved_at_reply is not None:  # measured on load, no request since: measure the same way
-            self._measure_quietly(self.host.branch(), self.host.context_messages())
+            self._measure_quietly(self.host.context_messages())
 
     def _saved(self) -> int:
         reclaim = self.stats.live_reclaim()
@@ -481,14 +483,17 @@ class CondenseEngine:
     def _new_render_options(self) -> RenderOptions:
         purge = self.config.purge_errors
         chains = self.config.chain_compression
-        phase3 = (ChainPhase(self.chains, self.index, chains.strip_final_assistant_thinking, self.diagnostics)
-                  if chains.enabled and len(self.chains) else None)
+        phase3 = self._chain_phase(self.diagnostics) if chains.enabled and len(self.chains) else None
         # every record, dedup alias and ref the index gained changes it (an alias adds no record)
         version = (len(self.index.changed_keys), self.index.next_ref_number, self._config_version)
         args_memo = self._args_memo if self.config.purge_summarized_args else None
         return RenderOptions(self.is_protected, self.config.recovery_grace_turns, purge.enabled,
                              purge.cooldown_turns, purge.min_arg_chars, self._report_orphans, phase3,
                              self._stub_memo, version, args_memo)
+
+    def _chain_phase(self, diagnostics: DiagnosticSink | None) -> ChainPhase:
+        strip = self.config.chain_compression.strip_final_assistant_thinking
+        return ChainPhase(self.chains, self.index, strip, diagnostics)
 
     def _report_orphans(self, swept: list[str]) -> None:
         self.diagnostics.report("orphan-sweep", sweep_dedup_key(swept), sweep_detail(swept))
