@@ -28,10 +28,8 @@ from pi_tui.session.store import Session
 def session_model(session: Session) -> ModelSpec:
     """The model a recorded session last talked to (for the provider transform, summaries and the budget
     triggers), resolved as the live agent resolves it: its window, output limit and prices from the map."""
-    model = session.build_context().model
-    if model is None or not model[0] or not model[1]:
-        return ModelSpec(provider="unknown", id="unknown")
-    return parse_model_ref("demo" if model[0] == "demo" else f"{model[0]}/{model[1]}")
+    ref = session.model_ref()
+    return parse_model_ref(ref) if ref else ModelSpec(provider="unknown", id="unknown")
 
 
 class SessionLog:

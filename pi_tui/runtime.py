@@ -72,16 +72,6 @@ def _open_session(options: LaunchOptions) -> Session | None:
     return None
 
 
-def _session_model(session: Session | None) -> str | None:
-    """The model a continued session keeps, unless --model says otherwise or pi-tui cannot call it."""
-    if session is None:
-        return None
-    model = session.build_context().model
-    if model is None or not model[0] or not model[1]:
-        return None
-    return "demo" if model[0] == "demo" else f"{model[0]}/{model[1]}"
-
-
 def _work_dir(model: ModelSpec, session: Session | None, options: LaunchOptions, notices: list[str]) -> Path:
     """The demo works on its own copy of the sample project, never on the user's files, whatever folder
     it starts in and whatever session it opens (a session recorded in the user's project included)."""
@@ -146,7 +136,7 @@ def build_runtime(options: LaunchOptions, settings: Settings, ui: HostUI | None 
     `session`, an open session, is continued as it is in memory (`/model`): entries a failed write left
     unsaved stay in it, where reopening its file would drop them."""
     session = session or _open_session(options)
-    recorded = _session_model(session)
+    recorded = session.model_ref() if session is not None else None  # kept unless --model says otherwise
     model, notices = choose_model(options.model, settings.default_model, options.base_url, settings.models,
                                   recorded=recorded)
     if (model.provider == "demo" and not options.model and recorded not in (None, "demo")

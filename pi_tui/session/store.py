@@ -265,6 +265,14 @@ class Session:
     def cwd(self) -> str:
         return str(self.header.get("cwd", ""))
 
+    def model_ref(self) -> str | None:
+        """The model the branch last talked to, as pi-tui names it (`demo`, or `provider/id`); None when
+        it records none."""
+        model = self.build_context().model
+        if model is None or not model[0] or not model[1]:
+            return None
+        return "demo" if model[0] == "demo" else f"{model[0]}/{model[1]}"
+
     @property
     def name(self) -> str | None:
         """The latest `session_info` name on file, like Pi's `/name`."""
