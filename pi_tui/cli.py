@@ -12,7 +12,6 @@ import json
 import os
 import re
 import sys
-import time
 import urllib.parse
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,7 +21,6 @@ from pi_tui import __version__
 from pi_tui.errors import UserError
 
 if TYPE_CHECKING:  # imported lazily at run time: `pi-tui --version` and the TUI's start stay fast
-    from condense.messages import AgentMessage
     from pi_tui.session.store import Session
     from pi_tui.settings import Settings
 
@@ -164,58 +162,34 @@ def _open(arg: str) -> Session:
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:
-    from pi_tui.paths import sessions_dir_for
-    from pi_tui.session.listing import describe, session_files
+    from pi_tui.modes.sessions import list_sessions
 
-    infos = [describe(p) for p in session_files(sessions_dir_for(os.getcwd()))]
-    if args.json:
-        print(json.dumps([{"file": str(i.path), "modified": i.modified, "entries": i.entries,
-                           "firstMessage": i.first_message, "name": i.name} for i in infos], indent=2))
-        return 0
-    if not infos:
-        print("no sessions in this folder yet (they are saved under "
-              f"{sessions_dir_for(os.getcwd())})")
-        return 0
-    for info in infos:
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.modified))
-        title = info.name or info.first_message or "(no message)"
-        print(f"{when}  {info.entries:5d} entries  {info.path.name}\n    {title[:100]}")
+    print(list_sessions(os.getcwd(), args.json), end="")
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from pi_tui.transcript_text import format_conversation
+    from pi_tui.modes.show import show_session
 
-    session = _open(args.session)
-    print(format_conversation(session.messages(), None if args.full else 12), end="")
+    print(show_session(_open(args.session), args.full), end="")
     return 0
 
 
 def cmd_context(args: argparse.Namespace) -> int:
-    session = _open(args.session)
-    messages: Sequence[AgentMessage]  # the raw history, or the request's narrower LLM messages
-    if args.raw:
-        messages = session.messages()
-    else:
-        from pi_tui.offline import next_request
+    from pi_tui.modes.context import context_json
 
-        messages = next_request(session, _load_settings().condense)
-    json.dump(messages, sys.stdout, ensure_ascii=False, indent=1)
-    sys.stdout.write("\n")
+    session = _open(args.session)
+    sys.stdout.write(context_json(session, _load_settings().condense, args.raw))
     return 0
 
 
 def cmd_query(args: argparse.Namespace) -> int:
-    from condense import unknown_refs
-    from pi_tui.offline import offline_engine
+    from pi_tui.modes.query import query_refs
 
-    session = _open(args.session)
-    engine, _ = offline_engine(session, _load_settings().condense)
-    text, _ = engine.query(args.refs)
-    print(text)
-    missing = unknown_refs(engine, args.refs)
-    if missing:  # scripts must not take a "not found" block for an answer
-        print(f"pi-tui: not found in {args.session}: {', '.join(missing)}", file=sys.stderr)
+    answer = query_refs(_open(args.session), _load_settings().condense, args.refs)
+    print(answer.text)
+    if answer.missing:
+        print(f"pi-tui: not found in {args.session}: {', '.join(answer.missing)}", file=sys.stderr)
         return 1
     return 0
 
@@ -223,9 +197,9 @@ def cmd_query(args: argparse.Namespace) -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     from condense.config import CondenseConfig
     from pi_tui.ai.summarizer_check import summarizer_problem
+    from pi_tui.modes.offline import session_model
+    from pi_tui.modes.offline_config import offline_condense_config, summarizer_pair
     from pi_tui.modes.replay import Replayer, ReplayOutput
-    from pi_tui.offline import session_model
-    from pi_tui.offline_config import offline_condense_config, summarizer_pair
 
     summarizer = [summarizer_pair(args.summarizer)] if args.summarizer is not None else []
     config = offline_condense_config(args.settings, [*summarizer, *args.overrides],
@@ -263,8 +237,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_whatif(args: argparse.Namespace) -> int:
     from condense.simulate import format_report, plot_svg
+    from pi_tui.modes.offline_config import offline_condense_config
     from pi_tui.modes.whatif import run_whatif, whatif_options
-    from pi_tui.offline_config import offline_condense_config
 
     condense = offline_condense_config(args.settings, args.overrides)
     options = whatif_options(args.strategies, args.pricing, args.cache_ttl, args.cache_model, condense)
@@ -293,7 +267,7 @@ def cmd_whatif(args: argparse.Namespace) -> int:
 
 def cmd_print(args: argparse.Namespace) -> int:
     from pi_tui.modes.print_mode import run_print
-    from pi_tui.runtime import LaunchOptions, build_runtime
+    from pi_tui.runtime.build import LaunchOptions, build_runtime
 
     if not args.print_prompt.strip():  # before any session file is written
         raise UserError('-p: the task is empty; give the task to run, e.g. pi-tui -p "fix the failing test"')
@@ -309,8 +283,8 @@ def cmd_print(args: argparse.Namespace) -> int:
 
 def cmd_tui(args: argparse.Namespace) -> int:
     """No subcommand and no -p: the interactive TUI (settings problems become notifications there)."""
-    from pi_tui.app import run_tui
-    from pi_tui.launch import LaunchOptions
+    from pi_tui.runtime.launch import LaunchOptions
+    from pi_tui.tui.app import run_tui
 
     options = LaunchOptions(model=args.model, base_url=args.base_url, session=args.session,
                             continue_recent=args.continue_recent, launch_dir=Path(os.getcwd()))

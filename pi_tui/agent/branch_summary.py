@@ -11,10 +11,10 @@ from condense.host import CancelSignal
 from condense.messages import AgentMessage
 from pi_tui.ai.completion import stream_completion
 from pi_tui.ai.types import ModelClient, ModelSpec
+from pi_tui.conversation.text import format_conversation
 from pi_tui.errors import UserError
 from pi_tui.session.context import compaction_message, entry_message
 from pi_tui.session.store import Session
-from pi_tui.transcript_text import format_conversation
 
 # The demo model recognises a summary request by this opening (it has no tools to call for one).
 OPENING = "Summarise the conversation branch below"

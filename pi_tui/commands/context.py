@@ -2,7 +2,7 @@
 
 Handlers never see the App or its widgets, only these operations, so a command can be driven by a
 small recording implementation in a test, and the app's widgets can change without touching a
-command. PiApp's adapter (pi_tui/app.py) is the real implementation.
+command. PiApp's adapter (pi_tui/tui/app.py) is the real implementation.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ if TYPE_CHECKING:
 
     from pi_tui.abort import AbortSignal
     from pi_tui.agent.host import Level
-    from pi_tui.launch import LaunchOptions
-    from pi_tui.runtime import Runtime
+    from pi_tui.runtime.build import Runtime
+    from pi_tui.runtime.launch import LaunchOptions
     from pi_tui.session.store import Session
     from pi_tui.settings import Settings
 

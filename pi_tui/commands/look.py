@@ -6,11 +6,11 @@ from typing import Any
 
 from pi_tui.commands.context import CommandContext
 from pi_tui.commands.registry import Command
-from pi_tui.keymap import hotkeys_text
 from pi_tui.screens.form import SettingsFormScreen, field_specs
 from pi_tui.screens.picker import Choice, PickerScreen
 from pi_tui.screens.text_view import TextViewScreen
 from pi_tui.settings import Settings, SettingsError
+from pi_tui.widgets.keymap import hotkeys_text
 
 
 def save_setting(context: CommandContext, path: tuple[str, ...], value: Any) -> str | None:

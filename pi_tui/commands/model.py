@@ -8,7 +8,7 @@ from pi_tui.commands.context import CommandContext, idle_or_warn, model_ref
 from pi_tui.commands.registry import Command
 from pi_tui.commands.session import rebuild
 from pi_tui.errors import UserError
-from pi_tui.launch import LaunchOptions
+from pi_tui.runtime.launch import LaunchOptions
 from pi_tui.screens.picker import Choice, PickerScreen
 
 

@@ -11,11 +11,11 @@ from pydantic import ValidationError
 from condense.commands import HELP as ENGINE_HELP
 from condense.commands import NO_ARGUMENT, extra_argument
 from condense.config import CondenseConfig, one_line_error
+from pi_tui.agent.condense_host import PRUNER_HELP
 from pi_tui.ai.summarizer_check import summarizer_problem, unknown_provider
 from pi_tui.commands.context import CommandContext, idle_or_warn
 from pi_tui.commands.registry import Command, Handler
-from pi_tui.pruning import PRUNER_HELP
-from pi_tui.runtime import DEMO_CONDENSE
+from pi_tui.runtime.build import DEMO_CONDENSE
 from pi_tui.screens.form import SettingsFormScreen, field_specs
 from pi_tui.screens.picker import Choice, PickerScreen
 from pi_tui.screens.pruner_tree import PrunerTreeScreen

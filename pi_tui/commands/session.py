@@ -8,9 +8,9 @@ import time
 from pi_tui.commands.context import CommandContext, idle_or_warn, model_ref
 from pi_tui.commands.registry import Command
 from pi_tui.errors import UserError
-from pi_tui.launch import LaunchOptions
 from pi_tui.paths import sessions_dir_for
-from pi_tui.runtime import Runtime
+from pi_tui.runtime.build import Runtime
+from pi_tui.runtime.launch import LaunchOptions
 from pi_tui.screens.picker import Choice, PickerScreen
 from pi_tui.session.listing import describe, session_files
 from pi_tui.session.store import Session

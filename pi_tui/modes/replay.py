@@ -22,7 +22,7 @@ from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
 from condense.messages import tool_calls
 from pi_tui.errors import UserError
-from pi_tui.offline import offline_host
+from pi_tui.modes.offline import offline_host
 from pi_tui.session import atomic
 from pi_tui.session.migrate import CURRENT_VERSION
 from pi_tui.session.store import Session, SessionError, SessionWriteError, write_failure

@@ -26,9 +26,9 @@ from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from pi_tui import keymap
 from pi_tui.screens.picker import Choice, PickerScreen
 from pi_tui.settings.keys import set_dotted
+from pi_tui.widgets import keymap
 
 Path = tuple[str, ...]
 OnChange = Callable[[Path, Any], str | None]

@@ -19,7 +19,7 @@ from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from pi_tui import keymap
+from pi_tui.widgets import keymap
 from pi_tui.widgets.completion import ranked
 
 

@@ -24,9 +24,9 @@ from textual.widgets.tree import TreeNode
 
 from condense import CallView, ChainView, PruneTree, SummaryView, prune_tree
 from condense.engine import CondenseEngine
-from pi_tui import keymap
-from pi_tui.call_subject import key_argument
+from pi_tui.conversation.call_subject import key_argument
 from pi_tui.screens.text_view import TextViewScreen
+from pi_tui.widgets import keymap
 from pi_tui.widgets.footer import format_tokens
 
 NodeKind = Literal["chain", "summary", "call", "group"]

@@ -27,9 +27,9 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from condense.messages import content_text, tool_calls
-from pi_tui import keymap
 from pi_tui.screens.form import inline_markdown
 from pi_tui.session.store import Session
+from pi_tui.widgets import keymap
 
 Mode = Literal["default", "user", "all"]
 HIDDEN_BY_DEFAULT = frozenset({"custom", "label", "session_info", "model_change", "thinking_level_change"})

@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
 
-from pi_tui import keymap
+from pi_tui.widgets import keymap
 
 
 class TextViewScreen(ModalScreen[None]):

@@ -15,8 +15,8 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
+from pi_tui.conversation.model import Call, Conversation, Item
 from pi_tui.widgets.blocks import ThinkingBlock
-from pi_tui.widgets.conversation import Call, Conversation, Item
 from pi_tui.widgets.tool_card import Clock, ToolCard
 
 MarkFor = Callable[[Call], str]

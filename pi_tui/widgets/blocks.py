@@ -14,7 +14,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from condense.messages import content_text
-from pi_tui.widgets.conversation import Item, user_text
+from pi_tui.conversation.model import Item, user_text
 
 PREVIEW_CHARS = 100
 BASH_PREVIEW_LINES = 5

@@ -3,7 +3,7 @@
 Enter sends (the app steers the agent with it while it works), Alt+Enter queues a follow-up,
 Shift+Enter or Ctrl+J starts a new line. Up on the first line and Down on the last walk the
 history; anywhere else they move the cursor. `/` and `@` open the completion menu as you type;
-Tab completes. Keys come from `pi_tui.keymap`, so users can remap them.
+Tab completes. Keys come from `pi_tui.widgets.keymap`, so users can remap them.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
-from pi_tui import keymap
+from pi_tui.widgets import keymap
 from pi_tui.widgets.completion import Completer, CompletionMenu, Suggestion
 
 HISTORY_LIMIT = 200

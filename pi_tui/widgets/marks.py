@@ -10,7 +10,7 @@ from __future__ import annotations
 from condense import ChainMark
 from condense import call_mark as inspect_mark
 from condense.engine import CondenseEngine
-from pi_tui.widgets.conversation import Call
+from pi_tui.conversation.model import Call
 
 
 def call_mark(engine: CondenseEngine, call: Call) -> str:

@@ -14,8 +14,8 @@ from typing import Any, Literal
 from textual.content import Content
 from textual.widgets import Static
 
-from pi_tui.call_subject import key_argument
-from pi_tui.widgets.conversation import Call
+from pi_tui.conversation.call_subject import key_argument
+from pi_tui.conversation.model import Call
 
 Status = Literal["pending", "running", "done", "error", "missing", "aborted"]
 Clock = Callable[[], float]

@@ -22,6 +22,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
+from pi_tui.conversation.model import Call, Conversation, Item
 from pi_tui.widgets.assistant import AssistantBlock, MarkFor
 from pi_tui.widgets.blocks import (
     BashBlock,
@@ -33,7 +34,6 @@ from pi_tui.widgets.blocks import (
     ThinkingBlock,
     UserBlock,
 )
-from pi_tui.widgets.conversation import Call, Conversation, Item
 from pi_tui.widgets.tool_card import Clock, ToolCard
 
 ChainFor = Callable[[Mapping[str, Any]], str]

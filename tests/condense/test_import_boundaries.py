@@ -14,7 +14,8 @@ packages, forbidden = sys.argv[1].split(","), set(sys.argv[2].split(","))
 names = []
 for package in packages:
     module = __import__(package, fromlist=["_"])
-    names += [package, *sorted(m.name for m in pkgutil.walk_packages(module.__path__, package + "."))]
+    below = pkgutil.walk_packages(module.__path__, package + ".") if hasattr(module, "__path__") else []
+    names += [package, *sorted(m.name for m in below)]
 for name in names:
     __import__(name)
 loaded = sorted({m.split(".")[0] for m in sys.modules} & forbidden)
@@ -40,9 +41,24 @@ def test_no_condense_module_imports_textual_litellm_rich_or_pi_tui() -> None:
     assert report["forbidden"] == []
 
 
-def test_the_agent_session_tools_and_model_client_run_without_textual() -> None:
-    report = probe(["pi_tui.agent", "pi_tui.session", "pi_tui.tools", "pi_tui.ai"], ["textual"])
-    assert {"pi_tui.agent.loop", "pi_tui.session.store", "pi_tui.tools.walk", "pi_tui.ai.litellm_client"} <= set(
-        report["modules"]
-    )
+# Every part of pi_tui that runs without a screen: print mode, the offline commands and the reliability suite
+# load these, and a textual import here would slow them and tie them to the UI toolkit.
+HEADLESS = ["pi_tui.abort", "pi_tui.agent", "pi_tui.ai", "pi_tui.conversation", "pi_tui.demo", "pi_tui.errors",
+            "pi_tui.modes", "pi_tui.paths", "pi_tui.runtime", "pi_tui.session", "pi_tui.settings", "pi_tui.tools"]
+
+
+def test_every_headless_part_runs_without_textual_or_rich() -> None:
+    report = probe(HEADLESS, ["textual", "rich"])
+    assert {"pi_tui.agent.loop", "pi_tui.agent.condense_host", "pi_tui.session.store", "pi_tui.tools.walk",
+            "pi_tui.ai.litellm_client", "pi_tui.modes.whatif", "pi_tui.modes.offline", "pi_tui.runtime.build",
+            "pi_tui.conversation.model", "pi_tui.settings.live", "pi_tui.demo.client"} <= set(report["modules"])
     assert report["forbidden"] == []
+
+
+def test_the_static_contract_names_the_same_headless_parts() -> None:
+    """The run-time probe and `.importlinter` must not drift apart: a part added to one is added to both."""
+    root = Path(__file__).resolve().parents[2]
+    text = (root / ".importlinter").read_text(encoding="utf-8")
+    contract = text.split("[importlinter:contract:headless-parts-without-textual]")[1].split("[importlinter")[0]
+    sources = contract.split("source_modules =")[1].split("forbidden_modules =")[0].split()
+    assert sorted(sources) == sorted(HEADLESS)

@@ -11,7 +11,7 @@ import pytest
 from condense.config import CondenseConfig
 from pi_tui.cli import main
 from pi_tui.errors import UserError
-from pi_tui.offline_config import offline_condense_config
+from pi_tui.modes.offline_config import offline_condense_config
 from pi_tui.session.store import Session
 from tests.pi_tui.test_whatif import write_session
 

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from condense.config import CondenseConfig
+from pi_tui.agent.condense_host import install
 from pi_tui.agent.host import AgentHost
 from pi_tui.agent.loop import AgentConfig
 from pi_tui.ai.litellm_client import LiteLLMClient, warm_up
 from pi_tui.ai.types import ModelSpec
-from pi_tui.pruning import install
 from pi_tui.session.store import Session
 from pi_tui.tools import make_tools
 from tests.support.fake_openai import (

@@ -14,7 +14,7 @@ from condense.measure import estimate_tokens, tool_result_chars
 from condense.render.orphans import sweep_orphans
 from pi_tui.ai.models import parse_model_ref
 from pi_tui.cli import main
-from pi_tui.offline import next_request, offline_engine, session_model
+from pi_tui.modes.offline import next_request, offline_engine, session_model
 from pi_tui.session.store import Session
 from tests.conftest import corpus_path
 from tests.support.fake_openai import FakeOpenAI, error_reply

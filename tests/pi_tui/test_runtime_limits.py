@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from pi_tui.runtime import LaunchOptions, Runtime, build_runtime
+from pi_tui.runtime.build import LaunchOptions, Runtime, build_runtime
 from pi_tui.settings import Settings
 
 SONNET_WINDOW = 200_000  # litellm's map for claude-sonnet-4-5 (checked against litellm in tests/pi_tui/ai)

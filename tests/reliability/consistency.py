@@ -26,7 +26,7 @@ from condense.render.orphans import sweep_orphans
 from pi_tui.ai.convert import convert_to_llm
 from pi_tui.ai.openai_format import to_openai_messages
 from pi_tui.ai.transform import transform_messages
-from pi_tui.offline import offline_engine, session_model
+from pi_tui.modes.offline import offline_engine, session_model
 from pi_tui.session.store import Session
 from tests.support.fake_openai import validate_request
 

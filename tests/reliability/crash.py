@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from condense.records import INDEX, SUMMARY
-from pi_tui.offline import offline_engine
-from pi_tui.runtime import LaunchOptions, build_runtime
+from pi_tui.modes.offline import offline_engine
+from pi_tui.runtime.build import LaunchOptions, build_runtime
 from pi_tui.session.store import Session
 from pi_tui.settings import Settings
 from tests.reliability.consistency import (

@@ -19,14 +19,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from condense.config import CondenseConfig
+from pi_tui.agent.condense_host import install
 from pi_tui.agent.host import AgentHost
 from pi_tui.agent.loop import AgentConfig
 from pi_tui.ai.models import DEMO_MODEL
 from pi_tui.demo.client import DemoModelClient
 from pi_tui.demo.script import Call, Step, Task
+from pi_tui.modes.offline import offline_engine
 from pi_tui.modes.replay import Replayer, output_session
-from pi_tui.offline import offline_engine
-from pi_tui.pruning import install
 from pi_tui.session.store import Session
 from pi_tui.tools.base import Tool, ToolContext, ToolOutput, ToolParams
 from tests.reliability.histories import write_history

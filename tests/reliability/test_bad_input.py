@@ -40,7 +40,7 @@ from pi_tui.agent.loop import AgentConfig
 from pi_tui.ai.models import DEMO_MODEL
 from pi_tui.cli import main
 from pi_tui.demo.client import DemoModelClient
-from pi_tui.offline import next_request, offline_engine
+from pi_tui.modes.offline import next_request, offline_engine
 from pi_tui.paths import sessions_dir_for
 from pi_tui.session.store import Session, SessionError
 from pi_tui.settings import load_settings

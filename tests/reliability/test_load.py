@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from condense.blobs import read_sidecar
-from pi_tui.offline import offline_engine
+from pi_tui.modes.offline import offline_engine
 from pi_tui.session.store import Session
 from tests.reliability.consistency import EXTRACTIVE, check_session
 from tests.reliability.crash import REPO

@@ -20,12 +20,12 @@ import pytest
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
 from condense.records import INDEX, SUMMARY
+from pi_tui.agent.condense_host import install
 from pi_tui.agent.host import AgentHost
 from pi_tui.agent.loop import AgentConfig, RetryPolicy
 from pi_tui.ai.litellm_client import LiteLLMClient, warm_up
 from pi_tui.ai.types import ModelSpec
 from pi_tui.cli import main
-from pi_tui.pruning import install
 from pi_tui.session.store import Session
 from pi_tui.tools import make_tools
 from tests.reliability.consistency import check_ledger, check_session

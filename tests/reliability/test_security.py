@@ -17,12 +17,12 @@ import stat
 from pathlib import Path
 
 from condense.config import CondenseConfig
+from pi_tui.agent.condense_host import install
 from pi_tui.agent.host import AgentHost
 from pi_tui.agent.loop import AgentConfig
 from pi_tui.ai.models import DEMO_MODEL
 from pi_tui.demo.client import DemoModelClient
 from pi_tui.demo.script import Call, Step, Task
-from pi_tui.pruning import install
 from pi_tui.session.store import Session
 from pi_tui.tools import make_tools
 from tests.pi_tui.tools.test_tools_bash import live_members, wait_until

@@ -20,9 +20,9 @@ from pi_tui.abort import AbortSignal
 from pi_tui.agent.host import Level
 from pi_tui.commands import CommandContext, Registry, app_registry, run_shell
 from pi_tui.demo.client import DemoModelClient
-from pi_tui.launch import LaunchOptions
 from pi_tui.paths import settings_file
-from pi_tui.runtime import Runtime, build_runtime
+from pi_tui.runtime.build import Runtime, build_runtime
+from pi_tui.runtime.launch import LaunchOptions
 from pi_tui.screens.picker import PickerScreen
 from pi_tui.session.store import Session
 from pi_tui.settings import LiveSettings, Settings, load_settings

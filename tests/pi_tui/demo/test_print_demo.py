@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pi_tui.demo.client import NEXT_TASK_HINT
 from pi_tui.modes.print_mode import EXIT_OK, run_print
-from pi_tui.runtime import LaunchOptions, build_runtime
+from pi_tui.runtime.build import LaunchOptions, build_runtime
 from pi_tui.settings import load_settings
 
 

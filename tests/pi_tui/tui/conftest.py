@@ -17,10 +17,10 @@ import pytest
 from textual._xterm_parser import XTermParser
 from textual.widgets import Input, TextArea
 
-from pi_tui.app import PiApp, TuiBridge
 from pi_tui.demo.client import DemoModelClient
-from pi_tui.runtime import LaunchOptions, build_runtime
+from pi_tui.runtime.build import LaunchOptions, build_runtime
 from pi_tui.settings import Settings, load_settings
+from pi_tui.tui.app import PiApp, TuiBridge
 
 SESSION_ID = "5e55a0d1-0000-4000-8000-000000000001"
 

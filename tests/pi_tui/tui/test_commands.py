@@ -7,7 +7,6 @@ import json
 import tomllib
 
 from pi_tui.ai import litellm_client
-from pi_tui.keymap import KEYS_COLUMN
 from pi_tui.paths import settings_file
 from pi_tui.screens.form import SettingsFormScreen
 from pi_tui.screens.picker import PickerScreen
@@ -15,6 +14,7 @@ from pi_tui.screens.session_tree import SessionTreeScreen
 from pi_tui.screens.text_view import TextViewScreen
 from pi_tui.session.store import Session
 from pi_tui.widgets.blocks import NoteBlock
+from pi_tui.widgets.keymap import KEYS_COLUMN
 
 
 def user_texts(app) -> list[str]:  # type: ignore[no-untyped-def]

@@ -9,7 +9,7 @@ import stat
 from pathlib import Path
 
 from pi_tui.demo.project import PROJECT_NAME, is_demo_copy
-from pi_tui.runtime import LaunchOptions, build_runtime
+from pi_tui.runtime.build import LaunchOptions, build_runtime
 from pi_tui.settings import load_settings
 from pi_tui.widgets.footer import display_path
 from tests.conftest import corpus_path

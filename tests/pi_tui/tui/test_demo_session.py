@@ -14,7 +14,7 @@ from textual.widgets import Markdown
 
 from condense.config import CondenseConfig
 from pi_tui.paths import settings_file
-from pi_tui.runtime import DEMO_SPILL_THRESHOLD
+from pi_tui.runtime.build import DEMO_SPILL_THRESHOLD
 from pi_tui.screens.form import SettingsFormScreen
 from pi_tui.screens.pruner_tree import PrunerTreeScreen
 from pi_tui.screens.text_view import TextViewScreen

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_tui.widgets.conversation import Conversation
+from pi_tui.conversation.model import Conversation
 from pi_tui.widgets.transcript import Transcript
 
 PAGE_UP, PAGE_DOWN = "\x1b[5~", "\x1b[6~"

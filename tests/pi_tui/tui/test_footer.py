@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pi_tui.call_subject import key_argument
 from pi_tui.commands.shell import shell_message
+from pi_tui.conversation.call_subject import key_argument
 from pi_tui.screens.picker import Choice, filter_choices
 from pi_tui.widgets.footer import (
     FooterState,

@@ -8,9 +8,9 @@ import pytest
 
 from pi_tui.ai import litellm_client
 from pi_tui.ai.litellm_client import LiteLLMClient
-from pi_tui.app import PiApp, TuiBridge
-from pi_tui.runtime import LaunchOptions, build_runtime
+from pi_tui.runtime.build import LaunchOptions, build_runtime
 from pi_tui.settings import Settings
+from pi_tui.tui.app import PiApp, TuiBridge
 from pi_tui.widgets.assistant import AssistantBlock
 from tests.support.fake_openai import FakeOpenAI, server_error
 

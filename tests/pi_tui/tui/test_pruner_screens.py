@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from condense import prune_tree
 from condense.config import CondenseConfig
-from pi_tui.offline import offline_engine
+from pi_tui.modes.offline import offline_engine
 from pi_tui.screens.form import field_specs, parse_value, to_text
 from pi_tui.screens.pruner_tree import PrunerTreeScreen, condense_tree, filter_nodes
 from pi_tui.screens.text_view import TextViewScreen

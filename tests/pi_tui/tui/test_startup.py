@@ -16,17 +16,17 @@ from pathlib import Path
 
 import pytest
 
-from pi_tui.app import PiApp, Started, TuiBridge
 from pi_tui.demo.client import DemoModelClient
 from pi_tui.errors import UserError
-from pi_tui.launch import LaunchOptions
-from pi_tui.runtime import build_runtime
+from pi_tui.runtime.build import build_runtime
+from pi_tui.runtime.launch import LaunchOptions
 from pi_tui.settings import load_settings
+from pi_tui.tui.app import PiApp, Started, TuiBridge
 
 PROBE = r"""
 import json, sys
 from textual.app import App
-from pi_tui.app import PiApp
+from pi_tui.tui.app import PiApp
 from pi_tui.cli import main
 
 seen = {"warm_up": []}
@@ -80,7 +80,7 @@ def test_a_real_model_warms_litellm_up_only_after_the_first_frame(tmp_path: Path
 FAILING_START = r"""
 import sys
 from textual.app import App
-from pi_tui.app import PiApp
+from pi_tui.tui.app import PiApp
 from pi_tui.cli import main
 
 PiApp.run = lambda self: App.run(self, headless=True)

@@ -8,7 +8,6 @@ import pytest
 from textual.color import Color
 from textual.theme import BUILTIN_THEMES
 
-from pi_tui.keymap import APP, EDITOR, GROUPS, KEYS_COLUMN, hotkeys_text
 from pi_tui.paths import settings_file
 from pi_tui.screens.text_view import TextViewScreen
 from pi_tui.settings import Settings
@@ -22,6 +21,7 @@ from pi_tui.themes import (
     user_themes_dir,
     variable_defaults,
 )
+from pi_tui.widgets.keymap import APP, EDITOR, GROUPS, KEYS_COLUMN, hotkeys_text
 from tests.pi_tui.tui.conftest import edit_file
 
 MINE = """name = "mine"

@@ -8,11 +8,11 @@ from pathlib import Path
 
 from textual.app import App
 
+from pi_tui.conversation.model import Conversation
 from pi_tui.themes import variable_defaults
 from pi_tui.widgets.answer import AssistantText
 from pi_tui.widgets.assistant import AssistantBlock
 from pi_tui.widgets.blocks import SummaryBlock, ThinkingBlock, UserBlock
-from pi_tui.widgets.conversation import Conversation
 from pi_tui.widgets.tool_card import ToolCard
 from pi_tui.widgets.transcript import Transcript
 from tests.conftest import corpus_path

@@ -16,12 +16,12 @@ from condense.engine import CondenseEngine
 from condense.host import CancelSignal, CompletionEvent
 from condense.local_host import LocalHost
 from condense.messages import Message
+from pi_tui.agent.condense_host import blobs_dir_of
 from pi_tui.ai.completion import stream_completion
 from pi_tui.ai.convert import convert_to_llm
 from pi_tui.ai.models import has_key, parse_model_ref
 from pi_tui.ai.transform import transform_messages
 from pi_tui.ai.types import ModelSpec
-from pi_tui.pruning import blobs_dir_of
 from pi_tui.session.store import Session
 
 
@@ -79,7 +79,7 @@ class SessionModels:
 
     def complete(self, model: str, prompt: str, thinking: str | None,
                  signal: CancelSignal) -> AsyncIterator[CompletionEvent]:
-        from pi_tui.runtime import client_for
+        from pi_tui.runtime.build import client_for
 
         spec = parse_model_ref(model)
         return stream_completion(client_for(spec), spec, prompt, thinking, signal)

@@ -1,7 +1,7 @@
 """What the command line asked for: the model, the session, the folder.
 
 Its own light module so the TUI can hold it before its first frame, without importing the runtime
-(engine, agent, tools) that `pi_tui.runtime` builds from it.
+(engine, agent, tools) that `pi_tui.runtime.build` builds from it.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
+from pi_tui.agent.condense_host import SettingsSaved, install
 from pi_tui.agent.host import AgentHost, HostUI
 from pi_tui.agent.loop import AgentConfig, RetryPolicy
 from pi_tui.agent.system_prompt import build_system_prompt
@@ -19,9 +20,8 @@ from pi_tui.ai.models import choose_model, restore_problem
 from pi_tui.ai.types import ModelClient, ModelSpec
 from pi_tui.demo.project import is_demo_copy
 from pi_tui.errors import UserError
-from pi_tui.launch import LaunchOptions as LaunchOptions  # re-exported: what build_runtime takes
 from pi_tui.paths import sessions_dir_for
-from pi_tui.pruning import SettingsSaved, install
+from pi_tui.runtime.launch import LaunchOptions as LaunchOptions  # re-exported: what build_runtime takes
 from pi_tui.session.listing import newest_session, resolve_session_arg
 from pi_tui.session.store import Session, SessionError
 from pi_tui.settings import RetrySettings, Settings

@@ -15,15 +15,15 @@ from typing import TYPE_CHECKING, Any
 from condense import ChainMark, chain_marks
 from condense.messages import content_text
 from pi_tui.ai.models import available_providers
-from pi_tui.runtime import Runtime
+from pi_tui.conversation.model import Conversation, Item
+from pi_tui.runtime.build import Runtime
 from pi_tui.widgets.assistant import AssistantBlock
-from pi_tui.widgets.conversation import Conversation, Item
 from pi_tui.widgets.footer import FooterState, UsageTotals, display_path, git_branch
 from pi_tui.widgets.marks import call_mark, chain_mark
 
 if TYPE_CHECKING:
-    from pi_tui.app import PiApp
     from pi_tui.screens.main import MainScreen
+    from pi_tui.tui.app import PiApp
 
 WORKING = "Working… (esc to abort)"
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from pi_tui import __version__
 
 if TYPE_CHECKING:
-    from pi_tui.runtime import Runtime
+    from pi_tui.runtime.build import Runtime
 
 HELP = "Type a message, or / for commands (/hotkeys lists the keys) · Esc aborts · Ctrl+C twice quits"
 

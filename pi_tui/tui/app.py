@@ -33,14 +33,14 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from condense.messages import content_text
-from pi_tui import keymap
 from pi_tui.abort import AbortSignal
 from pi_tui.errors import UserError
-from pi_tui.first_screen import first_screen, starting
 from pi_tui.paths import home_dir
 from pi_tui.screens.main import MainScreen
 from pi_tui.themes import DEFAULT_THEME, ThemeError, load_theme_file, load_user_themes, shipped_themes
 from pi_tui.themes import variable_defaults as theme_variable_defaults
+from pi_tui.tui.first_screen import first_screen, starting
+from pi_tui.widgets import keymap
 from pi_tui.widgets.completion import Completer
 from pi_tui.widgets.footer import FooterState, display_path, git_branch
 
@@ -48,11 +48,11 @@ if TYPE_CHECKING:
     from pi_tui.agent.host import Level
     from pi_tui.ai.types import ModelClient
     from pi_tui.commands import Registry
-    from pi_tui.launch import LaunchOptions
-    from pi_tui.live import LiveView
-    from pi_tui.runtime import Runtime
+    from pi_tui.runtime.build import Runtime
+    from pi_tui.runtime.launch import LaunchOptions
     from pi_tui.session.store import Session
     from pi_tui.settings import LiveSettings, Settings
+    from pi_tui.tui.live import LiveView
 
 Started = tuple["Runtime", "Settings", list[str]]  # a built runtime, the settings it uses, their problems
 
@@ -157,7 +157,7 @@ class AppCommandContext:
         self.app.status_changed()
 
     def build_runtime(self, options: LaunchOptions, session: Session | None = None) -> Runtime:
-        from pi_tui.runtime import build_runtime
+        from pi_tui.runtime.build import build_runtime
 
         app = self.app
         return build_runtime(options, app.settings, app.bridge, app.client,
@@ -392,7 +392,7 @@ class PiApp(App[int]):
 
     async def attach(self, runtime: Runtime, reason: str) -> None:
         """Show `runtime` (at start, or after /model, /new, /resume) and let its extensions start."""
-        from pi_tui.live import LiveView
+        from pi_tui.tui.live import LiveView
 
         if self.live is not None:
             self.live.detach()
@@ -435,7 +435,7 @@ class PiApp(App[int]):
         self.settings_store.replace(result.settings)
 
     def _settings_applied(self, old: Settings, new: Settings) -> None:
-        from pi_tui.runtime import apply_settings
+        from pi_tui.runtime.build import apply_settings
         from pi_tui.screens.form import SettingsFormScreen
 
         if new.theme != self.theme:
@@ -632,7 +632,7 @@ def run_tui(options: LaunchOptions) -> int:
     problems become notices in the app."""
 
     def build() -> Started:
-        from pi_tui.runtime import build_runtime
+        from pi_tui.runtime.build import build_runtime
         from pi_tui.settings import load_settings
 
         result = load_settings()
