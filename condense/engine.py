@@ -38,7 +38,7 @@ from condense.measure import estimate_from_chars, model_chars
 from condense.messages import tool_calls
 from condense.metrics import REARMED, ContextMetrics, MetricsScan, compute_context_metrics
 from condense.protect import is_protected
-from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_NAME, QUERY_TOOL_PARAMETERS, run_query
+from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_LABEL, QUERY_TOOL_NAME, QUERY_TOOL_PARAMETERS, run_query
 from condense.records import FLUSH_METRICS, SUMMARY, Batch, SummaryRef
 from condense.render.args_purge import ArgsPurgeMemo
 from condense.render.orphans import sweep_dedup_key, sweep_detail
@@ -521,6 +521,7 @@ class CondenseEngine:
     # ----- the recovery tool ------------------------------------------------------------------
 
     tool_name = QUERY_TOOL_NAME
+    tool_label = QUERY_TOOL_LABEL
     tool_description = QUERY_TOOL_DESCRIPTION
     tool_parameters = QUERY_TOOL_PARAMETERS
 

@@ -98,8 +98,8 @@ class QueryParams(ToolParams):
 class QueryTool(Tool):
     """`context_tree_query` as an agent tool: reads originals back from the engine's index."""
 
-    name = "context_tree_query"
-    label = "Query Original Tool History"
+    name = CondenseEngine.tool_name
+    label = CondenseEngine.tool_label
     description = CondenseEngine.tool_description
     Params = QueryParams
 

@@ -135,9 +135,6 @@ class Agent:
         """Deliver when the agent would otherwise stop."""
         self._follow_ups.append(message)
 
-    def has_queued(self) -> bool:
-        return bool(self._steering or self._follow_ups)
-
     def clear_queues(self) -> list[AgentMessage]:
         queued = self._steering + self._follow_ups
         self._steering, self._follow_ups = [], []
@@ -145,9 +142,6 @@ class Agent:
 
     def abort(self) -> None:
         self._signal.abort()
-
-    def set_tools(self, tools: list[Tool]) -> None:
-        self.tools = {tool.name: tool for tool in tools}
 
     async def prompt(self, messages: list[AgentMessage]) -> list[AgentMessage]:
         """Run until the model stops; returns the messages this run added."""

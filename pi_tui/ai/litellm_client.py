@@ -23,13 +23,13 @@ import time
 from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
-from condense.messages import AssistantMessage, StopReason, Usage, content_text, empty_usage
-from pi_tui.abort import AbortError, AbortSignal
-from pi_tui.ai.errors import ModelError, classify_error_text, classify_exception, error_line, format_error
+from condense.messages import AssistantMessage, StopReason, Usage, empty_usage
+from pi_tui.abort import AbortSignal
+from pi_tui.ai.errors import classify_exception, error_line, format_error
 from pi_tui.ai.models import missing_key
 from pi_tui.ai.openai_format import to_openai_messages, to_openai_tools
 from pi_tui.ai.transform import model_api, transform_messages
-from pi_tui.ai.types import EventType, ModelClient, ModelRequest, ModelSpec, StreamEvent
+from pi_tui.ai.types import EventType, ModelRequest, ModelSpec, StreamEvent
 
 ABORTED_TEXT = "Request was aborted"
 PLACEHOLDER_KEY = "sk-test"
@@ -380,24 +380,3 @@ class LiteLLMClient:
                 yield event
         for event in reply.finish():
             yield event
-
-
-async def complete_text(
-    model: ModelSpec, system: str, prompt: str, signal: AbortSignal, client: ModelClient | None = None
-) -> tuple[str, Usage]:
-    """One non-tool completion (the summariser's call). Raises ModelError, or AbortError on abort."""
-    request = ModelRequest(
-        model=model, system_prompt=system, messages=[{"role": "user", "content": prompt, "timestamp": 0}]
-    )
-    final: AssistantMessage | None = None
-    async for event in (client or LiteLLMClient()).stream(request, signal):
-        if event.type in ("done", "error"):
-            final = event.message
-    if final is None:
-        raise ModelError(format_error("other", "the model sent no reply"), "other")
-    if final["stopReason"] == "aborted":
-        raise AbortError(final.get("errorMessage", ABORTED_TEXT))
-    if final["stopReason"] == "error":
-        text = final.get("errorMessage", "")
-        raise ModelError(text, classify_error_text(text))
-    return content_text(final["content"]), final["usage"]

@@ -14,13 +14,12 @@ from typing import Any
 import pytest
 
 from condense.messages import AssistantMessage, empty_usage
-from pi_tui.abort import AbortError, AbortSignal
-from pi_tui.ai.errors import ModelError, classify_error_text, is_context_overflow
+from pi_tui.abort import AbortSignal
+from pi_tui.ai.errors import classify_error_text, is_context_overflow
 from pi_tui.ai.litellm_client import (
     PLACEHOLDER_KEY,
     LiteLLMClient,
     _ReplyBuilder,
-    complete_text,
     completion_kwargs,
     usage_from,
     warm_up,
@@ -286,27 +285,6 @@ async def test_an_already_aborted_signal_sends_nothing(server: FakeOpenAI) -> No
     assert server.requests == []
 
 
-async def test_complete_text_returns_text_and_usage(server: FakeOpenAI) -> None:
-    server.push(text_reply("A summary.", usage=usage(30, 4)))
-    text, used = await asyncio.wait_for(
-        complete_text(spec_for(server), "Summarise.", "long text", AbortSignal()), SAFETY_TIMEOUT
-    )
-    assert text == "A summary."
-    assert (used["input"], used["output"]) == (30, 4)
-    assert [m["role"] for m in server.requests[0]["messages"]] == ["system", "user"]
-
-
-async def test_complete_text_raises_on_errors_and_aborts(server: FakeOpenAI) -> None:
-    server.push(context_overflow())
-    with pytest.raises(ModelError) as caught:
-        await complete_text(spec_for(server), "s", "p", AbortSignal())
-    assert caught.value.kind == "context_overflow"
-    signal = AbortSignal()
-    signal.abort()
-    with pytest.raises(AbortError):
-        await complete_text(spec_for(server), "s", "p", signal)
-
-
 def test_request_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
     local = ModelSpec(provider="openai", id="m", base_url="http://127.0.0.1:1/v1", reasoning=True)
     request = ModelRequest(model=local, system_prompt="s", messages=[], thinking_level="xhigh")
@@ -382,9 +360,6 @@ async def test_a_missing_key_fails_in_one_line_before_any_request() -> None:
     message = final(await collect(request))
     assert message["errorMessage"] == "no API key for anthropic: set ANTHROPIC_API_KEY"
     assert classify_error_text(message["errorMessage"]) == "auth"
-    with pytest.raises(ModelError) as raised:
-        await complete_text(request.model, "s", "p", AbortSignal())
-    assert raised.value.kind == "auth"
 
 
 def test_anthropic_signature_and_redacted_thinking_from_real_litellm_chunks(litellm: Any) -> None:
