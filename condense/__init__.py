@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from condense.summarize import SummaryHook
 
 DISTRIBUTION = "pi-tui"  # condense ships inside pi-tui's distribution
-FALLBACK_VERSION = "0.1.0"
+FALLBACK_VERSION = "0+unknown"  # run from a source tree that was never installed: no second copy of the number
 
 _HOME = {  # public name -> the module that defines it
     "MessageError": "adapters", "from_anthropic": "adapters", "from_openai": "adapters",
