@@ -52,7 +52,10 @@ from condense.summarize import Summarizer, SummaryHook
 log = logging.getLogger("condense")
 
 STATUS_KEY = "condense"
-ConfigSaver = Callable[[CondenseConfig], None]
+ConfigSaver = Callable[[dict[str, Any]], bool]
+"""Where a change a user asks for goes when the engine's config is kept by its host (pi-tui's settings): the
+fields it alters, as `model_dump` gives them. The host saves them and hands the engine its new config
+through `set_config`; False when they could not be saved (the host has said why)."""
 
 
 def _last_reply(messages: list[Any]) -> int | None:
@@ -514,13 +517,22 @@ class CondenseEngine:
 
     # ----- settings ---------------------------------------------------------------------------
 
-    def set_config(self, config: CondenseConfig, persist: bool = True) -> None:
-        """Use `config` from now on; `persist=False` for a config that came from the settings file itself."""
+    def set_config(self, config: CondenseConfig) -> None:
+        """Use `config` from now on."""
         self.config = config
         self._config_version += 1
         self.summarizer.config = config
-        if persist and self._save_config is not None:
-            self._save_config(config)
         self.update_status()
+
+    def configure(self, config: CondenseConfig) -> bool:
+        """A change a user asked for (`/pruner off`): taken at once, or, when the host keeps the config
+        (`save_config`), saved there first, so the host's settings, the file and this engine never
+        disagree. False when the host could not save it (it has said why); nothing changed then."""
+        if self._save_config is None:
+            self.set_config(config)
+            return True
+        old = self.config.model_dump()
+        changes = {key: value for key, value in config.model_dump().items() if value != old[key]}
+        return not changes or self._save_config(changes)
 
 
