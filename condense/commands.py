@@ -62,8 +62,8 @@ def _update(engine: CondenseEngine, **changes: Any) -> None:
     except ValidationError as exc:
         _notify(engine, f"pruner: {one_line_error(exc, CondenseConfig)}", "error")
         return
-    engine.set_config(config)
-    _notify(engine, "pruner: " + ", ".join(f"{k.replace('_', '-')} = {v}" for k, v in changes.items()))
+    if engine.configure(config):
+        _notify(engine, "pruner: " + ", ".join(f"{k.replace('_', '-')} = {v}" for k, v in changes.items()))
 
 
 def _as_list(args: str) -> list[str]:

@@ -28,10 +28,11 @@ from condense.chains import (
 from condense.config import CondenseConfig
 from condense.diagnostics import DiagnosticSink, status_suffix
 from condense.entry_log import MemoryLog
+from condense.figure import ContextFigure
 from condense.flush import BatchFilter, Flusher, FlushResult, Progress
 from condense.frontier import reconstruct as reconstruct_frontier
 from condense.frontier import trim_batch
-from condense.host import Host
+from condense.host import ContextUsage, Host
 from condense.index import ToolCallIndexer
 from condense.local_host import LocalHost
 from condense.measure import estimate_from_chars, model_chars
@@ -51,7 +52,10 @@ from condense.summarize import Summarizer, SummaryHook
 log = logging.getLogger("condense")
 
 STATUS_KEY = "condense"
-ConfigSaver = Callable[[CondenseConfig], None]
+ConfigSaver = Callable[[dict[str, Any]], bool]
+"""Where a change a user asks for goes when the engine's config is kept by its host (pi-tui's settings): the
+fields it alters, as `model_dump` gives them. The host saves them and hands the engine its new config
+through `set_config`; False when they could not be saved (the host has said why)."""
 
 
 def _last_reply(messages: list[Any]) -> int | None:
@@ -106,7 +110,7 @@ class CondenseEngine:
         self._config_version = 0
         self._args_memo = ArgsPurgeMemo()
         self._last_input: list[Any] | None = None  # the last request's messages, measured again after a flush
-        self._saved_at_reply: int | None = None  # the saving already in the host's last reported usage
+        self.figure = ContextFigure(self.stats)
         self.check_renders = os.environ.get("CONDENSE_CHECK_RENDERS") == "1"
 
     # ----- protection -------------------------------------------------------------------------
@@ -133,7 +137,7 @@ class CondenseEngine:
         self._chain_detector = ChainDetector()
         self._branch = BranchMessages()
         self._last_input = None
-        self._saved_at_reply = None
+        self.figure.reset()
         self.rearmed = self._probe_rearm()
         self.update_status()
 
@@ -177,12 +181,12 @@ class CondenseEngine:
         self._measure_quietly(messages)
         cut, reply = _last_reply(_entry_messages(branch)), _last_reply(messages)
         if cut is None or reply is None:  # no reply: the host estimates the whole conversation, unpruned
-            self._saved_at_reply = 0
+            self.figure.count(0)
         elif any(entry.get("type") in ("custom", "custom_message") for entry in branch[cut:]):
             earlier = self._measured(branch[:cut], messages[:reply])
-            self._saved_at_reply = earlier.saved_tokens if earlier is not None else 0
+            self.figure.count(earlier.saved_tokens if earlier is not None else 0)
         else:  # nothing of ours came after the reply: its request had what we have now
-            self._saved_at_reply = self._saved()
+            self.figure.count()
         self.update_status()
 
     def _measure_quietly(self, messages: list[Any]) -> None:
@@ -400,8 +404,7 @@ class CondenseEngine:
             # what the model reads (text, thinking, arguments, results), counted as the history grows,
             # where serialising the whole unpruned context would cost seconds with a 10 MB output in it
             self.stats.set_live_reclaim(*self._renderer.model_chars())
-            if self._saved_at_reply is None:  # first measure since a (re)load: the last reply had it too
-                self._saved_at_reply = self._saved()
+            self.figure.count_if_unknown()
             self.update_status()
         return out
 
@@ -443,34 +446,20 @@ class CondenseEngine:
             return
         if self._last_input is not None:
             self.render(self.host.context_messages())
-        elif self._saved_at_reply is not None:  # measured on load, no request since: measure the same way
+        elif self.figure.known:  # measured on load, no request since: measure the same way
             self._measure_quietly(self.host.context_messages())
-
-    def _saved(self) -> int:
-        reclaim = self.stats.live_reclaim()
-        return reclaim.saved_tokens if reclaim is not None else 0
 
     def _note_reply(self) -> None:
         """A reply's usage (the host's context figure) already counts the saving its request had."""
-        self._saved_at_reply = self._saved()
+        self.figure.count()
         self.update_status()
 
-    def reads_now(self) -> int | None:
-        """What the next request carries, in the host's tokens (None with pruning off or no figure): its
-        context figure while that figure's request had the saving pruning has now, else (a flush since)
-        the estimate of the next request itself, as a request is measured. A host shows it as its context
-        figure, which otherwise stays at the last reply's until the next one."""
+    def context_figure(self) -> ContextUsage | None:
+        """The context usage a host shows (pi-tui's footer), from `condense.figure`: the host's own while
+        its count holds the saving pruning has now, else the estimate of the next request; the host's
+        own with pruning off."""
         usage = self.host.context_usage()
-        if not self.config.enabled or usage is None or usage.tokens is None:
-            return None
-        if self._saved() == (self._saved_at_reply or 0):
-            return usage.tokens
-        return self._estimated_reads()
-
-    def _estimated_reads(self) -> int | None:
-        """The estimate of the next request, from the last measure of it (None before any)."""
-        reclaim = self.stats.live_reclaim()
-        return estimate_from_chars(reclaim.after_chars) if reclaim is not None else None
+        return self.figure.shown(usage) if self.config.enabled else usage
 
     def _render_options(self) -> RenderOptions:
         """The options of a render, the same object while nothing they hold has changed."""
@@ -501,8 +490,7 @@ class CondenseEngine:
     # ----- status -----------------------------------------------------------------------------
 
     def status(self) -> str:
-        reads = self.reads_now()  # with no context figure (after a compaction), still what the model reads
-        reads = self._estimated_reads() if reads is None else reads
+        reads = self.figure.status_reads(self.host.context_usage())
         return status_text(self.config.enabled, self.stats.live_reclaim(), self.diagnostics.counts(), reads)
 
     def update_status(self) -> None:
@@ -530,13 +518,22 @@ class CondenseEngine:
 
     # ----- settings ---------------------------------------------------------------------------
 
-    def set_config(self, config: CondenseConfig, persist: bool = True) -> None:
-        """Use `config` from now on; `persist=False` for a config that came from the settings file itself."""
+    def set_config(self, config: CondenseConfig) -> None:
+        """Use `config` from now on."""
         self.config = config
         self._config_version += 1
         self.summarizer.config = config
-        if persist and self._save_config is not None:
-            self._save_config(config)
         self.update_status()
+
+    def configure(self, config: CondenseConfig) -> bool:
+        """A change a user asked for (`/pruner off`): taken at once, or, when the host keeps the config
+        (`save_config`), saved there first, so the host's settings, the file and this engine never
+        disagree. False when the host could not save it (it has said why); nothing changed then."""
+        if self._save_config is None:
+            self.set_config(config)
+            return True
+        old = self.config.model_dump()
+        changes = {key: value for key, value in config.model_dump().items() if value != old[key]}
+        return not changes or self._save_config(changes)
 
 

@@ -268,6 +268,7 @@ def cmd_whatif(args: argparse.Namespace) -> int:
 def cmd_print(args: argparse.Namespace) -> int:
     from pi_tui.modes.print_mode import run_print
     from pi_tui.runtime.build import LaunchOptions, build_runtime
+    from pi_tui.settings import LiveSettings
 
     if not args.print_prompt.strip():  # before any session file is written
         raise UserError('-p: the task is empty; give the task to run, e.g. pi-tui -p "fix the failing test"')
@@ -275,7 +276,7 @@ def cmd_print(args: argparse.Namespace) -> int:
     options = LaunchOptions(model=args.model, base_url=args.base_url, session=args.session,
                             continue_recent=args.continue_recent, launch_dir=Path(os.getcwd()),
                             demo_forks_sessions=False)
-    runtime = build_runtime(options, settings)
+    runtime = build_runtime(options, LiveSettings(settings))  # a `/pruner` change in the task is saved
     for notice in runtime.notices:
         print(f"pi-tui: {notice}", file=sys.stderr)
     return asyncio.run(run_print(runtime.host, args.print_prompt))

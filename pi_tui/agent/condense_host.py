@@ -8,7 +8,7 @@ and cannot start a model turn.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +17,13 @@ from pydantic import Field
 from condense.blobs import blob_dir
 from condense.commands import run_command
 from condense.config import CondenseConfig
-from condense.engine import CondenseEngine
+from condense.engine import CondenseEngine, ConfigSaver
 from condense.host import CancelSignal, CompletionEvent, ContextUsage, Level
 from pi_tui.agent.host import AgentHost
 from pi_tui.ai.completion import stream_completion
 from pi_tui.ai.models import has_key, parse_model_ref
-from pi_tui.errors import UserError
 from pi_tui.session.store import Session
-from pi_tui.settings import Settings, save_settings
+from pi_tui.settings import LiveSettings, SettingsError
 from pi_tui.tools.base import Tool, ToolContext, ToolOutput, ToolParams
 
 PRUNER_HELP = "context pruning: status, now, on, off, settings, ... (/pruner help)"
@@ -111,36 +110,26 @@ class QueryTool(Tool):
         return ToolOutput.text(text, details)
 
 
-SettingsSaved = Callable[[Settings], None]
+def settings_saver(host: AgentHost, settings: LiveSettings) -> ConfigSaver:
+    """A `/pruner` change goes through the live settings: written into settings.toml, then handed to every
+    running engine (this one included) and every later session."""
 
-
-def settings_saver(host: AgentHost, start: CondenseConfig,
-                   on_saved: SettingsSaved | None = None) -> Callable[[CondenseConfig], None]:
-    """Save what a `/pruner` command changed (only that: in-memory overrides such as the demo's stay),
-    and hand the settings the file now holds to `on_saved` (the app's live settings)."""
-    last = {"config": start.model_dump()}
-
-    def save(config: CondenseConfig) -> None:
-        new = config.model_dump()
-        changes = {k: v for k, v in new.items() if v != last["config"].get(k)}
-        last["config"] = new
-        if not changes:
-            return
+    def save(changes: dict[str, Any]) -> bool:
         try:
-            settings = save_settings({"condense": changes})
-        except UserError as exc:
+            settings.change({"condense": changes})
+        except SettingsError as exc:
             host.ui.notify(str(exc), "error")
-            return
-        if on_saved is not None:
-            on_saved(settings)
+            return False
+        return True
 
     return save
 
 
-def install(host: AgentHost, config: CondenseConfig, client_for: Any, persist: bool = True,
-            on_saved: SettingsSaved | None = None) -> CondenseEngine:
-    """Create the engine for `host` and hook it onto the host's events, tools and commands."""
-    saver = settings_saver(host, config, on_saved) if persist else None
+def install(host: AgentHost, config: CondenseConfig, client_for: Any,
+            settings: LiveSettings | None = None) -> CondenseEngine:
+    """Create the engine for `host` and hook it onto the host's events, tools and commands. With
+    `settings`, a `/pruner` change is saved there; without, the engine keeps it in memory."""
+    saver = settings_saver(host, settings) if settings is not None else None
     engine = CondenseEngine(AgentPruningHost(host, client_for), config, saver)
     bus = host.bus
     bus.on("session_start", lambda e: engine.on_session_start())

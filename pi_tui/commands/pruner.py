@@ -6,20 +6,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ValidationError
-
 from condense.commands import HELP as ENGINE_HELP
 from condense.commands import NO_ARGUMENT, extra_argument
-from condense.config import CondenseConfig, one_line_error
+from condense.config import CondenseConfig
 from pi_tui.agent.condense_host import PRUNER_HELP
 from pi_tui.ai.summarizer_check import summarizer_problem, unknown_provider
 from pi_tui.commands.context import CommandContext, idle_or_warn
+from pi_tui.commands.look import save_setting
 from pi_tui.commands.registry import Command, Handler
 from pi_tui.runtime.build import DEMO_CONDENSE
 from pi_tui.screens.form import SettingsFormScreen, field_specs
 from pi_tui.screens.picker import Choice, PickerScreen
 from pi_tui.screens.pruner_tree import PrunerTreeScreen
-from pi_tui.settings.keys import set_dotted
 
 SCREENS = {"settings": "every pruning setting, saved as you change it",
            "tree": "browse summaries, chains and the original outputs"}
@@ -62,18 +60,12 @@ async def tree(context: CommandContext, _: str) -> None:
 
 
 async def settings(context: CommandContext, _: str) -> None:
-    """Every `[condense]` setting in a form; a change is validated, then the engine takes (and saves) it."""
+    """Every `[condense]` setting in a form; a change is saved as `/settings` saves one, and the engine
+    takes it from the live settings."""
     runtime = context.runtime
-    engine = runtime.engine
 
     def change(path: tuple[str, ...], value: Any) -> str | None:
-        data = set_dotted(engine.config.model_dump(), path, value)
-        try:
-            config = CondenseConfig.model_validate(data)
-        except ValidationError as exc:
-            return one_line_error(exc, CondenseConfig)
-        engine.set_config(config)
-        return None
+        return save_setting(context, ("condense", *path), value)
 
     title = "Pruning settings ([condense] in settings.toml)"
     if runtime.model.provider == "demo":

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
-from pi_tui.agent.condense_host import SettingsSaved, install
+from pi_tui.agent.condense_host import install
 from pi_tui.agent.host import AgentHost, HostUI
 from pi_tui.agent.loop import AgentConfig, RetryPolicy
 from pi_tui.agent.system_prompt import build_system_prompt
@@ -24,7 +24,7 @@ from pi_tui.paths import sessions_dir_for
 from pi_tui.runtime.launch import LaunchOptions as LaunchOptions  # re-exported: what build_runtime takes
 from pi_tui.session.listing import newest_session, resolve_session_arg
 from pi_tui.session.store import Session, SessionError
-from pi_tui.settings import RetrySettings, Settings
+from pi_tui.settings import LiveSettings, RetrySettings, Settings
 from pi_tui.tools import ALL_TOOLS, make_tools
 
 
@@ -115,7 +115,7 @@ def condense_config_for(model: ModelSpec, settings: Settings) -> CondenseConfig:
     """`[condense]` as this model's engine runs it."""
     if model.provider != "demo":
         return settings.condense
-    # in memory only: the saver writes what a command changed, never these
+    # in memory only: a `/pruner` change saves what it changed, never these
     return settings.condense.model_copy(update=DEMO_CONDENSE)
 
 
@@ -126,15 +126,16 @@ def apply_settings(runtime: Runtime, settings: Settings) -> None:
     config.retry = retry_policy(settings.retry)
     condense = condense_config_for(runtime.model, settings)
     if condense != runtime.engine.config:
-        runtime.engine.set_config(condense, persist=False)  # it came from the file: nothing to write back
+        runtime.engine.set_config(condense)
 
 
-def build_runtime(options: LaunchOptions, settings: Settings, ui: HostUI | None = None,
-                  client: ModelClient | None = None, on_settings_saved: SettingsSaved | None = None,
-                  session: Session | None = None) -> Runtime:
-    """`on_settings_saved` receives the settings the file holds after the engine saved a `/pruner` change.
-    `session`, an open session, is continued as it is in memory (`/model`): entries a failed write left
-    unsaved stay in it, where reopening its file would drop them."""
+def build_runtime(options: LaunchOptions, live: LiveSettings, ui: HostUI | None = None,
+                  client: ModelClient | None = None, session: Session | None = None) -> Runtime:
+    """A runtime on the live settings as they are now, following every later change of them until its
+    host shuts down; its `/pruner` changes are saved through them. `session`, an open session, is
+    continued as it is in memory (`/model`): entries a failed write left unsaved stay in it, where
+    reopening its file would drop them."""
+    settings = live.current
     session = session or _open_session(options)
     recorded = session.model_ref() if session is not None else None  # kept unless --model says otherwise
     model, notices = choose_model(options.model, settings.default_model, options.base_url, settings.models,
@@ -167,5 +168,8 @@ def build_runtime(options: LaunchOptions, settings: Settings, ui: HostUI | None 
                          steering_mode=settings.steering_mode, follow_up_mode=settings.follow_up_mode,
                          retry=retry)
     host = AgentHost(session, client or client_for(model), config, tools, ui)
-    engine = install(host, condense_config_for(model, settings), client_for, on_saved=on_settings_saved)
-    return Runtime(host, model, notices, engine)
+    engine = install(host, condense_config_for(model, settings), client_for, live)
+    runtime = Runtime(host, model, notices, engine)
+    stop = live.listen(lambda old, new: apply_settings(runtime, new))
+    host.bus.on("session_shutdown", lambda event: stop())
+    return runtime

@@ -10,7 +10,7 @@ from pi_tui.settings.live import LiveSettings
 from pi_tui.settings.load import LoadResult, load_settings
 from pi_tui.settings.model import CondenseSection, ModelSettings, RetrySettings, Settings, SettingsError
 from pi_tui.settings.problems import validate_document
-from pi_tui.settings.save import save_settings, set_value
+from pi_tui.settings.save import save_settings
 from pi_tui.settings.watch import watch_settings
 
 __all__ = [
@@ -24,7 +24,6 @@ __all__ = [
     "load_settings",
     "normalise_keys",
     "save_settings",
-    "set_value",
     "snake_case",
     "validate_document",
     "watch_settings",

@@ -20,7 +20,7 @@ import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
 from pi_tui.paths import ensure_private_dir, settings_file
-from pi_tui.settings.keys import KeyPath, normalise_keys, same_key, set_dotted
+from pi_tui.settings.keys import KeyPath, normalise_keys, same_key
 from pi_tui.settings.load import parse_toml, read_file
 from pi_tui.settings.model import Settings, SettingsError
 from pi_tui.settings.problems import validate
@@ -165,8 +165,3 @@ def _edited(data: bytes | None, changes: Mapping[str, Any], path: Path) -> str:
     except (TypeError, ValueError) as exc:
         raise SettingsError(f"Settings not saved: a value cannot be written as TOML ({exc})") from None
     return tomlkit.dumps(document)
-
-
-def set_value(key: str, value: Any, path: Path | None = None) -> Settings:
-    """`set_value("condense.purge_errors.cooldown_turns", 5)`: validate one dotted key, then save it."""
-    return save_settings(set_dotted({}, key, value), path)

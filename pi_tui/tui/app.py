@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from pi_tui.settings import LiveSettings, Settings
     from pi_tui.tui.live import LiveView
 
-Started = tuple["Runtime", "Settings", list[str]]  # a built runtime, the settings it uses, their problems
+Started = tuple["Runtime", "LiveSettings", list[str]]  # a built runtime, the settings it follows, their problems
 
 # Nothing above imports litellm; whatever imports it later (the warm-up, a real model's client) must
 # find the local price map, never the network.
@@ -98,11 +98,6 @@ class TuiBridge:
             self.widgets.pop(key, None)
         if self.app is not None:
             self.app.main.status.lines.set(key, lines)
-
-    def settings_saved(self, settings: Settings) -> None:
-        """The engine wrote a `/pruner` change: the app's settings (and so later sessions) take it."""
-        if self.app is not None:
-            self.app.settings_store.replace(settings)
 
 
 class AppCommandContext:
@@ -160,8 +155,7 @@ class AppCommandContext:
         from pi_tui.runtime.build import build_runtime
 
         app = self.app
-        return build_runtime(options, app.settings, app.bridge, app.client,
-                             on_settings_saved=app.bridge.settings_saved, session=session)
+        return build_runtime(options, app.settings_store, app.bridge, app.client, session=session)
 
     async def attach(self, runtime: Runtime, reason: str) -> None:
         await self.app.attach(runtime, reason)
@@ -232,7 +226,7 @@ class PiApp(App[int]):
     ENABLE_COMMAND_PALETTE = False
     TITLE = "pi-tui"
 
-    def __init__(self, runtime: Runtime | None, settings: Settings | None, bridge: TuiBridge,
+    def __init__(self, runtime: Runtime | None, settings: LiveSettings | None, bridge: TuiBridge,
                  launch: LaunchOptions, *, build: Callable[[], Started] | None = None,
                  client: ModelClient | None = None, clock: Callable[[], float] = time.monotonic,
                  cwd_display: str | None = None, watch: bool = True, startup_errors: list[str] | None = None,
@@ -269,11 +263,9 @@ class PiApp(App[int]):
         self._last_escape = -1.0
         self._stop_watching = asyncio.Event()
 
-    def _use_settings(self, settings: Settings) -> None:
-        from pi_tui.settings import LiveSettings
-
-        self.settings_store = LiveSettings(settings)
-        self.settings_store.listen(self._settings_applied)
+    def _use_settings(self, settings: LiveSettings) -> None:
+        self.settings_store = settings
+        settings.listen(self._settings_applied)
 
     @property
     def settings(self) -> Settings:
@@ -357,7 +349,7 @@ class PiApp(App[int]):
         # Textual's call_from_thread infers its result type Never when the result is discarded
         self.call_from_thread(self._started, runtime, settings, errors)  # type: ignore[arg-type]
 
-    async def _started(self, runtime: Runtime, settings: Settings, errors: list[str]) -> None:
+    async def _started(self, runtime: Runtime, settings: LiveSettings, errors: list[str]) -> None:
         self._use_settings(settings)
         self.startup_errors += errors
         self._configure()
@@ -432,10 +424,10 @@ class PiApp(App[int]):
     def _settings_changed(self, result: Any) -> None:
         for line in result.errors:
             self.show_notice(f"settings: {line}", "error")
-        self.settings_store.replace(result.settings)
+        self.settings_store.reload(result.settings)
 
     def _settings_applied(self, old: Settings, new: Settings) -> None:
-        from pi_tui.runtime.build import apply_settings
+        """The app's part of a settings change (the running agent and engine follow it themselves)."""
         from pi_tui.screens.form import SettingsFormScreen
 
         if new.theme != self.theme:
@@ -443,8 +435,6 @@ class PiApp(App[int]):
         if new.keymap != old.keymap:
             for line in self.apply_keymap(new.keymap):
                 self.show_notice(line, "error")
-        if self.ready.is_set():
-            apply_settings(self.runtime, new)
         if isinstance(self.screen, SettingsFormScreen):
             self.screen.reload()
 
@@ -633,11 +623,12 @@ def run_tui(options: LaunchOptions) -> int:
 
     def build() -> Started:
         from pi_tui.runtime.build import build_runtime
-        from pi_tui.settings import load_settings
+        from pi_tui.settings import LiveSettings, load_settings
 
         result = load_settings()
-        runtime = build_runtime(options, result.settings, ui=bridge, on_settings_saved=bridge.settings_saved)
-        return runtime, result.settings, [f"settings: {line}" for line in result.errors]
+        settings = LiveSettings(result.settings)
+        runtime = build_runtime(options, settings, ui=bridge)
+        return runtime, settings, [f"settings: {line}" for line in result.errors]
 
     bridge = TuiBridge()
     app = PiApp(None, None, bridge, options, build=build)

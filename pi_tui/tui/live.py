@@ -9,7 +9,6 @@ directly; they await mounts so a streamed delta never arrives before its widget 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from condense import ChainMark, chain_marks
@@ -82,10 +81,7 @@ class LiveView:
     def footer_state(self) -> FooterState:
         host = self.host
         model = host.config.model
-        usage = host.context_usage()
-        reads = self.engine.reads_now()  # after a flush, what the next request carries: the pruner's figure
-        if reads is not None:
-            usage = replace(usage, tokens=reads)
+        usage = self.engine.context_figure()  # its one owner: after a flush, what the next request carries
         providers = available_providers()
         label = f"({model.provider}) {model.id}" if len(providers) > 1 else model.id
         thinking = None
@@ -94,8 +90,8 @@ class LiveView:
             thinking = "thinking off" if level == "off" else level
         return FooterState(
             cwd=self.app.cwd_display or display_path(host.cwd), branch=self.branch,
-            session_name=host.session.name, totals=self.totals, context_percent=usage.percent,
-            context_window=usage.context_window, model=label, thinking=thinking,
+            session_name=host.session.name, totals=self.totals, context_percent=usage.percent if usage else None,
+            context_window=usage.context_window if usage else model.context_window, model=label, thinking=thinking,
             statuses=dict(self.app.bridge.statuses))
 
     def refresh_footer(self) -> None:

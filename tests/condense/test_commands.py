@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from condense.commands import HANDLERS, HELP, run_command
 from condense.config import CondenseConfig
+from condense.engine import CondenseEngine, ConfigSaver
 from tests.condense.memory_host import make
 
 
@@ -15,12 +18,25 @@ async def test_pruner_now_with_nothing_pending_still_records_a_flush_metrics_ent
     assert metrics[0]["trigger"] == "manual" and metrics[0]["outcome"] == "empty"
 
 
+def keeper(engine: CondenseEngine, saved: list[dict[str, Any]], accept: bool = True) -> ConfigSaver:
+    """A host that keeps the engine's config: it records each change and, when it accepts it, hands the
+    engine its new config."""
+
+    def save(changes: dict[str, Any]) -> bool:
+        saved.append(changes)
+        if accept:
+            engine.set_config(CondenseConfig.model_validate({**engine.config.model_dump(), **changes}))
+        return accept
+
+    return save
+
+
 async def test_on_off_and_settings_are_validated_then_saved() -> None:
     host, engine, _ = make()
-    saved: list[CondenseConfig] = []
-    engine._save_config = saved.append
+    saved: list[dict[str, Any]] = []
+    engine._save_config = keeper(engine, saved)
     await run_command(engine, "off")
-    assert not engine.config.enabled and saved[-1].enabled is False
+    assert not engine.config.enabled and saved[-1] == {"enabled": False}  # only what the command changed
     assert host.status["condense"] == "│ prune: OFF"
     await run_command(engine, "on")
     await run_command(engine, "protected-tools todowrite, todoread")
@@ -35,6 +51,15 @@ async def test_on_off_and_settings_are_validated_then_saved() -> None:
     assert len(saved) == before, "invalid values are refused, nothing saved"
     errors = [text for level, text in host.notices if level == "error"]
     assert len(errors) == 2 and "min_batch_chars" in errors[0] and "prune_on" in errors[1]
+
+
+async def test_a_change_its_keeper_could_not_save_changes_nothing() -> None:
+    host, engine, _ = make()
+    saved: list[dict[str, Any]] = []
+    engine._save_config = keeper(engine, saved, accept=False)
+    await run_command(engine, "off")
+    assert saved == [{"enabled": False}] and engine.config.enabled
+    assert not any("enabled = False" in text for _, text in host.notices)  # the keeper said why, not we
 
 
 async def test_status_shows_settings_stats_and_diagnostics() -> None:

@@ -13,7 +13,7 @@ import pytest
 from pydantic import ValidationError
 
 from condense.config import ChainCompressionConfig, CondenseConfig, PurgeErrorsConfig, one_line_error
-from pi_tui.settings import LoadResult, load_settings, save_settings, set_value, validate_document
+from pi_tui.settings import LoadResult, load_settings, save_settings, validate_document
 
 
 def load(tmp_path: Path, condense_table: str) -> LoadResult:
@@ -120,7 +120,7 @@ def test_loads_and_round_trips_a_stale_thinking_strip_block_unchanged(
     assert result.settings.condense == CondenseConfig()
     assert "thinking_strip" not in CondenseConfig.model_fields
 
-    saved = set_value("condense.min_batch_chars", 0)
+    saved = save_settings({"condense": {"min_batch_chars": 0}})
     assert saved.condense.min_batch_chars == 0
     assert tomllib.loads(path.read_text(encoding="utf-8")) == {
         "condense": {"enabled": True, "thinkingStrip": {"enabled": True, "keepLast": 2}, "min_batch_chars": 0}

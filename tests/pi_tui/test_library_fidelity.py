@@ -36,7 +36,7 @@ async def pi_tui_requests(server: FakeOpenAI, cwd: Path, prompts: list[str]) -> 
     host = AgentHost(Session.create(cwd, cwd / "sessions"), LiteLLMClient(),
                      AgentConfig(model, "You are a test.", cwd), make_tools(["read"]))
     install(host, CondenseConfig.model_validate({"summarizer_model": "extractive", **CONFIG}),
-            lambda spec: LiteLLMClient(), persist=False)
+            lambda spec: LiteLLMClient())
     await host.start()
     for prompt in prompts:
         await host.prompt(prompt)

@@ -56,7 +56,7 @@ async def agent(server: FakeOpenAI, cwd: Path, **config: Any) -> tuple[AgentHost
     host = AgentHost(Session.create(cwd, cwd / "sessions"), LiteLLMClient(),
                      AgentConfig(model, "You are a test.", cwd), make_tools(["read", "bash"]), notes)
     install(host, CondenseConfig.model_validate({"summarizer_model": "extractive", **config}),
-            lambda spec: LiteLLMClient(), persist=False)
+            lambda spec: LiteLLMClient())
     await host.start()
     return host, notes
 
@@ -193,7 +193,7 @@ async def test_a_rejected_key_stops_a_rearmed_flush_at_one_summariser_call(fake_
     host = AgentHost(Session.open(first.session.path), LiteLLMClient(), AgentConfig(model, "You are a test.", tmp_path),
                      make_tools(["read"]), notes)
     engine = install(host, CondenseConfig.model_validate({"summarizer_model": "default"}),
-                     lambda spec: LiteLLMClient(), persist=False)
+                     lambda spec: LiteLLMClient())
     await host.start()
     assert engine.rearmed
     asked = len(fake_openai.requests)

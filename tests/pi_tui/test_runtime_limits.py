@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from pi_tui.runtime.build import LaunchOptions, Runtime, build_runtime
-from pi_tui.settings import Settings
+from pi_tui.settings import LiveSettings, Settings
 
 SONNET_WINDOW = 200_000  # litellm's map for claude-sonnet-4-5 (checked against litellm in tests/pi_tui/ai)
 
@@ -32,7 +32,8 @@ def sonnet_runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ui: Notes) -
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")  # never used: no request is made
     settings = Settings.model_validate({"condense": {"summarizer_model": "extractive", "budget_turn_delta": 0,
                                                      "min_batch_chars": 1}})
-    return build_runtime(LaunchOptions(model="anthropic/claude-sonnet-4-5", launch_dir=tmp_path), settings, ui)
+    options = LaunchOptions(model="anthropic/claude-sonnet-4-5", launch_dir=tmp_path)
+    return build_runtime(options, LiveSettings(settings), ui)
 
 
 async def one_tool_turn(runtime: Runtime, context_tokens: int) -> None:

@@ -14,12 +14,12 @@ import pytest
 
 from condense.config import CondenseConfig, PurgeErrorsConfig
 from pi_tui.settings import (
+    LiveSettings,
     LoadResult,
     Settings,
     SettingsError,
     load_settings,
     save_settings,
-    set_value,
     snake_case,
     validate_document,
     watch_settings,
@@ -42,6 +42,13 @@ def write(path: Path, text: str) -> Path:
 
 def on_disk(path: Path) -> dict:
     return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+def set_value(key: str, value: object) -> Settings:
+    """One dotted setting changed as the app changes it: through the live settings, into the file."""
+    live = LiveSettings(Settings())
+    live.save(key, value)
+    return live.current
 
 
 # ------------------------------------------------------------------------------------------ loading

@@ -23,7 +23,7 @@ from condense.records import INDEX, SUMMARY
 from pi_tui.modes.offline import offline_engine
 from pi_tui.runtime.build import LaunchOptions, build_runtime
 from pi_tui.session.store import Session
-from pi_tui.settings import Settings
+from pi_tui.settings import LiveSettings, Settings
 from tests.reliability.consistency import (
     EXTRACTIVE,
     Verdict,
@@ -146,7 +146,7 @@ def torn_set(path: Path) -> set[int]:
 
 async def resume_demo(path: Path, launch_dir: Path) -> None:
     """Reopen a killed demo session the way the app does (an AgentHost with condense) and flush."""
-    runtime = build_runtime(LaunchOptions(session=str(path), launch_dir=launch_dir), Settings())
+    runtime = build_runtime(LaunchOptions(session=str(path), launch_dir=launch_dir), LiveSettings(Settings()))
     await runtime.host.start()
     await runtime.engine.flush("manual")
     second = await runtime.engine.flush("manual")

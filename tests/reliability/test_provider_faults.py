@@ -88,7 +88,7 @@ async def agent(server: FakeOpenAI, cwd: Path, timeout: float | None = None,
                      make_tools(["read", "bash"]), notes)
     host.bus.on("auto_retry_start", notes.retries.append)
     settings = CondenseConfig.model_validate({"summarizer_model": "extractive", **condense})
-    engine = install(host, settings, lambda spec: LiteLLMClient(timeout=timeout), persist=False)
+    engine = install(host, settings, lambda spec: LiteLLMClient(timeout=timeout))
     await host.start()
     return host, notes, engine
 

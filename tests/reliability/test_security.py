@@ -147,7 +147,7 @@ async def test_abort_through_the_host_kills_the_bash_process_tree_and_the_sessio
     session = Session.create(tmp_path, tmp_path / "sessions")
     host = AgentHost(session, DemoModelClient(delay=0.0, tasks=(task,)),
                      AgentConfig(DEMO_MODEL, "", tmp_path), make_tools(["bash"]))
-    install(host, CondenseConfig(summarizer_model="extractive"), lambda spec: None, persist=False)
+    install(host, CondenseConfig(summarizer_model="extractive"), lambda spec: None)
     updates: list[str] = []
     host.bus.on("tool_execution_update", lambda e: updates.append(e["partialResult"]["content"][0]["text"]))
     await host.start()

@@ -26,6 +26,7 @@ from pi_tui.runtime.launch import LaunchOptions
 from pi_tui.screens.picker import PickerScreen
 from pi_tui.session.store import Session
 from pi_tui.settings import LiveSettings, Settings, load_settings
+from pi_tui.settings import save as save_module
 
 
 class RecordingContext:
@@ -106,7 +107,7 @@ class RecordingContext:
         self.status_changes += 1
 
     def build_runtime(self, options: LaunchOptions, session: Session | None = None) -> Runtime:
-        return build_runtime(options, self.settings, ui=self, client=DemoModelClient(), session=session)
+        return build_runtime(options, self.store, ui=self, client=DemoModelClient(), session=session)
 
     async def attach(self, runtime: Runtime, reason: str) -> None:
         self._runtime = runtime
@@ -183,6 +184,46 @@ async def test_the_pruner_picker_puts_a_subcommand_that_needs_an_argument_in_the
     await registry.dispatch("/pruner")  # one that needs none runs at once, in the engine
     assert context.runtime.engine.config.enabled is False
     assert context.notices[-1] == ("info", "pruner: enabled = False")
+
+
+async def test_a_pruner_change_goes_through_the_live_settings_once(context: RecordingContext, registry: Registry,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """No watcher runs here: what the live settings hold comes from the command itself, at once."""
+    writes: list[bytes] = []
+    write = save_module._write_atomic
+    monkeypatch.setattr(save_module, "_write_atomic", lambda path, data: (writes.append(data), write(path, data)))
+    heard: list[bool] = []
+    context.store.listen(lambda old, new: heard.append(new.condense.enabled))
+    await registry.dispatch("/pruner off")
+    assert context.settings.condense.enabled is False and heard == [False]
+    assert len(writes) == 1 and tomllib.loads(settings_file().read_text(encoding="utf-8"))["condense"] == {
+        "enabled": False}  # only what the command changed: the demo's own values stay in memory
+    assert context.runtime.engine.config.enabled is False
+    assert context.notices == [("info", "pruner: enabled = False")]
+    await registry.dispatch("/new")
+    assert context.runtime.engine.config.enabled is False
+
+
+async def test_a_pruner_change_the_file_cannot_take_changes_nothing(context: RecordingContext,
+                                                                    registry: Registry) -> None:
+    path = settings_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("[condense\nenabled = true\n", encoding="utf-8")  # the user's file, half edited
+    await registry.dispatch("/pruner off")
+    assert path.read_text(encoding="utf-8") == "[condense\nenabled = true\n"
+    assert context.settings.condense.enabled and context.runtime.engine.config.enabled
+    [(level, text)] = context.notices
+    assert level == "error" and text.startswith("Settings not saved:")
+
+
+async def test_an_outside_edit_reaches_the_running_engine_until_its_session_ends(context: RecordingContext,
+                                                                                  registry: Registry) -> None:
+    first = context.runtime
+    context.store.reload(Settings.model_validate({"condense": {"min_batch_chars": 300}}))  # the watcher's door
+    assert first.engine.config.min_batch_chars == 300
+    await first.host.shutdown()
+    context.store.reload(Settings.model_validate({"condense": {"min_batch_chars": 400}}))
+    assert first.engine.config.min_batch_chars == 300  # a runtime that has ended follows nothing
 
 
 async def test_pruner_now_with_nothing_pending_says_so(context: RecordingContext, registry: Registry) -> None:

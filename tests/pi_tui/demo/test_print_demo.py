@@ -8,11 +8,11 @@ from pathlib import Path
 from pi_tui.demo.client import NEXT_TASK_HINT
 from pi_tui.modes.print_mode import EXIT_OK, run_print
 from pi_tui.runtime.build import LaunchOptions, build_runtime
-from pi_tui.settings import load_settings
+from pi_tui.settings import LiveSettings, load_settings
 
 
 async def test_a_demo_task_in_print_mode_ends_with_what_to_run_next(tmp_path: Path) -> None:
-    runtime = build_runtime(LaunchOptions(model="demo", launch_dir=tmp_path), load_settings().settings)
+    runtime = build_runtime(LaunchOptions(model="demo", launch_dir=tmp_path), LiveSettings(load_settings().settings))
     runtime.host.agent.client.delay = 0  # type: ignore[attr-defined]
     out, err = io.StringIO(), io.StringIO()
     assert await run_print(runtime.host, "fix the failing test", out, err) == EXIT_OK

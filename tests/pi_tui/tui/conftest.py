@@ -19,7 +19,7 @@ from textual.widgets import Input, TextArea
 
 from pi_tui.demo.client import DemoModelClient
 from pi_tui.runtime.build import LaunchOptions, build_runtime
-from pi_tui.settings import Settings, load_settings
+from pi_tui.settings import LiveSettings, Settings, load_settings
 from pi_tui.tui.app import PiApp, TuiBridge
 
 SESSION_ID = "5e55a0d1-0000-4000-8000-000000000001"
@@ -52,18 +52,17 @@ def make_app(tmp_path: Path) -> Iterator[AppFactory]:
     def factory(*, session: Path | None = None, model: str | None = "demo", settings: Settings | None = None,
                 launch_dir: Path | None = None, delay: float = 0, clock_step: float = 0.25,
                 **kwargs: Any) -> PiApp:
-        settings = settings or load_settings().settings
+        live = LiveSettings(settings or load_settings().settings)
         bridge = TuiBridge()
         client = DemoModelClient(delay=delay)
         options = LaunchOptions(model=model, session=str(session) if session else None,
                                 launch_dir=launch_dir or tmp_path / "launch")
         options.launch_dir.mkdir(parents=True, exist_ok=True)
-        runtime = build_runtime(options, settings, ui=bridge, client=client,
-                                on_settings_saved=bridge.settings_saved)
+        runtime = build_runtime(options, live, ui=bridge, client=client)
         kwargs.setdefault("watch", False)
         kwargs.setdefault("cwd_display", "~/project")
         kwargs.setdefault("clock", FakeClock(clock_step))
-        app = PiApp(runtime, settings, bridge, options, client=client, **kwargs)
+        app = PiApp(runtime, live, bridge, options, client=client, **kwargs)
         app.animation_level = "none"
         return app
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pi_tui.demo.project import PROJECT_NAME, is_demo_copy
 from pi_tui.runtime.build import LaunchOptions, build_runtime
-from pi_tui.settings import load_settings
+from pi_tui.settings import LiveSettings, load_settings
 from pi_tui.widgets.footer import display_path
 from tests.conftest import corpus_path
 from tests.pi_tui.tui.conftest import screen_text, until
@@ -38,7 +38,7 @@ async def test_a_session_recorded_in_the_users_project_plays_in_a_copy(make_app,
 
 
 def test_a_demo_session_resumes_in_its_own_copy(tmp_path: Path) -> None:
-    settings = load_settings().settings
+    settings = LiveSettings(load_settings().settings)
     first = build_runtime(LaunchOptions(model="demo", launch_dir=tmp_path), settings)
     first.host.session.append_session_info("demo run")  # the session now has entries worth resuming
     first.host.session.flush()

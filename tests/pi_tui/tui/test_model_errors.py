@@ -9,7 +9,7 @@ import pytest
 from pi_tui.ai import litellm_client
 from pi_tui.ai.litellm_client import LiteLLMClient
 from pi_tui.runtime.build import LaunchOptions, build_runtime
-from pi_tui.settings import Settings
+from pi_tui.settings import LiveSettings, Settings
 from pi_tui.tui.app import PiApp, TuiBridge
 from pi_tui.widgets.assistant import AssistantBlock
 from tests.support.fake_openai import FakeOpenAI, server_error
@@ -18,7 +18,7 @@ from tests.support.fake_openai import FakeOpenAI, server_error
 async def test_a_missing_key_is_said_once_and_writes_no_turn(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, send, wait, wait_for, shown) -> None:
     monkeypatch.setattr(litellm_client, "warm_up", lambda: None)  # not the 5 s import: no request is sent
-    settings, bridge, client = Settings(), TuiBridge(), LiteLLMClient()
+    settings, bridge, client = LiveSettings(Settings()), TuiBridge(), LiteLLMClient()
     options = LaunchOptions(model="anthropic/claude-sonnet-4-5", launch_dir=tmp_path)
     runtime = build_runtime(options, settings, ui=bridge, client=client)
     app = PiApp(runtime, settings, bridge, options, client=client, watch=False)
@@ -37,7 +37,7 @@ async def test_a_missing_key_is_said_once_and_writes_no_turn(
 async def test_a_retried_failure_passes_in_the_status_and_the_final_one_is_shown_once(
         tmp_path: Path, fake_openai: FakeOpenAI, send, wait, wait_for) -> None:
     fake_openai.push(*(server_error(503) for _ in range(4)))
-    settings = Settings.model_validate({"retry": {"base_delay_ms": 1}})
+    settings = LiveSettings(Settings.model_validate({"retry": {"base_delay_ms": 1}}))
     bridge, client = TuiBridge(), LiteLLMClient()
     options = LaunchOptions(model="openai/fake-model", base_url=fake_openai.base_url, launch_dir=tmp_path)
     runtime = build_runtime(options, settings, ui=bridge, client=client)

@@ -20,7 +20,7 @@ from pi_tui.demo.client import DemoModelClient
 from pi_tui.errors import UserError
 from pi_tui.runtime.build import build_runtime
 from pi_tui.runtime.launch import LaunchOptions
-from pi_tui.settings import load_settings
+from pi_tui.settings import LiveSettings, load_settings
 from pi_tui.tui.app import PiApp, Started, TuiBridge
 
 PROBE = r"""
@@ -108,7 +108,7 @@ def test_a_runtime_that_cannot_be_built_is_one_line_and_exit_status_2(tmp_path: 
 
 def slow_start(tmp_path: Path, release: threading.Event, fail: Exception | None = None) -> PiApp:
     """An app whose runtime is built, as `pi-tui` builds it, in a thread that waits for `release`."""
-    settings = load_settings().settings
+    settings = LiveSettings(load_settings().settings)
     bridge = TuiBridge()
     options = LaunchOptions(model="demo", launch_dir=tmp_path)
 
@@ -116,8 +116,7 @@ def slow_start(tmp_path: Path, release: threading.Event, fail: Exception | None 
         release.wait(60)
         if fail is not None:
             raise fail
-        runtime = build_runtime(options, settings, ui=bridge, client=DemoModelClient(),
-                                on_settings_saved=bridge.settings_saved)
+        runtime = build_runtime(options, settings, ui=bridge, client=DemoModelClient())
         return runtime, settings, ["settings: a problem found while starting"]
 
     app = PiApp(None, None, bridge, options, build=build, watch=False, cwd_display="~/project")
