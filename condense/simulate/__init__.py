@@ -20,6 +20,7 @@ from condense.simulate.cache import (
     PrefixCache,
 )
 from condense.simulate.context_editing import CLEARED_RESULT, ClearToolUses, ContextEditing
+from condense.simulate.openhands_sdk import SdkCondenser
 from condense.simulate.pricing import CACHE_READ_FACTOR, CACHE_WRITE_1H_FACTOR, CACHE_WRITE_FACTOR, PriceTable
 from condense.simulate.prompt import CharEncoder, Encoder, Meter, Prompt, Segment, common_units, message_text
 from condense.simulate.recorded import MissRate, RecordedRequest, observed_miss_rate, recorded_requests
@@ -37,6 +38,7 @@ from condense.simulate.simulation import (
 from condense.simulate.strategies import (
     ANTHROPIC_EDITS,
     CONDENSE_STRATEGIES,
+    OPENHANDS_SDK,
     PRUNE_AFTER_READ,
     STRATEGIES,
     condense_config,
@@ -59,6 +61,7 @@ __all__ = [
     "LONG_TTL_MS",
     "LOOKBACK_BLOCKS",
     "MODEL_TOKENS_PER_CALL",
+    "OPENHANDS_SDK",
     "PRUNE_AFTER_READ",
     "STRATEGIES",
     "AnthropicCache",
@@ -81,6 +84,7 @@ __all__ = [
     "RecordedRequest",
     "Recovery",
     "RequestOutcome",
+    "SdkCondenser",
     "Segment",
     "SessionReport",
     "StrategyResult",

@@ -17,6 +17,7 @@ from condense.config import CondenseConfig
 from condense.messages import AgentMessage
 from condense.simulate import (
     ANTHROPIC_EDITS,
+    OPENHANDS_SDK,
     PRUNE_AFTER_READ,
     Compaction,
     ContextEditing,
@@ -27,6 +28,7 @@ from condense.simulate import (
     Query,
     RecordedRequest,
     Recovery,
+    SdkCondenser,
     StrategySimulation,
     SummarizingCondenser,
     check_recovery,
@@ -184,11 +186,14 @@ class StrategyRun:
         plain = _plain(transform_messages(convert_to_llm(_typed(context)), self.recording.specs[number]))
         return plain if self.edit is None else self.edit(plain)
 
-    def summariser_call(self, prompt: str | list[dict[str, Any]], output: str, time_ms: int) -> None:
-        """Priced at the length a model writes, not the extractive text's (see `summary_length`)."""
+    def summariser_call(self, prompt: str | list[dict[str, Any]], output: str, time_ms: int,
+                        head_tokens: float = 0.0) -> None:
+        """Priced at the session's model and at the length a model writes, not the extractive text's (see
+        `summary_length`); a text prompt comes after `head_tokens` of fixed instructions."""
         current = self.recording.requests[max(0, self.sent - 1)]
         meter = self.meter
-        asked = meter.text_prompt(prompt) if isinstance(prompt, str) else meter.prompt(prompt, system=False)
+        asked = meter.text_prompt(prompt, head_tokens) if isinstance(prompt, str) \
+            else meter.prompt(prompt, system=False)
         written = model_summary_tokens(prompt, meter.text_tokens(output)) if isinstance(prompt, str) \
             else meter.text_tokens(output)
         self.sim.summariser_call(asked, written, time_ms, self.pricing.for_model(current.model))
@@ -223,14 +228,15 @@ def _run_masking(run: StrategyRun) -> Recovery:
     return check_recovery(history, masking.apply(history), None)
 
 
-def _run_summarising(run: StrategyRun, summariser: PiCompaction | SummarizingCondenser) -> Recovery:
+def _run_summarising(run: StrategyRun, summariser: PiCompaction | SummarizingCondenser | SdkCondenser) -> Recovery:
     """A strategy that folds old history into one summary before a request when its rule says so."""
     history = run.recording.history
     for number, before in enumerate(run.recording.before):
         time_ms = run.recording.requests[number].time_ms
         done: Compaction | None = summariser.maybe_compact(history[:before], time_ms)
         if done is not None:
-            run.summariser_call(done.folded, done.summary, time_ms)
+            asked = done.folded if done.prompt is None else done.prompt
+            run.summariser_call(asked, done.summary, time_ms, done.head_tokens)
         run.request(number, summariser.context(history[:before]))
     return check_recovery(history, summariser.context(history), None)
 
@@ -290,6 +296,9 @@ def run_strategy(name: str, run: StrategyRun, window: int, variants: dict[str, d
         return _run_summarising(run, PiCompaction(run.meter, window))
     if name == "openhands-condenser":
         return _run_summarising(run, SummarizingCondenser())
+    if name in OPENHANDS_SDK:
+        max_size, keep_first = OPENHANDS_SDK[name]
+        return _run_summarising(run, SdkCondenser(run.meter, max_size, keep_first, max_tokens=window))
     if name in ANTHROPIC_EDITS:
         return _run_context_edit(run, ContextEditing(run.meter, ANTHROPIC_EDITS[name]))
     if name in variants:
