@@ -1,5 +1,5 @@
 """The cost simulator behind `pi-tui whatif`: prompts as token segments, Anthropic's prompt cache (and
-a plain prefix cache to compare), prices, the baseline strategies, recovery checks and the report.
+a plain prefix cache to compare), prices, the baseline strategies, recovery checks, retention and the report.
 Standard library and pydantic only; the host supplies prices, the tokenizer and the contexts."""
 
 from condense.simulate.baselines import (
@@ -26,6 +26,7 @@ from condense.simulate.prompt import CharEncoder, Encoder, Meter, Prompt, Segmen
 from condense.simulate.recorded import MissRate, RecordedRequest, observed_miss_rate, recorded_requests
 from condense.simulate.recovery import Query, Recovery, check_recovery, returns_original
 from condense.simulate.report import SessionReport, format_report
+from condense.simulate.retention import Lookup, Retention, RetentionMeter, Shares, Use, find_uses
 from condense.simulate.simulation import (
     Calibration,
     RequestOutcome,
@@ -73,6 +74,7 @@ __all__ = [
     "Compaction",
     "ContextEditing",
     "Encoder",
+    "Lookup",
     "Meter",
     "MissRate",
     "ObservationMasking",
@@ -84,12 +86,16 @@ __all__ = [
     "RecordedRequest",
     "Recovery",
     "RequestOutcome",
+    "Retention",
+    "RetentionMeter",
     "SdkCondenser",
     "Segment",
     "SessionReport",
+    "Shares",
     "StrategyResult",
     "StrategySimulation",
     "SummarizingCondenser",
+    "Use",
     "baseline",
     "calibrate",
     "check_recovery",
@@ -97,6 +103,7 @@ __all__ = [
     "condense_config",
     "condense_config_with",
     "extractive_compaction",
+    "find_uses",
     "format_report",
     "mask_placeholder",
     "message_text",

@@ -12,15 +12,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from condense import BatchFilter
+from condense import BatchFilter, CondenseEngine
 from condense.config import CondenseConfig
 from condense.messages import AgentMessage
+from condense.occurrence import message_key
 from condense.simulate import (
     ANTHROPIC_EDITS,
     OPENHANDS_SDK,
     PRUNE_AFTER_READ,
     Compaction,
     ContextEditing,
+    Lookup,
     Meter,
     ObservationMasking,
     PiCompaction,
@@ -28,6 +30,7 @@ from condense.simulate import (
     Query,
     RecordedRequest,
     Recovery,
+    RetentionMeter,
     SdkCondenser,
     StrategySimulation,
     SummarizingCondenser,
@@ -170,16 +173,20 @@ class StrategyRun:
     meter: Meter
     pricing: Pricing
     sim: StrategySimulation
+    retention: RetentionMeter | None = None
     sent: int = 0
     edit: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] | None = None  # the provider's, server-side
+    lookup: Lookup | None = None  # condense's refs, for the retention measure
 
     def request(self, number: int, context: Sequence[Mapping[str, Any]]) -> None:
         recorded = self.recording.requests[number]
         self.sent = number + 1
         if not recorded.billed:
             return
-        llm = self.provider_view(context, number)
-        self.sim.request(self.meter.prompt(llm), recorded, self.pricing.for_model(recorded.model))
+        prompt = self.meter.prompt(self.provider_view(context, number))
+        self.sim.request(prompt, recorded, self.pricing.for_model(recorded.model))
+        if self.retention is not None and self.retention.wants(number):
+            self.retention.observe(number, "\n".join(s.text for s in prompt.segments), self.lookup)
 
     def provider_view(self, context: Sequence[Mapping[str, Any]], number: int) -> list[dict[str, Any]]:
         """What the model reads of `context`: converted, transformed for the model, edited server-side."""
@@ -265,6 +272,17 @@ def _read_turns_only(run: StrategyRun) -> BatchFilter:
     return lambda batch: batch.turn_index < run.sent - 1
 
 
+def _condense_lookup(engine: CondenseEngine) -> Lookup:
+    """A pruned output's ref as condense's placeholders show it (a short ref, else the call's id) and
+    what `context_tree_query` answers for it, as the engine stands at the moment it is asked."""
+    def lookup(message: dict[str, Any]) -> tuple[str, str] | None:
+        key = message_key(message)
+        if not engine.index.is_summarized(key):
+            return None
+        return engine.index.get_short_ref(key) or str(message.get("toolCallId")), engine.query([key])[0]
+    return lookup
+
+
 def _run_condense(run: StrategyRun, config: CondenseConfig, window: int, after_read: bool = False) -> Recovery:
     source = without_compactions(run.recording.session)
     with tempfile.TemporaryDirectory(prefix="pi-tui-whatif-") as folder:
@@ -276,6 +294,7 @@ def _run_condense(run: StrategyRun, config: CondenseConfig, window: int, after_r
                             on_render=lambda _before, rendered: run.request(next(counter), rendered),
                             batch_filter=_read_turns_only(run) if after_read else None,
                             on_summary=lambda asked, text: run.summariser_call(asked, text, _latest_time(out)))
+        run.lookup = _condense_lookup(replayer.engine)
         asyncio.run(replayer.run())
         engine = replayer.engine
         final = engine.render(out.messages())
