@@ -1,5 +1,5 @@
 """The cost simulator behind `pi-tui whatif`: prompts as token segments, Anthropic's prompt cache (and
-a plain prefix cache to compare), prices, the baseline strategies, recovery checks and the report.
+a plain prefix cache to compare), prices, the baseline strategies, recovery checks, retention and the report.
 Standard library and pydantic only; the host supplies prices, the tokenizer and the contexts."""
 
 from condense.simulate.baselines import (
@@ -20,11 +20,13 @@ from condense.simulate.cache import (
     PrefixCache,
 )
 from condense.simulate.context_editing import CLEARED_RESULT, ClearToolUses, ContextEditing
+from condense.simulate.openhands_sdk import SdkCondenser
 from condense.simulate.pricing import CACHE_READ_FACTOR, CACHE_WRITE_1H_FACTOR, CACHE_WRITE_FACTOR, PriceTable
 from condense.simulate.prompt import CharEncoder, Encoder, Meter, Prompt, Segment, common_units, message_text
 from condense.simulate.recorded import MissRate, RecordedRequest, observed_miss_rate, recorded_requests
 from condense.simulate.recovery import Query, Recovery, check_recovery, returns_original
 from condense.simulate.report import SessionReport, format_report
+from condense.simulate.retention import Lookup, Retention, RetentionMeter, Shares, Use, find_uses
 from condense.simulate.simulation import (
     Calibration,
     RequestOutcome,
@@ -37,6 +39,7 @@ from condense.simulate.simulation import (
 from condense.simulate.strategies import (
     ANTHROPIC_EDITS,
     CONDENSE_STRATEGIES,
+    OPENHANDS_SDK,
     PRUNE_AFTER_READ,
     STRATEGIES,
     condense_config,
@@ -59,6 +62,7 @@ __all__ = [
     "LONG_TTL_MS",
     "LOOKBACK_BLOCKS",
     "MODEL_TOKENS_PER_CALL",
+    "OPENHANDS_SDK",
     "PRUNE_AFTER_READ",
     "STRATEGIES",
     "AnthropicCache",
@@ -70,6 +74,7 @@ __all__ = [
     "Compaction",
     "ContextEditing",
     "Encoder",
+    "Lookup",
     "Meter",
     "MissRate",
     "ObservationMasking",
@@ -81,11 +86,16 @@ __all__ = [
     "RecordedRequest",
     "Recovery",
     "RequestOutcome",
+    "Retention",
+    "RetentionMeter",
+    "SdkCondenser",
     "Segment",
     "SessionReport",
+    "Shares",
     "StrategyResult",
     "StrategySimulation",
     "SummarizingCondenser",
+    "Use",
     "baseline",
     "calibrate",
     "check_recovery",
@@ -93,6 +103,7 @@ __all__ = [
     "condense_config",
     "condense_config_with",
     "extractive_compaction",
+    "find_uses",
     "format_report",
     "mask_placeholder",
     "message_text",

@@ -61,8 +61,13 @@ class ObservationMasking:
 
 @dataclass(frozen=True)
 class Compaction:
-    folded: list[dict[str, Any]]  # what the summariser read: the previous summary, then the messages
+    """One summary replacing older history. The summariser reads `folded` as messages, unless the
+    strategy builds its prompt as text: then `prompt`, after `head_tokens` of fixed instructions."""
+
+    folded: list[dict[str, Any]]  # what was folded: the previous summary, then the messages
     summary: str
+    prompt: str | None = None
+    head_tokens: float = 0.0
 
 
 def _first_line(message: dict[str, Any]) -> str:

@@ -145,10 +145,20 @@ class Meter:
     def __init__(self, encoder: Encoder, system_tokens: int = SYSTEM_TOKENS) -> None:
         self.encoder = encoder
         self.units_per_token = encoder.units_per_token
-        units = round(system_tokens * encoder.units_per_token)
-        self.system = Segment("<system prompt and tools>", (None,) * units, units / encoder.units_per_token)
         self._by_text: dict[tuple[str, int], Segment] = {}
+        self._fixed: dict[tuple[str, int], Segment] = {}
+        self.system = self.fixed_segment("<system prompt and tools>", system_tokens)
         self._by_message: dict[int, tuple[Any, Segment]] = {}
+
+    def fixed_segment(self, label: str, tokens: float) -> Segment:
+        """A stretch of `tokens` tokens whose text is not modelled (a system prompt, another program's
+        instructions), the same object every time it is asked for."""
+        units = round(tokens * self.units_per_token)
+        segment = self._fixed.get((label, units))
+        if segment is None:
+            segment = Segment(label, (None,) * units, units / self.units_per_token)
+            self._fixed[(label, units)] = segment
+        return segment
 
     def segment_of_text(self, text: str, blocks: int = 1) -> Segment:
         segment = self._by_text.get((text, blocks))
@@ -173,9 +183,12 @@ class Meter:
         marks = ((1,) if system else ()) + breakpoints(messages, len(head))
         return Prompt(head + tuple(self.segment(m) for m in messages), marks)
 
-    def text_prompt(self, text: str) -> Prompt:
-        """A one-message request (a summariser call): its only breakpoint is at its end."""
-        return Prompt((self.segment_of_text(text),), (1,))
+    def text_prompt(self, text: str, head_tokens: float = 0.0) -> Prompt:
+        """A one-message request (a summariser call), after `head_tokens` of fixed instructions when
+        given: its only breakpoint is at its end."""
+        head = (self.fixed_segment("<instructions>", head_tokens),) if head_tokens else ()
+        segments = (*head, self.segment_of_text(text))
+        return Prompt(segments, (len(segments),))
 
     def tokens(self, messages: Sequence[dict[str, Any]]) -> float:
         """What a context of these messages weighs, system prompt included."""

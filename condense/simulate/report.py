@@ -7,10 +7,11 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from condense.simulate.recorded import MissRate
+from condense.simulate.retention import Shares
 from condense.simulate.simulation import Calibration, StrategyResult
 
 COLUMNS = ("strategy", "requests", "mean ctx", "peak ctx", "cache hit", "busts", "main $", "summ. $",
-           "total $", "prefix $", "vs base", "recoverable")
+           "total $", "prefix $", "vs base", "recoverable", "ids vis/rec/lost", "earlier turn")
 
 
 class SessionReport(BaseModel):
@@ -36,6 +37,14 @@ def _recoverable(result: StrategyResult) -> str:
     return f"{share:.0%} of {result.recovery.pruned}"
 
 
+def _shares(shares: Shares | None) -> str:
+    """Visible, recoverable and lost, in percent of the uses."""
+    if shares is None or not shares.uses:
+        return "-"
+    cells = (round(100 * n / shares.uses) for n in (shares.visible, shares.recoverable, shares.lost))
+    return "/".join(map(str, cells)) + f"% of {shares.uses}"
+
+
 def _ratio(result: StrategyResult) -> str:
     if not result.can_run:
         return "cannot run"
@@ -46,7 +55,9 @@ def _row(result: StrategyResult) -> tuple[str, ...]:
     return (result.name, f"{result.requests}", f"{result.mean_context_tokens:,.0f}",
             f"{result.peak_context_tokens:,.0f}", f"{result.cache_hit_rate:.1%}", f"{result.cache_busts}",
             f"{result.main_cost:.2f}", f"{result.summariser_cost:.2f}", f"{result.total_cost:.2f}",
-            f"{result.prefix_model_cost:.2f}", _ratio(result), _recoverable(result))
+            f"{result.prefix_model_cost:.2f}", _ratio(result), _recoverable(result),
+            _shares(result.retention.all if result.retention else None),
+            _shares(result.retention.earlier_turn if result.retention else None))
 
 
 def _table(rows: list[tuple[str, ...]]) -> list[str]:
@@ -94,7 +105,10 @@ def format_report(report: SessionReport) -> str:
              f"tokens: {report.tokenizer}; prices: {report.pricing}; cache model {report.cache_model}, "
              f"TTL {report.cache_ttl_ms / 60000:g} min; window {report.context_window:,}",
              f"vs base: against {base}, the cheapest strategy that fits the window and is not condense;"
-             " prefix $: the total under the `prefix` cache model", ""]
+             " prefix $: the total under the `prefix` cache model",
+             "ids vis/rec/lost: of the tool-given identifiers the model used for the first time, the share"
+             " its context showed, held behind a condense ref, or lost (earlier turn: from a tool output of"
+             " an earlier user turn)", ""]
     lines += _table([COLUMNS, *(_row(r) for r in report.strategies)])
     lines += ["", _miss_line(miss)]
     if report.calibration is not None:

@@ -20,6 +20,7 @@ from condense.simulate.pricing import PriceTable
 from condense.simulate.prompt import Prompt
 from condense.simulate.recorded import MissRate, RecordedRequest
 from condense.simulate.recovery import Recovery
+from condense.simulate.retention import Retention
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,7 @@ class StrategyResult(BaseModel):
     can_run: bool = True  # its peak context fits the model's window
     ratio_to_baseline: float | None = None  # against the cheapest runnable non-condense strategy
     recovery: Recovery
+    retention: Retention | None = None  # what the model had in reach of the tokens it reached back for
     context_tokens: list[float]  # per priced request, in order
     bust_requests: list[int]  # positions in `context_tokens`
 
@@ -104,7 +106,7 @@ class StrategySimulation:
         self.summariser_prefix_cost += prefix_cost
         return cost
 
-    def result(self, recovery: Recovery) -> StrategyResult:
+    def result(self, recovery: Recovery, retention: Retention | None = None) -> StrategyResult:
         tokens = [o.tokens for o in self.outcomes]
         prompt_total = sum(tokens)
         main_cost = sum(o.cost for o in self.outcomes)
@@ -117,7 +119,7 @@ class StrategySimulation:
             summariser_calls=self.summariser_calls, summariser_cost=self.summariser_cost,
             total_cost=main_cost + self.summariser_cost,
             prefix_model_cost=sum(o.prefix_model_cost for o in self.outcomes) + self.summariser_prefix_cost,
-            recovery=recovery, context_tokens=tokens,
+            recovery=recovery, retention=retention, context_tokens=tokens,
             bust_requests=[i for i, o in enumerate(self.outcomes) if o.bust])
 
 

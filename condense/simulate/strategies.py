@@ -10,6 +10,7 @@ from typing import Any
 
 from condense.config import CondenseConfig
 from condense.simulate.context_editing import ClearToolUses
+from condense.simulate.openhands_sdk import AGENT_KEEP_FIRST, AGENT_MAX_SIZE, SDK_KEEP_FIRST, SDK_MAX_SIZE
 
 STRATEGIES: dict[str, str] = {
     "recorded": "each request as the recording agent built it (its own compactions included)",
@@ -20,8 +21,12 @@ STRATEGIES: dict[str, str] = {
                                  " but the 3 newest tool results cleared (and old thinking)",
     "anthropic-clear-at-least": "the same edit, applied only when it clears at least 5,000 tokens",
     "anthropic-clear-tool-inputs": "the same edit, clearing the calls' arguments too",
-    "openhands-condenser": "OpenHands' LLMSummarizingCondenser: past 120 events, the first 4 and the"
-                           " newest 55 stay and one summary replaces the rest",
+    "openhands-condenser": "a simplified OpenHands condenser (one message = one event, 120/4, the whole"
+                           " messages summarised): kept to compare with earlier figures",
+    "openhands-sdk-agent": "OpenHands' default agent's condenser as the SDK runs it: past 80 events (a"
+                           " call and a result one each), the first 4 and the newest 35 stay",
+    "openhands-sdk": "OpenHands' LLMSummarizingCondenser with its own defaults: past 240 events, the"
+                     " first 2 and the newest 117 stay",
     "every-turn": "condense flushing after every tool turn",
     "condense": "condense with its default settings",
     "condense-no-chains": "condense without chain compression",
@@ -39,6 +44,11 @@ _CONDENSE_VARIANTS: dict[str, dict[str, Any]] = {
 }
 
 CONDENSE_STRATEGIES = frozenset(_CONDENSE_VARIANTS)
+
+OPENHANDS_SDK: dict[str, tuple[int, int]] = {  # max_size, keep_first
+    "openhands-sdk-agent": (AGENT_MAX_SIZE, AGENT_KEEP_FIRST),
+    "openhands-sdk": (SDK_MAX_SIZE, SDK_KEEP_FIRST),
+}
 
 ANTHROPIC_EDITS: dict[str, ClearToolUses] = {
     "anthropic-clear-tool-uses": ClearToolUses(),

@@ -31,11 +31,14 @@ from condense.simulate import (
     Encoder,
     Meter,
     MissRate,
+    RetentionMeter,
     SessionReport,
     StrategyResult,
     StrategySimulation,
+    Use,
     baseline,
     calibrate,
+    find_uses,
     observed_miss_rate,
     unknown_strategies,
     with_ratios,
@@ -115,16 +118,18 @@ class _Strategies:
     window: int
     meter: Meter
     miss: MissRate
+    uses: list[Use]  # the retention measure's, the same for every strategy
 
     def run(self, name: str) -> tuple[StrategyResult, Calibration | None, Pricing]:
         pricing = _pricing(self.options)
         sim = StrategySimulation(name, self.meter.units_per_token, self.miss.rate, self.options.ttl_ms,
                                  self.options.cache_model)
-        run = StrategyRun(self.recording, self.meter, pricing, sim)
+        retention = RetentionMeter(self.recording.history, self.uses)
+        run = StrategyRun(self.recording, self.meter, pricing, sim, retention)
         recovery = run_strategy(name, run, self.window, self.options.variants, self.options.condense)
         calibration = calibrate(run.sim.outcomes, self.recording.requests, self.miss) if name == "recorded" else None
         self.meter.forget_messages()
-        return run.sim.result(recovery), calibration, pricing
+        return run.sim.result(recovery, retention.result()), calibration, pricing
 
 
 _worker: _Strategies | None = None  # a worker process's own, set up by `_start_worker`
@@ -178,7 +183,8 @@ def run_whatif(session: Session, options: WhatifOptions, encoder: Encoder | None
     window = context_window(recording.main_model)
     meter = Meter(encoder or default_encoder())
     miss = observed_miss_rate(recording.requests)
-    outcomes = _run_strategies(_Strategies(recording, options, window, meter, miss), progress)
+    uses = find_uses(recording.history, recording.before)
+    outcomes = _run_strategies(_Strategies(recording, options, window, meter, miss, uses), progress)
     pricing = _pricing(options)
     for _, _, used in outcomes:
         pricing.tables.update(used.tables)

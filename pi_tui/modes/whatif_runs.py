@@ -12,14 +12,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from condense import BatchFilter
+from condense import BatchFilter, CondenseEngine
 from condense.config import CondenseConfig
 from condense.messages import AgentMessage
+from condense.occurrence import message_key
 from condense.simulate import (
     ANTHROPIC_EDITS,
+    OPENHANDS_SDK,
     PRUNE_AFTER_READ,
     Compaction,
     ContextEditing,
+    Lookup,
     Meter,
     ObservationMasking,
     PiCompaction,
@@ -27,6 +30,8 @@ from condense.simulate import (
     Query,
     RecordedRequest,
     Recovery,
+    RetentionMeter,
+    SdkCondenser,
     StrategySimulation,
     SummarizingCondenser,
     check_recovery,
@@ -168,27 +173,34 @@ class StrategyRun:
     meter: Meter
     pricing: Pricing
     sim: StrategySimulation
+    retention: RetentionMeter | None = None
     sent: int = 0
     edit: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] | None = None  # the provider's, server-side
+    lookup: Lookup | None = None  # condense's refs, for the retention measure
 
     def request(self, number: int, context: Sequence[Mapping[str, Any]]) -> None:
         recorded = self.recording.requests[number]
         self.sent = number + 1
         if not recorded.billed:
             return
-        llm = self.provider_view(context, number)
-        self.sim.request(self.meter.prompt(llm), recorded, self.pricing.for_model(recorded.model))
+        prompt = self.meter.prompt(self.provider_view(context, number))
+        self.sim.request(prompt, recorded, self.pricing.for_model(recorded.model))
+        if self.retention is not None and self.retention.wants(number):
+            self.retention.observe(number, "\n".join(s.text for s in prompt.segments), self.lookup)
 
     def provider_view(self, context: Sequence[Mapping[str, Any]], number: int) -> list[dict[str, Any]]:
         """What the model reads of `context`: converted, transformed for the model, edited server-side."""
         plain = _plain(transform_messages(convert_to_llm(_typed(context)), self.recording.specs[number]))
         return plain if self.edit is None else self.edit(plain)
 
-    def summariser_call(self, prompt: str | list[dict[str, Any]], output: str, time_ms: int) -> None:
-        """Priced at the length a model writes, not the extractive text's (see `summary_length`)."""
+    def summariser_call(self, prompt: str | list[dict[str, Any]], output: str, time_ms: int,
+                        head_tokens: float = 0.0) -> None:
+        """Priced at the session's model and at the length a model writes, not the extractive text's (see
+        `summary_length`); a text prompt comes after `head_tokens` of fixed instructions."""
         current = self.recording.requests[max(0, self.sent - 1)]
         meter = self.meter
-        asked = meter.text_prompt(prompt) if isinstance(prompt, str) else meter.prompt(prompt, system=False)
+        asked = meter.text_prompt(prompt, head_tokens) if isinstance(prompt, str) \
+            else meter.prompt(prompt, system=False)
         written = model_summary_tokens(prompt, meter.text_tokens(output)) if isinstance(prompt, str) \
             else meter.text_tokens(output)
         self.sim.summariser_call(asked, written, time_ms, self.pricing.for_model(current.model))
@@ -223,14 +235,15 @@ def _run_masking(run: StrategyRun) -> Recovery:
     return check_recovery(history, masking.apply(history), None)
 
 
-def _run_summarising(run: StrategyRun, summariser: PiCompaction | SummarizingCondenser) -> Recovery:
+def _run_summarising(run: StrategyRun, summariser: PiCompaction | SummarizingCondenser | SdkCondenser) -> Recovery:
     """A strategy that folds old history into one summary before a request when its rule says so."""
     history = run.recording.history
     for number, before in enumerate(run.recording.before):
         time_ms = run.recording.requests[number].time_ms
         done: Compaction | None = summariser.maybe_compact(history[:before], time_ms)
         if done is not None:
-            run.summariser_call(done.folded, done.summary, time_ms)
+            asked = done.folded if done.prompt is None else done.prompt
+            run.summariser_call(asked, done.summary, time_ms, done.head_tokens)
         run.request(number, summariser.context(history[:before]))
     return check_recovery(history, summariser.context(history), None)
 
@@ -259,6 +272,17 @@ def _read_turns_only(run: StrategyRun) -> BatchFilter:
     return lambda batch: batch.turn_index < run.sent - 1
 
 
+def _condense_lookup(engine: CondenseEngine) -> Lookup:
+    """A pruned output's ref as condense's placeholders show it (a short ref, else the call's id) and
+    what `context_tree_query` answers for it, as the engine stands at the moment it is asked."""
+    def lookup(message: dict[str, Any]) -> tuple[str, str] | None:
+        key = message_key(message)
+        if not engine.index.is_summarized(key):
+            return None
+        return engine.index.get_short_ref(key) or str(message.get("toolCallId")), engine.query([key])[0]
+    return lookup
+
+
 def _run_condense(run: StrategyRun, config: CondenseConfig, window: int, after_read: bool = False) -> Recovery:
     source = without_compactions(run.recording.session)
     with tempfile.TemporaryDirectory(prefix="pi-tui-whatif-") as folder:
@@ -270,6 +294,7 @@ def _run_condense(run: StrategyRun, config: CondenseConfig, window: int, after_r
                             on_render=lambda _before, rendered: run.request(next(counter), rendered),
                             batch_filter=_read_turns_only(run) if after_read else None,
                             on_summary=lambda asked, text: run.summariser_call(asked, text, _latest_time(out)))
+        run.lookup = _condense_lookup(replayer.engine)
         asyncio.run(replayer.run())
         engine = replayer.engine
         final = engine.render(out.messages())
@@ -290,6 +315,9 @@ def run_strategy(name: str, run: StrategyRun, window: int, variants: dict[str, d
         return _run_summarising(run, PiCompaction(run.meter, window))
     if name == "openhands-condenser":
         return _run_summarising(run, SummarizingCondenser())
+    if name in OPENHANDS_SDK:
+        max_size, keep_first = OPENHANDS_SDK[name]
+        return _run_summarising(run, SdkCondenser(run.meter, max_size, keep_first, max_tokens=window))
     if name in ANTHROPIC_EDITS:
         return _run_context_edit(run, ContextEditing(run.meter, ANTHROPIC_EDITS[name]))
     if name in variants:
