@@ -19,6 +19,7 @@ from condense.commands import run_command
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
 from condense.host import CancelSignal, CompletionEvent, ContextUsage, Level
+from pi_tui.agent.events import ContextOverflowEvent, OverflowReply
 from pi_tui.agent.host import AgentHost
 from pi_tui.ai.completion import stream_completion
 from pi_tui.ai.models import has_key, parse_model_ref
@@ -150,7 +151,7 @@ def install(host: AgentHost, config: CondenseConfig, client_for: Any, persist: b
     bus.on("agent_end", lambda e: engine.on_agent_end())
     bus.on("context", lambda e: engine.render(e["messages"]))
 
-    async def overflow(event: dict[str, Any]) -> dict[str, Any]:
+    async def overflow(event: ContextOverflowEvent) -> OverflowReply:
         return {"retry": await engine.on_context_overflow(bool(event.get("retried")))}
 
     bus.on("context_overflow", overflow)
