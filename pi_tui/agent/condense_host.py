@@ -19,15 +19,18 @@ from condense.commands import run_command
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
 from condense.host import CancelSignal, CompletionEvent, ContextUsage, Level
+from condense.messages import AgentMessage
 from pi_tui.agent.events import ContextOverflowEvent, OverflowReply
 from pi_tui.agent.host import AgentHost
 from pi_tui.ai.completion import stream_completion
 from pi_tui.ai.models import has_key, parse_model_ref
+from pi_tui.ai.types import ModelClient, ModelSpec
 from pi_tui.errors import UserError
 from pi_tui.session.store import Session
 from pi_tui.settings import Settings, save_settings
 from pi_tui.tools.base import Tool, ToolContext, ToolOutput, ToolParams
 
+ClientFor = Callable[[ModelSpec], ModelClient]  # a summariser's call may go to another model than the session's
 PRUNER_HELP = "context pruning: status, now, on, off, settings, ... (/pruner help)"
 
 
@@ -40,14 +43,14 @@ def blobs_dir_of(session: Session) -> Path | None:
 class AgentPruningHost:
     """condense's Host over a live AgentHost."""
 
-    def __init__(self, host: AgentHost, client_for: Any) -> None:
+    def __init__(self, host: AgentHost, client_for: ClientFor) -> None:
         self.agent_host = host
         self._client_for = client_for
 
     def branch(self) -> list[dict[str, Any]]:
         return self.agent_host.session.branch_entries()
 
-    def context_messages(self) -> list[Any]:
+    def context_messages(self) -> list[AgentMessage]:
         return list(self.agent_host.agent.messages)
 
     def append_entry(self, custom_type: str, data: Any) -> None:
@@ -138,7 +141,7 @@ def settings_saver(host: AgentHost, start: CondenseConfig,
     return save
 
 
-def install(host: AgentHost, config: CondenseConfig, client_for: Any, persist: bool = True,
+def install(host: AgentHost, config: CondenseConfig, client_for: ClientFor, persist: bool = True,
             on_saved: SettingsSaved | None = None) -> CondenseEngine:
     """Create the engine for `host` and hook it onto the host's events, tools and commands."""
     saver = settings_saver(host, config, on_saved) if persist else None
