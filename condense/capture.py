@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from condense.messages import content_text, tool_calls
@@ -32,11 +32,12 @@ def call_args(block: Mapping[str, Any]) -> dict[str, Any]:
     return {}
 
 
-def assistant_text(message: dict[str, Any]) -> str:
+def assistant_text(message: Mapping[str, Any]) -> str:
     return content_text(message.get("content") or [])
 
 
-def _record(call: Mapping[str, Any], result: dict[str, Any] | None, turn_index: int, timestamp: int) -> ToolCallRecord:
+def _record(call: Mapping[str, Any], result: Mapping[str, Any] | None, turn_index: int,
+            timestamp: int) -> ToolCallRecord:
     return ToolCallRecord(
         tool_call_id=str(call.get("id", "")),
         tool_name=str(call.get("name", "")),
@@ -49,10 +50,10 @@ def _record(call: Mapping[str, Any], result: dict[str, Any] | None, turn_index: 
     )
 
 
-def capture_batch(message: dict[str, Any], results: list[dict[str, Any]], turn_index: int,
+def capture_batch(message: Mapping[str, Any], results: Sequence[Mapping[str, Any]], turn_index: int,
                   timestamp: int) -> Batch:
     """The live path: one assistant message and the results that `turn_end` delivered with it."""
-    by_id: dict[str, dict[str, Any]] = {}
+    by_id: dict[str, Mapping[str, Any]] = {}
     for result in results:
         by_id.setdefault(str(result.get("toolCallId")), result)
     records = [_record(call, by_id.get(str(call.get("id"))), turn_index, timestamp) for call in tool_calls(message)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
@@ -29,14 +29,14 @@ from condense.config import CondenseConfig
 from condense.diagnostics import DiagnosticSink, status_suffix
 from condense.entry_log import MemoryLog
 from condense.figure import ContextFigure
-from condense.flush import BatchFilter, Flusher, FlushResult, Progress
+from condense.flush import BatchFilter, Flusher, FlushResult, FlushTrigger, Progress
 from condense.frontier import reconstruct as reconstruct_frontier
 from condense.frontier import trim_batch
 from condense.host import ContextUsage, Host
 from condense.index import ToolCallIndexer
 from condense.local_host import LocalHost
 from condense.measure import estimate_from_chars, model_chars
-from condense.messages import tool_calls
+from condense.messages import AgentMessage, ToolResultMessage, tool_calls
 from condense.metrics import REARMED, ContextMetrics, MetricsScan, compute_context_metrics
 from condense.protect import is_protected
 from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_LABEL, QUERY_TOOL_NAME, QUERY_TOOL_PARAMETERS, run_query
@@ -58,7 +58,7 @@ fields it alters, as `model_dump` gives them. The host saves them and hands the 
 through `set_config`; False when they could not be saved (the host has said why)."""
 
 
-def _last_reply(messages: list[Any]) -> int | None:
+def _last_reply(messages: Sequence[object]) -> int | None:
     """Where the newest reply the host reckons its context from (no error, no abort) sits in `messages`."""
     for position in range(len(messages) - 1, -1, -1):
         message = messages[position]
@@ -109,7 +109,7 @@ class CondenseEngine:
         self._branch = BranchMessages()  # the branch's messages as of the last compression
         self._config_version = 0
         self._args_memo = ArgsPurgeMemo()
-        self._last_input: list[Any] | None = None  # the last request's messages, measured again after a flush
+        self._last_input: list[AgentMessage] | None = None  # the last request's messages, measured again after a flush
         self.figure = ContextFigure(self.stats)
         self.check_renders = os.environ.get("CONDENSE_CHECK_RENDERS") == "1"
 
@@ -189,7 +189,7 @@ class CondenseEngine:
             self.figure.count()
         self.update_status()
 
-    def _measure_quietly(self, messages: list[Any]) -> None:
+    def _measure_quietly(self, messages: list[AgentMessage]) -> None:
         """The saving a request of `messages` would have now, from a full render that reports nothing:
         opening a session writes nothing (a render's diagnostics are a request's to report)."""
         options = self._render_options()
@@ -197,7 +197,7 @@ class CondenseEngine:
                         chains=None if options.chains is None else self._chain_phase(None))
         self.stats.set_live_reclaim(model_chars(messages), model_chars(prune_messages(messages, self.index, quiet)))
 
-    def _measured(self, branch: list[dict[str, Any]], messages: list[Any]) -> Reclaim | None:
+    def _measured(self, branch: list[dict[str, Any]], messages: list[AgentMessage]) -> Reclaim | None:
         """What a request of `messages` would have left out when the session held only `branch` (an
         earlier point of it), measured by an engine loaded with that branch alone, in memory."""
         memory = MemoryLog(cwd=None)
@@ -219,7 +219,7 @@ class CondenseEngine:
 
     # ----- live capture and triggers ----------------------------------------------------------
 
-    def _capture(self, message: dict[str, Any], results: list[dict[str, Any]], turn_index: int) -> bool:
+    def _capture(self, message: AgentMessage, results: Sequence[ToolResultMessage], turn_index: int) -> bool:
         stamp = message.get("timestamp")
         batch: Batch | None = capture_batch(message, results, turn_index, stamp if isinstance(stamp, int) else 0)
         batch = without_protected(batch, self.is_protected) if batch else None
@@ -239,7 +239,7 @@ class CondenseEngine:
         self.update_status()
         return True
 
-    async def on_turn_end(self, message: dict[str, Any], results: list[dict[str, Any]], turn_index: int) -> None:
+    async def on_turn_end(self, message: AgentMessage, results: Sequence[ToolResultMessage], turn_index: int) -> None:
         if not self.config.enabled or (not results and not self.rearmed):
             return
         pushed = self._capture(message, results, turn_index) if results else False
@@ -252,12 +252,12 @@ class CondenseEngine:
         if fraction is not None:
             self.previous_fraction = fraction
         if (self.pending or self.rearmed) and not self.flushing and (budget_hit or delta_hit):
-            trigger = "rearmed" if not self.pending else "budget" if budget_hit else "delta"
+            trigger: FlushTrigger = "rearmed" if not self.pending else "budget" if budget_hit else "delta"
             self.host.notify(f"pruner: context {'budget reached' if budget_hit else 'jumped this turn'}"
                              " — summarizing pending tool work", "info")
             await self.flush(trigger)
 
-    async def on_message_end(self, message: dict[str, Any]) -> None:
+    async def on_message_end(self, message: AgentMessage) -> None:
         """The final reply of a run closes the batch: flush (agent-message mode)."""
         if message.get("role") == "assistant" and message.get("stopReason") not in ("error", "aborted"):
             self._note_reply()
@@ -284,8 +284,8 @@ class CondenseEngine:
         """Abandon a running flush (Esc): unfinished batches stay pending, nothing half-written."""
         self._cancel.aborted = True
 
-    async def flush(self, trigger: str, sequential: bool = False, progress: Progress | None = None,
-                    closing: dict[str, Any] | None = None) -> FlushResult:
+    async def flush(self, trigger: FlushTrigger, sequential: bool = False, progress: Progress | None = None,
+                    closing: AgentMessage | None = None) -> FlushResult:
         if self.flushing:
             return FlushResult("already-flushing")
         self.rearmed = False
@@ -323,7 +323,7 @@ class CondenseEngine:
             self._measure_again()
             self.update_status()
 
-    async def compress(self, keep: int, closing: dict[str, Any] | None = None) -> list[str]:
+    async def compress(self, keep: int, closing: AgentMessage | None = None) -> list[str]:
         """Compress closed chains beyond the `keep` most recent; returns the new block ids. Never raises:
         a chain that could not be written stays raw and is tried again next time."""
         branch = self._branch.of(self.host.branch())
@@ -364,7 +364,7 @@ class CondenseEngine:
         compressed = await self.compact()
         return result.summarized > 0 or bool(compressed)
 
-    def _write_flush_metrics(self, trigger: str, result: FlushResult) -> None:
+    def _write_flush_metrics(self, trigger: FlushTrigger, result: FlushResult) -> None:
         data = {"ts": self._now_marker(), "trigger": trigger, "capturedBatches": result.captured,
                 "processedBatches": result.processed, "outcome": result.outcome,
                 "metrics": self.context_metrics().to_json()}
@@ -388,7 +388,7 @@ class CondenseEngine:
 
     # ----- rendering --------------------------------------------------------------------------
 
-    def render(self, messages: list[Any]) -> list[Any]:
+    def render(self, messages: list[AgentMessage]) -> list[AgentMessage]:
         """The `context` transform; the same list object when pruning is off or changes nothing. Each
         request renders only what changed since the previous one (`IncrementalRender`)."""
         if not self.config.enabled:
@@ -418,13 +418,14 @@ class CondenseEngine:
         """Estimated tokens of the last render (what the model reads, plus the system prompt)."""
         return estimate_from_chars(self._renderer.model_chars()[1])
 
-    def full_render(self, messages: list[Any]) -> list[Any]:
+    def full_render(self, messages: list[AgentMessage]) -> list[AgentMessage]:
         """The reference render: every phase over every message, nothing reused from an earlier render."""
         if not self.config.enabled:
             return messages
         return prune_messages(messages, self.index, replace(self._render_options(), memo=None))
 
-    def _checked(self, messages: list[Any], out: list[Any], options: RenderOptions) -> list[Any]:
+    def _checked(self, messages: list[AgentMessage], out: list[AgentMessage],
+                 options: RenderOptions) -> list[AgentMessage]:
         """Debug mode (CONDENSE_CHECK_RENDERS=1): the incremental render against the full one; a
         difference is logged, and the full render is what the model gets."""
         full = prune_messages(messages, self.index, replace(options, memo=None))

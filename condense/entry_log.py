@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from condense.blobs import blob_dir
 from condense.capture import entry_ms
+from condense.messages import AgentMessage, CustomMessage
 from condense.timefmt import now_iso
 
 SESSION_VERSION = 3
@@ -38,7 +39,7 @@ class EntryLog(Protocol):
         """Session entries of the current branch, root to leaf."""
         ...
 
-    def messages(self) -> list[Any]:
+    def messages(self) -> list[AgentMessage]:
         """The conversation the branch holds as Pi-shaped message dicts (the same object for an entry
         every time: renders reuse by identity)."""
         ...
@@ -70,7 +71,7 @@ class MemoryLog:
     def __init__(self, cwd: str | os.PathLike[str] | None = ".", blobs: Path | None = None) -> None:
         self.entries: list[dict[str, Any]] = []
         self._ids: set[str] = set()  # every id ever stored, so a new one never repeats an old one
-        self._custom: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}  # entry id: (entry, its message)
+        self._custom: dict[str, tuple[dict[str, Any], CustomMessage]] = {}  # entry id: (entry, its message)
         self._blobs = blobs
         self.header: dict[str, Any] = {"type": "session", "version": SESSION_VERSION, "id": str(uuid.uuid4()),
                                        "timestamp": now_iso(),
@@ -83,9 +84,9 @@ class MemoryLog:
     def branch(self) -> list[dict[str, Any]]:
         return list(self.entries)
 
-    def messages(self) -> list[dict[str, Any]]:
+    def messages(self) -> list[AgentMessage]:
         """Message entries, and custom messages in place (Pi's buildSessionContext on a linear log)."""
-        out: list[dict[str, Any]] = []
+        out: list[AgentMessage] = []
         for entry in self.entries:
             if entry.get("type") == "message" and isinstance(entry.get("message"), dict):
                 out.append(entry["message"])
@@ -238,9 +239,9 @@ def _path_to_leaf(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return path[::-1]
 
 
-def custom_message_of(entry: dict[str, Any]) -> dict[str, Any]:
+def custom_message_of(entry: dict[str, Any]) -> CustomMessage:
     """The `custom` message a `custom_message` entry puts into the conversation (Pi's buildSessionContext)."""
-    message: dict[str, Any] = {"role": "custom", "customType": entry.get("customType", ""),
+    message: CustomMessage = {"role": "custom", "customType": entry.get("customType", ""),
                                "content": entry.get("content", ""), "display": bool(entry.get("display")),
                                "timestamp": entry_ms(entry)}
     if "details" in entry:

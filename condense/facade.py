@@ -26,7 +26,14 @@ from condense.adapters.common import tool_names, with_usage
 from condense.config import CondenseConfig, one_line_error
 from condense.engine import CondenseEngine
 from condense.local_host import LocalHost, SummaryFunction
-from condense.messages import tool_calls
+from condense.messages import (
+    AgentMessage,
+    ToolResultMessage,
+    is_tool_result,
+    plain_messages,
+    tool_calls,
+    typed_messages,
+)
 from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_NAME, QUERY_TOOL_PARAMETERS
 from condense.summarize.runner import EXTRACTIVE_MODEL
 
@@ -56,11 +63,11 @@ def _summary_function(summarizer: SummarySource) -> SummaryFunction | None:
 class _OpenTurn:
     """An assistant message with tool calls, waiting for their results before its `turn_end`."""
 
-    def __init__(self, message: dict[str, Any], index: int) -> None:
+    def __init__(self, message: AgentMessage, index: int) -> None:
         self.message = message
         self.index = index
         self.waiting = {call["id"] for call in tool_calls(message)}
-        self.results: list[dict[str, Any]] = []
+        self.results: list[ToolResultMessage] = []
 
 
 class Condenser:
@@ -108,13 +115,13 @@ class Condenser:
         `usage` is the provider's report for the last reply among them (OpenAI's or Anthropic's shape):
         recorded, it lets `pi-tui whatif` price the conversation."""
         converted = self._to_pi(messages)
-        await self._add_pi(converted if usage is None else with_usage(converted, usage))
+        await self._add_pi(typed_messages(converted if usage is None else with_usage(converted, usage)))
 
     def add_sync(self, messages: list[dict[str, Any]], usage: Any = None) -> None:
         """`add` for an agent without an event loop of its own."""
         asyncio.run(self.add(messages, usage))
 
-    async def _add_pi(self, messages: list[dict[str, Any]]) -> None:
+    async def _add_pi(self, messages: list[AgentMessage]) -> None:
         for message in messages:
             role = message.get("role")
             if role in ("user", "assistant"):
@@ -123,13 +130,13 @@ class Condenser:
             await self.engine.on_message_end(message)
             if role == "assistant":
                 await self._on_assistant(message)
-            elif role == "toolResult" and self._turn is not None and message.get("toolCallId") in self._turn.waiting:
+            elif is_tool_result(message) and self._turn is not None and message.get("toolCallId") in self._turn.waiting:
                 self._turn.waiting.discard(message["toolCallId"])
                 self._turn.results.append(message)
                 if not self._turn.waiting:
                     await self._close_turn()
 
-    async def _on_assistant(self, message: dict[str, Any]) -> None:
+    async def _on_assistant(self, message: AgentMessage) -> None:
         index = self._assistants
         self._assistants += 1
         self._tools.update(tool_names([message]))
@@ -158,7 +165,7 @@ class Condenser:
 
     def messages(self) -> list[dict[str, Any]]:
         """The history to send next, pruned, in this class's shape (without the system prompt)."""
-        return self._from_pi(self.engine.render(self.host.messages()))
+        return self._from_pi(plain_messages(self.engine.render(self.host.messages())))
 
     def _from_pi(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return messages

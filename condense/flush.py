@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from condense.capture import TurnScan, capture_unindexed, group_batches
+from condense.config import CondenseConfig
 from condense.frontier import BatchOutcome, Frontier, trim_batch
 from condense.host import CancelSignal, Host
 from condense.index import ToolCallIndexer
@@ -31,6 +32,9 @@ _PRECEDENCE: tuple[BatchOutcome, ...] = ("summarized", "skipped-oversized", "ski
 
 Progress = Callable[[int, str, int], None]  # (batch number, state, streamed chars)
 BatchFilter = Callable[[Batch], bool]  # False keeps a batch out of every flush (a simulation's restriction)
+FlushTrigger = Literal["manual", "message-end", "budget", "delta", "rearmed", "overflow"]
+"""Why a flush ran (recorded in its metrics entry): a command, the final reply, a budget trigger, work a
+reload found pending, or a request the provider refused as too long."""
 
 
 @dataclass
@@ -56,7 +60,7 @@ class Flusher:
     """Runs flushes for one engine; holds no state of its own beyond what the engine passes in."""
 
     def __init__(self, host: Host, index: ToolCallIndexer, summarizer: Summarizer, stats: PruneStats,
-                 config_source: Callable[[], Any], batch_filter: BatchFilter | None = None) -> None:
+                 config_source: Callable[[], CondenseConfig], batch_filter: BatchFilter | None = None) -> None:
         self.host = host
         self.index = index
         self.summarizer = summarizer

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from condense.messages import AgentMessage
+
 Level = Literal["info", "warning", "error"]
 ErrorKind = Literal["context_overflow", "transient", "auth", "bad_request", "other"]
 
@@ -55,7 +57,7 @@ class Host(Protocol):
         """Session entries of the current branch, root to leaf (Pi's `getBranch`)."""
         ...
 
-    def context_messages(self) -> list[Any]:
+    def context_messages(self) -> list[AgentMessage]:
         """The messages the next request carries before pruning, as the agent builds them from the branch
         (only what follows its last compaction, custom messages in place): what a request is measured on."""
         ...

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from condense.entry_log import EntryLog, MemoryLog, open_log
 from condense.host import CancelSignal, CompletionEvent, ContextUsage, RecordedUI
 from condense.measure import estimate_tokens, model_chars
+from condense.messages import AgentMessage
 
 if TYPE_CHECKING:
     from condense.engine import CondenseEngine
@@ -117,7 +118,7 @@ class LocalHost(RecordedUI):
     def entries(self) -> list[dict[str, Any]]:
         return self.log.branch()
 
-    def append_message(self, message: dict[str, Any]) -> None:
+    def append_message(self, message: Mapping[str, Any]) -> None:
         """A conversation message; `custom` ones become `custom_message` entries, as Pi stores them."""
         if message.get("role") == "custom":
             fields: dict[str, Any] = {k: message[k] for k in ("customType", "content", "display", "details")
@@ -126,7 +127,7 @@ class LocalHost(RecordedUI):
         else:
             self.log.append("message", {"message": message})
 
-    def messages(self) -> list[dict[str, Any]]:
+    def messages(self) -> list[AgentMessage]:
         """The conversation as the agent holds it: message entries, and custom messages in place."""
         return self.log.messages()
 
@@ -135,7 +136,7 @@ class LocalHost(RecordedUI):
     def branch(self) -> list[dict[str, Any]]:
         return self.log.branch()
 
-    def context_messages(self) -> list[Any]:
+    def context_messages(self) -> list[AgentMessage]:
         return self.log.messages()
 
     def append_entry(self, custom_type: str, data: Any) -> None:
@@ -163,7 +164,7 @@ class LocalHost(RecordedUI):
         tokens = reckoned.tokens if reckoned is not None and reckoned.reported else self._estimate(messages)
         return ContextUsage(tokens, self.context_window)
 
-    def _estimate(self, messages: list[dict[str, Any]]) -> int:
+    def _estimate(self, messages: list[AgentMessage]) -> int:
         engine = self._engine
         if engine is None or not engine.config.enabled:
             return estimate_tokens(messages)

@@ -9,8 +9,8 @@ ordinary dicts that serialise byte-for-byte like Pi's.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
-from typing import Any, Literal, NamedTuple, NotRequired, TypedDict, TypeGuard
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Literal, NamedTuple, NotRequired, TypedDict, TypeGuard, cast
 
 SUMMARY_TYPE = "context-prune-summary"
 """The `customType` of the custom messages that carry condense's summaries into the conversation."""
@@ -201,6 +201,24 @@ def content_text(content: str | list[Any]) -> str:
 def is_tool_call(block: object) -> TypeGuard[ToolCall]:
     """A content block of type `toolCall` (its other keys as Pi's schema says; readers still use `.get`)."""
     return isinstance(block, dict) and block.get("type") == "toolCall"
+
+
+def is_tool_result(message: Mapping[str, Any]) -> TypeGuard[ToolResultMessage]:
+    """A message of role `toolResult` (its other keys as Pi's schema says; readers still use `.get`)."""
+    return message.get("role") == "toolResult"
+
+
+def typed_messages(messages: Sequence[Mapping[str, Any]]) -> list[AgentMessage]:
+    """Plain dicts in Pi's shape (a library user's, an adapter's, a simulation's) as Pi's typed messages,
+    the very same objects: mypy cannot check a dict against a TypedDict, and every reader of a message
+    uses `.get` and skips what it does not know, so a malformed one is ignored, never trusted."""
+    return cast("list[AgentMessage]", list(messages))
+
+
+def plain_messages(messages: Sequence[AgentMessage]) -> list[dict[str, Any]]:
+    """Pi's typed messages as the plain dicts code written for any dict handles (a simulation, the
+    adapters, a library user), the very same objects: mypy holds a TypedDict to be no dict[str, Any]."""
+    return cast("list[dict[str, Any]]", list(messages))
 
 
 def tool_calls(message: Mapping[str, Any]) -> list[ToolCall]:

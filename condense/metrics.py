@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import bisect
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,11 +61,11 @@ def _percent(part: int, whole: int) -> int:
     return (200 * part + whole) // (2 * whole) if whole else 0
 
 
-def _is_text_only_assistant(message: dict[str, Any]) -> bool:
+def _is_text_only_assistant(message: Mapping[str, Any]) -> bool:
     return message.get("role") == "assistant" and not tool_calls(message)
 
 
-def _thinking_chars(message: dict[str, Any]) -> int:
+def _thinking_chars(message: Mapping[str, Any]) -> int:
     content = message.get("content")
     if message.get("role") != "assistant" or not isinstance(content, list):
         return 0
@@ -102,7 +102,7 @@ class MetricsScan:
         self._chain: int | None = None  # size of the chain open now
         self._open = 0  # size of the open segment
         self._open_thinking = 0
-        self._assistants: list[tuple[int, dict[str, Any]]] = []
+        self._assistants: list[tuple[int, Mapping[str, Any]]] = []
         self._results: list[_Result] = []
         self._latest_args: dict[str, dict[str, Any]] = {}  # per id, the arguments of its latest call
 
@@ -118,7 +118,7 @@ class MetricsScan:
         self._entries = list(branch_entries)
         return self
 
-    def _add(self, message: dict[str, Any]) -> None:
+    def _add(self, message: Mapping[str, Any]) -> None:
         position, size, role = self._count, json_chars(message), message.get("role")
         self._count += 1
         self._total += size

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from condense.messages import Usage, empty_usage
@@ -83,7 +83,7 @@ def text_blocks(texts: list[str]) -> list[dict[str, Any]]:
     return [{"type": "text", "text": text} for text in texts]
 
 
-def tool_names(messages: list[dict[str, Any]]) -> dict[str, str]:
+def tool_names(messages: Sequence[Mapping[str, Any]]) -> dict[str, str]:
     """Tool name by call id, over Pi assistant messages: foreign tool results name only the call id."""
     return {block["id"]: block["name"] for message in messages if message.get("role") == "assistant"
             for block in message.get("content") or []

@@ -127,7 +127,7 @@ def _starts_walk(message: dict[str, Any]) -> bool:
     return message.get("role") == "user" and not is_synthetic_chain_message(message)
 
 
-def with_closing_message(messages: list[Any], closing: dict[str, Any] | None) -> list[Any]:
+def with_closing_message(messages: list[Any], closing: Mapping[str, Any] | None) -> list[Any]:
     """`messages` with the reply that triggered a flush appended, unless it is already the last one.
 
     Pi tells extensions about a finished message before it saves it, so a flush run from

@@ -8,7 +8,7 @@ and cannot start a model turn.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +19,17 @@ from condense.commands import run_command
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine, ConfigSaver
 from condense.host import CancelSignal, CompletionEvent, ContextUsage, Level
+from condense.messages import AgentMessage
+from pi_tui.agent.events import ContextOverflowEvent, OverflowReply
 from pi_tui.agent.host import AgentHost
 from pi_tui.ai.completion import stream_completion
 from pi_tui.ai.models import has_key, parse_model_ref
+from pi_tui.ai.types import ModelClient, ModelSpec
 from pi_tui.session.store import Session
 from pi_tui.settings import LiveSettings, SettingsError
 from pi_tui.tools.base import Tool, ToolContext, ToolOutput, ToolParams
 
+ClientFor = Callable[[ModelSpec], ModelClient]  # a summariser's call may go to another model than the session's
 PRUNER_HELP = "context pruning: status, now, on, off, settings, ... (/pruner help)"
 
 
@@ -38,14 +42,14 @@ def blobs_dir_of(session: Session) -> Path | None:
 class AgentPruningHost:
     """condense's Host over a live AgentHost."""
 
-    def __init__(self, host: AgentHost, client_for: Any) -> None:
+    def __init__(self, host: AgentHost, client_for: ClientFor) -> None:
         self.agent_host = host
         self._client_for = client_for
 
     def branch(self) -> list[dict[str, Any]]:
         return self.agent_host.session.branch_entries()
 
-    def context_messages(self) -> list[Any]:
+    def context_messages(self) -> list[AgentMessage]:
         return list(self.agent_host.agent.messages)
 
     def append_entry(self, custom_type: str, data: Any) -> None:
@@ -125,7 +129,7 @@ def settings_saver(host: AgentHost, settings: LiveSettings) -> ConfigSaver:
     return save
 
 
-def install(host: AgentHost, config: CondenseConfig, client_for: Any,
+def install(host: AgentHost, config: CondenseConfig, client_for: ClientFor,
             settings: LiveSettings | None = None) -> CondenseEngine:
     """Create the engine for `host` and hook it onto the host's events, tools and commands. With
     `settings`, a `/pruner` change is saved there; without, the engine keeps it in memory."""
@@ -139,7 +143,7 @@ def install(host: AgentHost, config: CondenseConfig, client_for: Any,
     bus.on("agent_end", lambda e: engine.on_agent_end())
     bus.on("context", lambda e: engine.render(e["messages"]))
 
-    async def overflow(event: dict[str, Any]) -> dict[str, Any]:
+    async def overflow(event: ContextOverflowEvent) -> OverflowReply:
         return {"retry": await engine.on_context_overflow(bool(event.get("retried")))}
 
     bus.on("context_overflow", overflow)

@@ -16,9 +16,9 @@ from typing import Any, Literal, Protocol
 
 from condense.host import ContextUsage
 from condense.local_host import context_estimate
-from condense.messages import AgentMessage, CustomMessage, UserMessage
+from condense.messages import AgentMessage, CustomMessage, ImageContent, TextContent, UserMessage
 from condense.timefmt import now_ms
-from pi_tui.agent.events import EventBus
+from pi_tui.agent.events import EventBus, MessageEndEvent
 from pi_tui.agent.loop import Agent, AgentConfig
 from pi_tui.ai.models import require_key
 from pi_tui.ai.types import ModelClient
@@ -29,6 +29,7 @@ from pi_tui.tools.base import Tool
 Level = Literal["info", "warning", "error"]
 DeliverAs = Literal["steer", "followUp", "nextTurn"]
 CommandHandler = Callable[[str], Awaitable[None] | None]
+CustomContent = str | list[TextContent | ImageContent]  # what a custom message carries, as Pi types it
 
 
 class HostUI(Protocol):
@@ -64,7 +65,7 @@ def user_message(text: str) -> UserMessage:
     return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": now_ms()}
 
 
-def _custom_message(custom_type: str, content: str | list[Any], display: bool, details: Any) -> CustomMessage:
+def _custom_message(custom_type: str, content: CustomContent, display: bool, details: Any) -> CustomMessage:
     message: CustomMessage = {"role": "custom", "customType": custom_type, "content": content,
                               "display": display, "timestamp": now_ms()}
     if details is not None:
@@ -89,10 +90,10 @@ class AgentHost:
 
     async def start(self, reason: str = "startup") -> None:
         """Tell extensions the session is ready (they rebuild their state from the branch)."""
-        await self.bus.emit("session_start", {"reason": reason})
+        await self.bus.emit({"type": "session_start", "reason": reason})
 
     async def shutdown(self) -> None:
-        await self.bus.emit("session_shutdown", {})
+        await self.bus.emit({"type": "session_shutdown"})
 
     def _report_extension_error(self, event: str, exc: BaseException) -> None:
         self.ui.notify(f"extension error in {event}: {type(exc).__name__}: {exc}", "error")
@@ -119,7 +120,7 @@ class AgentHost:
 
     # ----- persistence --------------------------------------------------------------------------
 
-    def _persist(self, event: dict[str, Any]) -> None:
+    def _persist(self, event: MessageEndEvent) -> None:
         message = event["message"]
         if message.get("role") in ("user", "assistant", "toolResult", "custom", "bashExecution"):
             self.session.append_message(message)
@@ -168,7 +169,7 @@ class AgentHost:
         """A record for extensions' own state: on the branch, never sent to the model."""
         return self.session.append_custom(custom_type, data)
 
-    async def send_message(self, custom_type: str, content: str | list[Any], *, display: bool,
+    async def send_message(self, custom_type: str, content: CustomContent, *, display: bool,
                            details: Any = None, deliver_as: DeliverAs | None = None) -> None:
         """Deliver a custom message to the model's context without ever starting a turn.
 
@@ -184,11 +185,11 @@ class AgentHost:
 
     async def insert_message(self, message: AgentMessage) -> None:
         """Put a message into the conversation and the session now, with its events (no turn starts)."""
-        await self.bus.emit("message_start", {"message": message})
+        await self.bus.emit({"type": "message_start", "message": message})
         self.agent.messages.append(message)
-        await self.bus.emit("message_end", {"message": message})
+        await self.bus.emit({"type": "message_end", "message": message})
 
-    async def insert_custom_message(self, custom_type: str, content: str | list[Any], display: bool,
+    async def insert_custom_message(self, custom_type: str, content: CustomContent, display: bool,
                                     details: Any = None) -> None:
         """Put a custom message into the conversation and the session now, even mid-run.
 
@@ -219,4 +220,4 @@ class AgentHost:
         else:
             self.session.branch(entry_id)
         self.agent.messages = self.session.build_context().messages
-        await self.bus.emit("session_tree", {"newLeafId": self.session.leaf_id, "oldLeafId": old_leaf})
+        await self.bus.emit({"type": "session_tree", "newLeafId": self.session.leaf_id, "oldLeafId": old_leaf})

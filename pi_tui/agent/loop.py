@@ -26,7 +26,7 @@ from condense.messages import (
 )
 from condense.timefmt import now_ms
 from pi_tui.abort import AbortSignal
-from pi_tui.agent.events import EventBus
+from pi_tui.agent.events import AssistantMessageEvent, EventBus, ToolExecutionUpdateEvent
 from pi_tui.ai.convert import convert_to_llm
 from pi_tui.ai.errors import classify_error_text
 from pi_tui.ai.transform import transform_messages
@@ -166,23 +166,23 @@ class Agent:
         return taken
 
     async def _add(self, message: AgentMessage) -> None:
-        await self.bus.emit("message_start", {"message": message})
+        await self.bus.emit({"type": "message_start", "message": message})
         self.messages.append(message)
-        await self.bus.emit("message_end", {"message": message})
+        await self.bus.emit({"type": "message_end", "message": message})
 
     def _turn_index(self) -> int:
         return sum(1 for m in self.messages if m.get("role") == "assistant")
 
     async def _run(self, prompt_messages: list[AgentMessage]) -> None:
         new_start = len(self.messages)
-        await self.bus.emit("agent_start", {})
+        await self.bus.emit({"type": "agent_start"})
         pending = list(prompt_messages)
         first = True
         while True:
             more_tools = True
             while more_tools or pending:
                 turn_index = self._turn_index()
-                await self.bus.emit("turn_start", {"turnIndex": turn_index, "timestamp": now_ms()})
+                await self.bus.emit({"type": "turn_start", "turnIndex": turn_index, "timestamp": now_ms()})
                 for message in pending:
                     await self._add(message)
                 if first:
@@ -192,20 +192,20 @@ class Agent:
                     first = False
                 assistant = await self._assistant_turn()
                 if assistant["stopReason"] in ("error", "aborted"):
-                    await self.bus.emit("turn_end", {"turnIndex": turn_index, "message": assistant,
-                                                     "toolResults": []})
-                    await self.bus.emit("agent_end", {"messages": self.messages[new_start:]})
+                    await self.bus.emit({"type": "turn_end", "turnIndex": turn_index, "message": assistant,
+                                         "toolResults": []})
+                    await self.bus.emit({"type": "agent_end", "messages": self.messages[new_start:]})
                     return
                 calls = tool_calls(assistant)
                 results = await self._run_tools(calls) if calls else []
-                await self.bus.emit("turn_end", {"turnIndex": turn_index, "message": assistant,
-                                                 "toolResults": results})
+                await self.bus.emit({"type": "turn_end", "turnIndex": turn_index, "message": assistant,
+                                     "toolResults": results})
                 more_tools = bool(calls)
                 pending = self._dequeue(self._steering, self.config.steering_mode)
             pending = self._dequeue(self._follow_ups, self.config.follow_up_mode)
             if not pending:
                 break
-        await self.bus.emit("agent_end", {"messages": self.messages[new_start:]})
+        await self.bus.emit({"type": "agent_end", "messages": self.messages[new_start:]})
 
     # ----- one assistant reply, with retries -----------------------------------------------------
 
@@ -216,12 +216,13 @@ class Agent:
             message = await self._stream_once()
             if message["stopReason"] != "error":
                 if attempt:
-                    await self.bus.emit("auto_retry_end", {"success": True, "attempt": attempt})
+                    await self.bus.emit({"type": "auto_retry_end", "success": True, "attempt": attempt})
                 return message
             text = message.get("errorMessage", "")
             kind = classify_error_text(text)
             if kind == "context_overflow":
-                retry = await self.bus.emit("context_overflow", {"message": message, "retried": overflowed})
+                retry = await self.bus.emit({"type": "context_overflow", "message": message,
+                                             "retried": overflowed})
                 if not overflowed and any(isinstance(r, dict) and r.get("retry") for r in retry):
                     overflowed = True
                     self._drop_failed(message)
@@ -230,14 +231,14 @@ class Agent:
             policy = self.config.retry
             if not (policy.enabled and kind == "transient") or attempt >= policy.max_retries:
                 if attempt:
-                    await self.bus.emit("auto_retry_end", {"success": False, "attempt": attempt,
-                                                           "finalError": text})
+                    await self.bus.emit({"type": "auto_retry_end", "success": False, "attempt": attempt,
+                                         "finalError": text})
                 return message
             attempt += 1
             delay = policy.delay_ms(attempt)
             self._drop_failed(message)
-            await self.bus.emit("auto_retry_start", {"attempt": attempt, "maxAttempts": policy.max_retries,
-                                                     "delayMs": delay, "errorMessage": text})
+            await self.bus.emit({"type": "auto_retry_start", "attempt": attempt, "maxAttempts": policy.max_retries,
+                                 "delayMs": delay, "errorMessage": text})
             if not await self._wait_unless_aborted(delay / 1000):
                 return await self._aborted_reply()
 
@@ -280,16 +281,16 @@ class Agent:
                 break
             if not started:
                 started = True
-                await self.bus.emit("message_start", {"message": event.message})
+                await self.bus.emit({"type": "message_start", "message": event.message})
             if event.type != "start":
-                await self.bus.emit("message_update", {"message": event.message,
-                                                       "assistantMessageEvent": _event_payload(event)})
+                await self.bus.emit({"type": "message_update", "message": event.message,
+                                     "assistantMessageEvent": _event_payload(event)})
         if final is None:
             final = _stopped_message(self.config.model, "error", "The model stream ended without a reply")
         if not started:
-            await self.bus.emit("message_start", {"message": final})
+            await self.bus.emit({"type": "message_start", "message": final})
         self.messages.append(final)
-        await self.bus.emit("message_end", {"message": final})
+        await self.bus.emit({"type": "message_end", "message": final})
         return final
 
     # ----- tools --------------------------------------------------------------------------------
@@ -307,8 +308,8 @@ class Agent:
                                  for e in exc.errors())
             prepared.immediate = ToolOutput.text(f"Validation failed for tool \"{call['name']}\": {problems}")
             return prepared
-        reason = await self.bus.emit_tool_call({"toolCallId": call["id"], "toolName": call["name"],
-                                                "input": call.get("arguments") or {}})
+        reason = await self.bus.emit_tool_call({"type": "tool_call", "toolCallId": call["id"],
+                                                "toolName": call["name"], "input": call.get("arguments") or {}})
         if reason is not None:
             prepared.immediate = ToolOutput.text(reason)
             return prepared
@@ -322,10 +323,11 @@ class Agent:
         updates: set[asyncio.Future[Any]] = set()
 
         def on_update(partial: ToolOutput) -> None:
-            payload = {"toolCallId": call["id"], "toolName": call["name"],
-                       "args": call.get("arguments") or {},
-                       "partialResult": {"content": partial.content, "details": partial.details}}
-            updates.add(asyncio.ensure_future(self.bus.emit("tool_execution_update", payload)))
+            event: ToolExecutionUpdateEvent = {
+                "type": "tool_execution_update", "toolCallId": call["id"], "toolName": call["name"],
+                "args": call.get("arguments") or {},
+                "partialResult": {"content": partial.content, "details": partial.details}}
+            updates.add(asyncio.ensure_future(self.bus.emit(event)))
 
         ctx = ToolContext(cwd=self.config.cwd, signal=self._signal, on_update=on_update)
         try:
@@ -341,8 +343,8 @@ class Agent:
     async def _run_tools(self, calls: list[ToolCall]) -> list[ToolResultMessage]:
         prepared: list[_Prepared] = []
         for call in calls:
-            await self.bus.emit("tool_execution_start", {"toolCallId": call["id"], "toolName": call["name"],
-                                                         "args": call.get("arguments") or {}})
+            await self.bus.emit({"type": "tool_execution_start", "toolCallId": call["id"], "toolName": call["name"],
+                                 "args": call.get("arguments") or {}})
             if self._steering:
                 prepared.append(_Prepared(call, immediate=ToolOutput.text(SKIPPED_TEXT)))
                 continue
@@ -356,21 +358,21 @@ class Agent:
     async def _finish_tool(self, call: ToolCall, output: ToolOutput, is_error: bool) -> ToolResultMessage:
         args = call.get("arguments") or {}
         if not is_error:
-            patched = await self.bus.emit_tool_result({"toolCallId": call["id"], "toolName": call["name"],
-                                                       "input": args, "content": output.content,
-                                                       "details": output.details, "isError": False})
+            patched = await self.bus.emit_tool_result({"type": "tool_result", "toolCallId": call["id"],
+                                                       "toolName": call["name"], "input": args,
+                                                       "content": output.content, "details": output.details,
+                                                       "isError": False})
             output = ToolOutput(patched["content"], patched["details"])
         result = _tool_result(call, output, is_error)
-        await self.bus.emit("tool_execution_end", {"toolCallId": call["id"], "toolName": call["name"],
-                                                   "result": {"content": result["content"],
-                                                              "details": result.get("details")},
-                                                   "isError": is_error})
+        await self.bus.emit({"type": "tool_execution_end", "toolCallId": call["id"], "toolName": call["name"],
+                             "result": {"content": result["content"], "details": result.get("details")},
+                             "isError": is_error})
         await self._add(result)
         return result
 
 
-def _event_payload(event: StreamEvent) -> dict[str, Any]:
-    payload: dict[str, Any] = {"type": event.type}
+def _event_payload(event: StreamEvent) -> AssistantMessageEvent:
+    payload: AssistantMessageEvent = {"type": event.type}
     if event.delta:
         payload["delta"] = event.delta
     if event.content_index >= 0:

@@ -12,9 +12,16 @@ import contextlib
 import json
 import signal
 import sys
-from typing import Any, TextIO
+from typing import TextIO
 
 from condense.messages import AgentMessage
+from pi_tui.agent.events import (
+    AutoRetryStartEvent,
+    MessageStartEvent,
+    MessageUpdateEvent,
+    ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
+)
 from pi_tui.agent.host import AgentHost
 from pi_tui.ai.models import MissingKeyError
 from pi_tui.demo.client import DemoModelClient
@@ -45,12 +52,12 @@ class PrintRenderer:
         if text:
             self._at_line_start = text.endswith("\n")
 
-    def _on_message_start(self, event: dict[str, Any]) -> None:
+    def _on_message_start(self, event: MessageStartEvent) -> None:
         if event["message"].get("role") == "assistant" and self._wrote_text:
             self._end_line()
             self._write("\n")
 
-    def _on_update(self, event: dict[str, Any]) -> None:
+    def _on_update(self, event: MessageUpdateEvent) -> None:
         update = event["assistantMessageEvent"]
         if update.get("type") == "text_delta":
             self._write(update.get("delta", ""))
@@ -60,19 +67,19 @@ class PrintRenderer:
         if not self._at_line_start:
             self._write("\n")
 
-    def _on_tool_start(self, event: dict[str, Any]) -> None:
+    def _on_tool_start(self, event: ToolExecutionStartEvent) -> None:
         self._end_line()
         args = json.dumps(event.get("args") or {}, ensure_ascii=False)
         print(f"→ {event['toolName']} {args[:160]}", file=self.err, flush=True)
 
-    def _on_tool_end(self, event: dict[str, Any]) -> None:
+    def _on_tool_end(self, event: ToolExecutionEndEvent) -> None:
         if event.get("isError"):
             content = event["result"]["content"]
-            text = next((b.get("text", "") for b in content if b.get("type") == "text"), "")
+            text = next((str(b.get("text", "")) for b in content if b.get("type") == "text"), "")
             last = text.strip().splitlines()[-1] if text.strip() else "error"
             print(f"  ✗ {event['toolName']}: {last[:200]}", file=self.err, flush=True)
 
-    def _on_retry(self, event: dict[str, Any]) -> None:
+    def _on_retry(self, event: AutoRetryStartEvent) -> None:
         seconds = event["delayMs"] / 1000
         print(f"pi-tui: {event['errorMessage']} (retry {event['attempt']}/{event['maxAttempts']} in"
               f" {seconds:g}s)", file=self.err, flush=True)

@@ -20,7 +20,7 @@ from condense import BatchFilter, SummaryHook
 from condense.blobs import blob_dir
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
-from condense.messages import tool_calls
+from condense.messages import AgentMessage, ToolResultMessage, tool_calls
 from pi_tui.errors import UserError
 from pi_tui.modes.offline import offline_host
 from pi_tui.session import atomic
@@ -69,7 +69,7 @@ class Replayer:
         self.on_render = on_render
         self.requests = 0
         self.assistants = 0
-        self._open_turn: tuple[dict[str, Any], int, list[dict[str, Any]]] | None = None
+        self._open_turn: tuple[AgentMessage, int, list[ToolResultMessage]] | None = None
 
     async def _close_turn(self) -> None:
         if self._open_turn is not None:

@@ -10,11 +10,11 @@ import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from condense import BatchFilter, CondenseEngine
 from condense.config import CondenseConfig
-from condense.messages import AgentMessage
+from condense.messages import AgentMessage, plain_messages, typed_messages
 from condense.occurrence import message_key
 from condense.simulate import (
     ANTHROPIC_EDITS,
@@ -102,18 +102,6 @@ class Pricing:
 
 # ----- the recorded session ------------------------------------------------------------------------
 
-def _plain(messages: Sequence[AgentMessage]) -> list[dict[str, Any]]:
-    """Pi's typed messages as the plain dicts the simulation handles: the very same objects (the meter
-    keys its sizes on their identity). mypy cannot say it: it holds a TypedDict to be no dict[str, Any]."""
-    return cast("list[dict[str, Any]]", list(messages))
-
-
-def _typed(messages: Sequence[Mapping[str, Any]]) -> list[AgentMessage]:
-    """The simulation's messages (recorded, rendered or rewritten by a strategy, all Pi's shapes) as Pi's
-    typed messages for the conversion to a request, which reads them by role and drops unknown ones."""
-    return cast("list[AgentMessage]", list(messages))
-
-
 def without_compactions(session: Session) -> Session:
     """The session's branch with its compaction entries taken out, in memory only. Strategies that
     prune by other means start from the full history: the recording's compactions were Pi's answer
@@ -154,7 +142,7 @@ class Recording:
                                             id=str(message.get("model", "")),
                                             api=str(message.get("api", "openai-completions"))))
             history.append(message)
-        self.history = _plain(history)
+        self.history = plain_messages(history)  # the very objects: the meter keys sizes on identity
         self.requests = recorded_requests(self.history)
 
     @property
@@ -190,7 +178,8 @@ class StrategyRun:
 
     def provider_view(self, context: Sequence[Mapping[str, Any]], number: int) -> list[dict[str, Any]]:
         """What the model reads of `context`: converted, transformed for the model, edited server-side."""
-        plain = _plain(transform_messages(convert_to_llm(_typed(context)), self.recording.specs[number]))
+        llm = transform_messages(convert_to_llm(typed_messages(context)), self.recording.specs[number])
+        plain = plain_messages(llm)
         return plain if self.edit is None else self.edit(plain)
 
     def summariser_call(self, prompt: str | list[dict[str, Any]], output: str, time_ms: int,

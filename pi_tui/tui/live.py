@@ -9,16 +9,30 @@ directly; they await mounts so a streamed delta never arrives before its widget 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from condense import ChainMark, chain_marks
 from condense.messages import content_text
+from pi_tui.agent.events import (
+    AgentEndEvent,
+    AgentStartEvent,
+    AutoRetryEndEvent,
+    AutoRetryStartEvent,
+    MessageEndEvent,
+    MessageStartEvent,
+    MessageUpdateEvent,
+    SessionTreeEvent,
+    ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
+    ToolExecutionUpdateEvent,
+)
 from pi_tui.ai.models import available_providers
 from pi_tui.conversation.model import Conversation, Item
 from pi_tui.runtime.build import Runtime
 from pi_tui.widgets.assistant import AssistantBlock
 from pi_tui.widgets.footer import FooterState, UsageTotals, display_path, git_branch
 from pi_tui.widgets.marks import call_mark, chain_mark
+from pi_tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from pi_tui.screens.main import MainScreen
@@ -43,21 +57,21 @@ class LiveView:
         self._unsubscribe: list[Callable[[], None]] = []
 
     @property
-    def transcript(self) -> Any:
+    def transcript(self) -> Transcript:
         return self.screen.transcript
 
     # ----- wiring -------------------------------------------------------------------------------
 
     def attach(self) -> None:
-        handlers: dict[str, Callable[[dict[str, Any]], Any]] = {
-            "message_start": self._on_message_start, "message_update": self._on_message_update,
-            "message_end": self._on_message_end, "tool_execution_start": self._on_tool_start,
-            "tool_execution_update": self._on_tool_update, "tool_execution_end": self._on_tool_end,
-            "agent_start": self._on_agent_start, "agent_end": self._on_agent_end,
-            "auto_retry_start": self._on_retry_start, "auto_retry_end": self._on_retry_end,
-            "session_tree": self._on_session_tree,
-        }
-        self._unsubscribe = [self.host.bus.on(name, handler) for name, handler in handlers.items()]
+        bus = self.host.bus
+        self._unsubscribe = [
+            bus.on("message_start", self._on_message_start), bus.on("message_update", self._on_message_update),
+            bus.on("message_end", self._on_message_end), bus.on("tool_execution_start", self._on_tool_start),
+            bus.on("tool_execution_update", self._on_tool_update), bus.on("tool_execution_end", self._on_tool_end),
+            bus.on("agent_start", self._on_agent_start), bus.on("agent_end", self._on_agent_end),
+            bus.on("auto_retry_start", self._on_retry_start), bus.on("auto_retry_end", self._on_retry_end),
+            bus.on("session_tree", self._on_session_tree),
+        ]
         self.transcript.mark_for = lambda call: call_mark(self.engine, call)
         self.transcript.chain_for = lambda message: chain_mark(self._chains.get(message.get("timestamp", -1)))
 
@@ -120,7 +134,7 @@ class LiveView:
 
     # ----- events -------------------------------------------------------------------------------
 
-    async def _on_message_start(self, event: dict[str, Any]) -> None:
+    async def _on_message_start(self, event: MessageStartEvent) -> None:
         message = event["message"]
         role = message.get("role")
         conversation: Conversation = self.transcript.conversation
@@ -136,7 +150,7 @@ class LiveView:
         widget = await self.transcript.append(item)
         if isinstance(widget, AssistantBlock):
             self._streaming = (item, widget)
-        if role == "user":
+        if message["role"] == "user":
             self._unqueue(content_text(message.get("content") or ""))
 
     def _unqueue(self, text: str) -> None:
@@ -146,13 +160,13 @@ class LiveView:
                 self.show_queue()
                 return
 
-    async def _on_message_update(self, event: dict[str, Any]) -> None:
+    async def _on_message_update(self, event: MessageUpdateEvent) -> None:
         if self._streaming is None:
             return
         _, block = self._streaming
         await block.stream(event["assistantMessageEvent"], event["message"], self.transcript.conversation)
 
-    async def _on_message_end(self, event: dict[str, Any]) -> None:
+    async def _on_message_end(self, event: MessageEndEvent) -> None:
         message = event["message"]
         if message.get("role") != "assistant":
             return
@@ -167,32 +181,32 @@ class LiveView:
         self.totals.add(message.get("usage"))
         self.refresh_footer()
 
-    def _on_tool_start(self, event: dict[str, Any]) -> None:
+    def _on_tool_start(self, event: ToolExecutionStartEvent) -> None:
         card = self.transcript.card(str(event.get("toolCallId", "")))
         if card is not None:
             card.start()
 
-    def _on_tool_update(self, event: dict[str, Any]) -> None:
+    def _on_tool_update(self, event: ToolExecutionUpdateEvent) -> None:
         card = self.transcript.card(str(event.get("toolCallId", "")))
-        partial = event.get("partialResult") or {}
+        partial = event["partialResult"]
         if card is not None:
             card.progress(content_text(partial.get("content") or []))
 
-    def _on_tool_end(self, event: dict[str, Any]) -> None:
+    def _on_tool_end(self, event: ToolExecutionEndEvent) -> None:
         card = self.transcript.card(str(event.get("toolCallId", "")))
         if card is not None:
             card.finish(is_error=bool(event.get("isError")))
 
-    def _on_agent_start(self, _: dict[str, Any]) -> None:
+    def _on_agent_start(self, _: AgentStartEvent) -> None:
         self.screen.status.working.show(WORKING)
 
-    def _on_agent_end(self, _: dict[str, Any]) -> None:
+    def _on_agent_end(self, _: AgentEndEvent) -> None:
         self.screen.status.working.show(None)
         self.branch = git_branch(self.host.cwd)
         self.refresh_marks()
         self.refresh_footer()
 
-    async def _on_retry_start(self, event: dict[str, Any]) -> None:
+    async def _on_retry_start(self, event: AutoRetryStartEvent) -> None:
         """A retried failure passes in the status line; only the final one stays in the transcript."""
         if self._failed is not None:
             await self.transcript.retract(self._failed)
@@ -203,8 +217,8 @@ class LiveView:
         text = f"Retrying in {seconds:.0f}s (attempt {attempt}): {error}"
         self.screen.status.working.show(text, retry=True)
 
-    def _on_retry_end(self, _: dict[str, Any]) -> None:
+    def _on_retry_end(self, _: AutoRetryEndEvent) -> None:
         self.screen.status.working.show(WORKING)
 
-    async def _on_session_tree(self, _: dict[str, Any]) -> None:
+    async def _on_session_tree(self, _: SessionTreeEvent) -> None:
         await self.show_session()

@@ -7,7 +7,7 @@ delta arrives, text goes through the block's MarkdownStream, and tool cards appe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from textual.containers import Vertical
@@ -100,7 +100,7 @@ class AssistantBlock(Vertical):
             await self.mount(part)
         return part
 
-    async def stream(self, update: dict[str, Any], message: dict[str, Any],
+    async def stream(self, update: Mapping[str, Any], message: Mapping[str, Any],
                      conversation: Conversation) -> None:
         """Apply one `message_update` event (its `assistantMessageEvent` and the message so far)."""
         from pi_tui.widgets.answer import AssistantText
@@ -123,7 +123,7 @@ class AssistantBlock(Vertical):
             for card in self.cards.values():
                 card.refresh_args()
 
-    async def finish(self, message: dict[str, Any], conversation: Conversation) -> None:
+    async def finish(self, message: Mapping[str, Any], conversation: Conversation) -> None:
         """The final message: close the text streams and add whatever never streamed (errors, calls)."""
         from pi_tui.widgets.answer import AssistantText
 

@@ -8,7 +8,7 @@ reader looks for. Colours come from theme variables only.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from textual.content import Content
@@ -108,7 +108,7 @@ class ToolCard(Static):
         self.partial = text
         self._apply()
 
-    def finish(self, result: dict[str, Any] | None = None, is_error: bool | None = None) -> None:
+    def finish(self, result: Mapping[str, Any] | None = None, is_error: bool | None = None) -> None:
         if result is not None:
             self.call.result = result
         if self._started is not None and self.elapsed is None:
