@@ -7,7 +7,7 @@ from typing import Any
 from condense.commands import HANDLERS, HELP, run_command
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine, ConfigSaver
-from tests.condense.memory_host import make
+from tests.support.memory_host import make
 
 
 async def test_pruner_now_with_nothing_pending_still_records_a_flush_metrics_entry() -> None:

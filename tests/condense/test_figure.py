@@ -8,7 +8,7 @@ from condense.figure import ContextFigure
 from condense.host import ContextUsage
 from condense.measure import estimate_from_chars
 from condense.stats import PruneStats
-from tests.condense.memory_host import make
+from tests.support.memory_host import make
 
 WINDOW = 200_000
 

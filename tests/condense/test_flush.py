@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from condense.commands import run_command
-from tests.condense.memory_host import make, stubbed
+from tests.support.memory_host import make, stubbed
 
 BIG = "x" * 1500  # over min_batch_chars
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from condense import CallMark, ChainMark, call_mark, chain_marks, prune_tree, unknown_refs
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
-from tests.condense.memory_host import SCENARIO_SETTINGS, Driver, MemoryHost, make
+from tests.support.memory_host import SCENARIO_SETTINGS, Driver, MemoryHost, make
 
 BIG = "x" * 1500  # over min_batch_chars
 CHAIN_DATA = {"blockId": "b1", "startUserTimestamp": 100, "finalAssistantTimestamp": 200, "toolRefs": ["t1"],

@@ -8,7 +8,7 @@ from typing import Any
 
 from condense.records import INDEX
 from condense.supersede import shown_lines
-from tests.condense.memory_host import Driver, assistant, make, result
+from tests.support.memory_host import Driver, assistant, make, result
 
 OLD = "def f():\n    return 1  # the original body\n" * 40  # 1,680 characters
 Call = tuple[str, str, dict[str, Any], str, bool]  # id, tool, arguments, output, is error

@@ -44,8 +44,8 @@ from pi_tui.modes.offline import next_request, offline_engine
 from pi_tui.paths import sessions_dir_for
 from pi_tui.session.store import Session, SessionError
 from pi_tui.settings import load_settings
-from tests.condense.memory_host import MemoryHost, assistant, call, result, user
 from tests.reliability.histories import write_history
+from tests.support.memory_host import MemoryHost, assistant, call, result, user
 
 FAST_EXAMPLES = 150
 SLOW_EXAMPLES = 3000

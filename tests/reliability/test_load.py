@@ -68,9 +68,9 @@ def test_a_generated_five_thousand_message_session_loads_renders_and_replays(tmp
 
 @pytest.mark.slow
 def test_the_engine_property_suite_at_benchmark_scale() -> None:
-    """tests/condense/test_properties.py with CONDENSE_PROPERTY_EXAMPLES=20000 random histories."""
+    """tests/condense/test_engine_properties.py with CONDENSE_PROPERTY_EXAMPLES=20000 random histories."""
     env = {**os.environ, "CONDENSE_PROPERTY_EXAMPLES": str(PROPERTY_EXAMPLES)}
-    args = ["tests/condense/test_properties.py", "-m", "slow", "-q", "-p", "no:cacheprovider"]
+    args = ["tests/condense/test_engine_properties.py", "-m", "slow", "-q", "-p", "no:cacheprovider"]
     done = subprocess.run([sys.executable, "-m", "pytest", *args], cwd=REPO, env=env, capture_output=True,
                           text=True, timeout=3600)
     assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout[-3000:]

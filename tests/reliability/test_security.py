@@ -5,7 +5,7 @@ against the fake provider (a bash call big enough to leave its full-output file,
 key, a 500 storm). Everything pi-tui created is owner-only (files 0600, folders 0700), and neither API
 key appears in any file under the home or temp folder, nor on stdout or stderr. Tool-level bash
 behaviour (timeout, process-group kill, TERM-ignoring children, the full-output file's mode) is proven
-in tests/pi_tui/tools/test_tools_bash.py; here the host's abort reaches the same process group.
+in tests/pi_tui/tools/test_bash.py; here the host's abort reaches the same process group.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from pi_tui.demo.client import DemoModelClient
 from pi_tui.demo.script import Call, Step, Task
 from pi_tui.session.store import Session
 from pi_tui.tools import make_tools
-from tests.pi_tui.tools.test_tools_bash import live_members, wait_until
+from tests.pi_tui.tools.test_bash import live_members, wait_until
 from tests.reliability.consistency import check_session
 from tests.reliability.crash import REPO, Sandbox, demo_runs, launch
 from tests.support.fake_openai import FakeOpenAI, Reply, call, server_error, text_reply, tool_reply

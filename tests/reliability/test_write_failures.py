@@ -20,7 +20,7 @@ import pytest
 
 from pi_tui.session.store import Session, SessionWriteError
 from tests.pi_tui.session.test_store import V3_HEADER, assistant, user, write_lines
-from tests.pi_tui.session.test_writers import V1_HEADER, assert_every_parent_resolves, no_temp_files, texts
+from tests.pi_tui.session.test_store_writers import V1_HEADER, assert_every_parent_resolves, no_temp_files, texts
 from tests.reliability.crash import Sandbox
 from tests.support.full_disk import fill, inject, try_mount_tmpfs, unmount
 

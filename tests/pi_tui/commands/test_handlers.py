@@ -1,8 +1,8 @@
 """The TUI's slash commands driven through a recording `CommandContext`, without the App.
 
 The runtime is the real one (demo model, real session, real condense engine, real bash tool); only the
-screen side is recorded: what a command says, shows, asks and puts in the editor. The Pilot tests in
-tests/pi_tui/tui/ drive the same commands through the real app.
+screen side is recorded: what a command says, shows, asks and puts in the editor. The Pilot tests beside
+this file drive the same commands through the real app.
 """
 
 from __future__ import annotations

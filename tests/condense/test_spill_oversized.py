@@ -8,7 +8,7 @@ from pathlib import Path
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
 from condense.index import ToolCallIndexer
-from tests.condense.memory_host import MemoryHost, assistant, call, user
+from tests.support.memory_host import MemoryHost, assistant, call, user
 
 BODY = "BIG\n" * 1000
 

@@ -13,7 +13,7 @@ from pi_tui.runtime.build import LaunchOptions, build_runtime
 from pi_tui.settings import LiveSettings, load_settings
 from pi_tui.widgets.footer import display_path
 from tests.conftest import corpus_path
-from tests.pi_tui.tui.conftest import screen_text, until
+from tests.support.tui import screen_text, until
 
 
 def files_in(folder: Path) -> set[str]:

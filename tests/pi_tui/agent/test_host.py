@@ -13,7 +13,7 @@ from pi_tui.agent.loop import AgentConfig
 from pi_tui.ai.litellm_client import LiteLLMClient
 from pi_tui.ai.types import ModelSpec
 from pi_tui.session.store import Session
-from tests.condense.memory_host import USAGE, assistant, user
+from tests.support.memory_host import USAGE, assistant, user
 
 PROMPT = "x" * 400  # 100 tokens at chars/4
 

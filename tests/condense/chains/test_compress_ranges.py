@@ -19,7 +19,6 @@ from condense.query import run_query
 from condense.records import CHAIN, INDEX, ToolCallRecord
 from condense.spill import spill_record
 from condense.summarize import Summarizer
-from tests.condense.memory_host import MemoryHost
 from tests.support.chains import (
     Session,
     SummarizerConfig,
@@ -33,6 +32,7 @@ from tests.support.chains import (
     text_of,
     user,
 )
+from tests.support.memory_host import MemoryHost
 
 Messages = list[dict[str, Any]]
 IsProtected = Callable[[str, dict[str, Any]], bool]

@@ -25,7 +25,7 @@ print(json.dumps({"modules": names, "forbidden": loaded}))
 
 def probe(packages: list[str], forbidden: list[str]) -> dict[str, list[str]]:
     """Import every module of `packages` in a fresh interpreter and say which `forbidden` ones came along."""
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[1]
     done = subprocess.run(
         [sys.executable, "-c", PROBE, ",".join(packages), ",".join(forbidden)],
         cwd=root, capture_output=True, text=True, timeout=120, check=False,
@@ -57,7 +57,7 @@ def test_every_headless_part_runs_without_textual_or_rich() -> None:
 
 def test_the_static_contract_names_the_same_headless_parts() -> None:
     """The run-time probe and `.importlinter` must not drift apart: a part added to one is added to both."""
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[1]
     text = (root / ".importlinter").read_text(encoding="utf-8")
     contract = text.split("[importlinter:contract:headless-parts-without-textual]")[1].split("[importlinter")[0]
     sources = contract.split("source_modules =")[1].split("forbidden_modules =")[0].split()

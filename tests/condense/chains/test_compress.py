@@ -29,7 +29,6 @@ from condense.protect import is_protected
 from condense.records import CHAIN, INDEX, QUERY_TOOL, STATS, SummaryRef, ToolCallRecord
 from condense.stats import PruneStats
 from condense.summarize import Summarizer
-from tests.condense.memory_host import MemoryHost
 from tests.support.chains import (
     Reports,
     Session,
@@ -41,6 +40,7 @@ from tests.support.chains import (
     result,
     user,
 )
+from tests.support.memory_host import MemoryHost
 
 Messages = list[dict[str, Any]]
 

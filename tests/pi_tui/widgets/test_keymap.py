@@ -6,7 +6,7 @@ from textual.message import Message
 
 from pi_tui.settings import Settings
 from pi_tui.widgets.editor import PromptEditor
-from tests.pi_tui.tui.conftest import type_raw
+from tests.support.tui import type_raw
 
 
 def sent(seen: list[Message]) -> list[tuple[str, bool]]:

@@ -9,7 +9,7 @@ import re
 from condense.host import ContextUsage
 from condense.measure import estimate_tokens
 from condense.stats import format_tokens
-from tests.condense.memory_host import make
+from tests.support.memory_host import make
 
 BIG = "x" * 8000  # 2,000 tokens by the chars/4 estimate
 FIGURE = re.compile(r"│ prune: ON · reads (\S+) · saves (\S+) \(-\d+%\)")

@@ -11,7 +11,7 @@ import logging
 import pytest
 
 from condense.host import ContextUsage
-from tests.condense.memory_host import assistant, call, make, result, stubbed, user
+from tests.support.memory_host import assistant, call, make, result, stubbed, user
 
 SETTINGS = {"prune_on": "agent-message", "batching_mode": "agent-message", "auto_budget_threshold": 0.5,
             "min_batch_chars": 1}

@@ -13,7 +13,7 @@ from condense.protect import is_protected
 from condense.records import ToolCallRecord
 from condense.render.orphans import sweep_orphans
 from condense.render.pipeline import RenderOptions, prune_messages
-from tests.condense.memory_host import assistant, call, result, user
+from tests.support.memory_host import assistant, call, result, user
 
 entries: list[tuple[str, Any]] = []
 

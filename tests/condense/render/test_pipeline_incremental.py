@@ -15,8 +15,8 @@ from condense.config import CondenseConfig
 from condense.measure import estimate_tokens
 from pi_tui.modes.replay import Replayer, output_session
 from pi_tui.session.store import Session
-from tests.condense.memory_host import make, stubbed
 from tests.conftest import corpus_path
+from tests.support.memory_host import make, stubbed
 
 ALL_CORPUS = ("pi-large-session.jsonl", "pi-before-compaction.jsonl", "pi-compact-hooks.jsonl",
               "pi-compaction-check.jsonl")

@@ -26,7 +26,7 @@ from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
 from condense.messages import tool_calls
 from condense.records import QUERY_TOOL
-from tests.condense.memory_host import MemoryHost, assistant, call, result, user
+from tests.support.memory_host import MemoryHost, assistant, call, result, user
 
 EXAMPLES = int(os.environ.get("CONDENSE_PROPERTY_EXAMPLES", "2000"))
 IDS = ["a", "b", "c", "bash_1", "bash_2"]  # a small pool: ids are reused across turns

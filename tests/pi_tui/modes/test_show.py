@@ -11,7 +11,7 @@ import pytest
 
 from pi_tui.cli import main
 from pi_tui.session.store import Session
-from tests.pi_tui.session.test_load_like_pi import HEADER, assistant, entry, msg, user, write
+from tests.pi_tui.session.test_store_load_like_pi import HEADER, assistant, entry, msg, user, write
 from tests.pi_tui.test_cli import run_cli
 from tests.support.fake_openai import FakeOpenAI, text_reply
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from condense.render.orphans import sweep_orphans
-from tests.condense.memory_host import assistant, call, result, user
+from tests.support.memory_host import assistant, call, result, user
 
 
 def asst(*ids: str) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.condense.memory_host import Driver, assistant, call, make, result, stubbed
+from tests.support.memory_host import Driver, assistant, call, make, result, stubbed
 
 OLD, NEW = "def old():\n" + "    pass\n" * 60, "def new():\n" + "    return 1\n" * 60
 BIG = "x" * 1500

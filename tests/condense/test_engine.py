@@ -9,7 +9,7 @@ from condense import BatchFilter, SummaryHook
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
 from condense.records import Batch
-from tests.condense.memory_host import SCENARIO_SETTINGS, Driver, MemoryHost, stubbed
+from tests.support.memory_host import SCENARIO_SETTINGS, Driver, MemoryHost, stubbed
 
 BIG = "x" * 1500  # over min_batch_chars
 

@@ -22,7 +22,7 @@ from pi_tui.themes import (
     variable_defaults,
 )
 from pi_tui.widgets.keymap import APP, EDITOR, GROUPS, KEYS_COLUMN, hotkeys_text
-from tests.pi_tui.tui.conftest import edit_file
+from tests.support.tui import edit_file
 
 MINE = """name = "mine"
 dark = true

@@ -4,7 +4,7 @@ under Anthropic's cache rule every flush re-writes the cached prompt from the fi
 from __future__ import annotations
 
 from condense.host import ContextUsage
-from tests.condense.memory_host import make, stubbed
+from tests.support.memory_host import make, stubbed
 
 BIG = "x" * 1500
 
