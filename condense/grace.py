@@ -35,12 +35,3 @@ class RecoveryAges:
     def in_grace(self, k: int) -> set[str]:
         """Keys of the recovery results whose age (user messages after them) is at most `k`."""
         return {key for seen, key in self._recoveries if self.users - seen <= k} if k > 0 else set()
-
-
-def in_grace_recovery_keys(messages: Sequence[dict[str, Any]], k: int) -> set[str]:
-    """Keys of the recovery results whose age (user messages after them) is at most `k`; none when k <= 0."""
-    if k <= 0:
-        return set()
-    ages = RecoveryAges()
-    ages.feed(messages)
-    return ages.in_grace(k)

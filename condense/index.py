@@ -111,11 +111,6 @@ class ToolCallIndexer:
     def lookup_by_content(self, tool_name: str, text: str) -> str | None:
         return self._by_hash.get(content_hash(tool_name, text))
 
-    def summary_body_for(self, key: str) -> str | None:
-        """The first per-batch summary that covers this occurrence."""
-        positions = self._bodies_by_key.get(key)
-        return self._bodies[positions[0]] if positions else None
-
     def summaries_covering(self, keys: Iterable[str]) -> list[str]:
         """Distinct summary texts covering any of `keys`, in the order they were registered."""
         positions = sorted({p for key in set(keys) for p in self._bodies_by_key.get(key, ())})

@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from condense.messages import content_parts, model_parts
+from condense.messages import model_parts
 
 CHARS_PER_TOKEN = 3.0
 SYSTEM_TOKENS = 1600
@@ -69,9 +69,3 @@ def estimate_from_chars(chars: int) -> int:
 
 def estimate_tokens(messages: list[Any]) -> int:
     return estimate_from_chars(model_chars(messages))
-
-
-def tool_result_chars(messages: list[Any]) -> int:
-    """Characters of tool-result text only: what per-batch pruning replaces."""
-    return sum(len(part.text) for m in messages if m.get("role") == "toolResult"
-               for part in content_parts(m.get("content")) if part.kind == "text")

@@ -46,15 +46,6 @@ def without_positions(messages: list[Any], swept_at: list[int]) -> list[Any]:
     return [m for i, m in enumerate(messages) if i not in dropped]
 
 
-def sweep_orphans(messages: list[Any]) -> tuple[list[Any], list[str]]:
-    """The messages without orphaned results (the same list when there are none), and the swept ids."""
-    swept_at = OrphanScan().feed(messages)
-    if not swept_at:
-        return messages, []
-    swept_ids = [str(messages[i].get("toolCallId")) for i in swept_at]
-    return without_positions(messages, swept_at), swept_ids
-
-
 def sweep_dedup_key(swept_ids: list[str]) -> str:
     return hashlib.sha1(",".join(sorted(swept_ids)).encode("utf-8", "surrogatepass")).hexdigest()[:16]
 

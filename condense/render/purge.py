@@ -80,21 +80,10 @@ def purge_message(message: dict[str, Any], ids: set[str], min_arg_chars: int) ->
     return {**message, "content": new_content}
 
 
-def purge_errored_args(messages: list[Any], *, enabled: bool, cooldown_turns: int,
-                       min_arg_chars: int) -> list[Any]:
-    """The messages with cooled-down failed calls' long argument strings shrunk; the very same list when
-    nothing qualifies. A call qualifies when its own turn's result has `isError: true`, at least
-    `cooldown_turns` assistant messages came after its own, and its arguments serialise to at least
-    `min_arg_chars` characters. A second pass over the output changes nothing (markers are short)."""
-    if not enabled:
-        return messages
-    calls = ErroredCalls()
-    calls.feed(messages)
-    return purge_cooled(messages, calls, cooldown_turns, min_arg_chars)
-
-
 def purge_cooled(messages: list[Any], calls: ErroredCalls, cooldown_turns: int, min_arg_chars: int) -> list[Any]:
-    """`purge_errored_args` with the failed calls already found (`calls` fed with exactly `messages`)."""
+    """Shrink the long argument strings of the failed calls in `calls` (fed with exactly `messages`) that
+    cooled down: `cooldown_turns` assistant messages after their own, arguments of `min_arg_chars` or more.
+    The very same list when nothing qualifies; a second pass changes nothing (markers are short)."""
     out: list[Any] | None = None
     for position, (turn, ids) in calls.errored.items():
         if calls.turns - turn < cooldown_turns:

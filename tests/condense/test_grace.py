@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from condense.grace import in_grace_recovery_keys
 from condense.records import QUERY_TOOL
+from tests.support.reference import in_grace_recovery_keys
 
 
 def user(ts: int) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from condense.dedup import content_hash
 from condense.index import ToolCallIndexer
 from condense.records import DEDUP_ALIAS, INDEX, SUMMARY, SummaryRef, ToolCallRecord
 from condense.spill import spill_record
+from tests.support.reference import summary_body_for
 
 
 class Log:
@@ -156,9 +157,9 @@ def test_get_records_for_id_includes_a_dedup_alias_occurrence_labelled_with_its_
 def test_summary_body_lookups_are_occurrence_keyed() -> None:
     indexer = ToolCallIndexer()
     indexer.register_summary_body(["bash_23@1150"], "summary of FIRST")
-    assert indexer.summary_body_for("bash_23@1150") == "summary of FIRST"
-    assert indexer.summary_body_for("bash_23@3150") is None
-    assert indexer.summary_body_for("bash_23") is None
+    assert summary_body_for(indexer, "bash_23@1150") == "summary of FIRST"
+    assert summary_body_for(indexer, "bash_23@3150") is None
+    assert summary_body_for(indexer, "bash_23") is None
     assert indexer.summaries_covering(["bash_23@3150", "bash_23@1150"]) == ["summary of FIRST"]
 
 
@@ -219,7 +220,7 @@ def test_rebuilds_occurrence_records_both_short_refs_and_the_dedup_alias() -> No
     assert indexer.get_record("t2").result_text == "SECOND"
     assert indexer.get_record("bash_99@4150").result_text == "FIRST"
     assert indexer.get_short_ref("bash_99@4150") == "t1"
-    assert indexer.summary_body_for("bash_23@2150") == "summary text"
+    assert summary_body_for(indexer, "bash_23@2150") == "summary text"
     assert indexer.next_ref_number == 3
 
 
@@ -237,7 +238,7 @@ def test_legacy_entries_without_result_timestamp_keep_bare_id_keys() -> None:
     assert not indexer.has_legacy_bare_record("bash_23")
     assert indexer.is_summarized("bash_8")
     assert indexer.get_short_ref("bash_7") is None
-    assert indexer.summary_body_for("bash_7") == "old summary"
+    assert summary_body_for(indexer, "bash_7") == "old summary"
 
 
 # ----- backfill_chain_records -----

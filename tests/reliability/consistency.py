@@ -22,13 +22,13 @@ from condense.engine import CondenseEngine
 from condense.messages import content_text, tool_calls
 from condense.occurrence import message_key, occ_key, result_timestamp_of
 from condense.records import INDEX, SUMMARY
-from condense.render.orphans import sweep_orphans
 from pi_tui.ai.convert import convert_to_llm
 from pi_tui.ai.openai_format import to_openai_messages
 from pi_tui.ai.transform import transform_messages
 from pi_tui.modes.offline import offline_engine, session_model
 from pi_tui.session.store import Session
 from tests.support.fake_openai import validate_request
+from tests.support.reference import sweep_orphans
 
 EXTRACTIVE = CondenseConfig(summarizer_model="extractive")
 _TICK_REF = re.compile(r"`(t\d+)`")

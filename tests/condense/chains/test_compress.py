@@ -23,7 +23,6 @@ from condense.chains import (
     extract_chain_records,
     select_eligible,
 )
-from condense.grace import in_grace_recovery_keys
 from condense.index import ToolCallIndexer
 from condense.protect import is_protected
 from condense.records import CHAIN, INDEX, QUERY_TOOL, STATS, SummaryRef, ToolCallRecord
@@ -41,6 +40,7 @@ from tests.support.chains import (
     user,
 )
 from tests.support.memory_host import MemoryHost
+from tests.support.reference import in_grace_recovery_keys
 
 Messages = list[dict[str, Any]]
 

@@ -25,7 +25,6 @@ from condense.chains import (
 from condense.frontier import reconstruct as reconstruct_frontier
 from condense.index import ToolCallIndexer
 from condense.records import FRONTIER, SUMMARY, SummaryRef, ToolCallRecord
-from condense.render.orphans import sweep_orphans
 from tests.support.chains import (
     Reports,
     call,
@@ -39,6 +38,7 @@ from tests.support.chains import (
     text_of,
     user,
 )
+from tests.support.reference import sweep_orphans
 
 Messages = list[dict[str, Any]]
 

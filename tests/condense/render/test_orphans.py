@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from condense.render.orphans import sweep_orphans
 from tests.support.memory_host import assistant, call, result, user
+from tests.support.reference import sweep_orphans
 
 
 def asst(*ids: str) -> dict[str, Any]:

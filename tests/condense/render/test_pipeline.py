@@ -11,9 +11,9 @@ from condense.diagnostics import DiagnosticSink
 from condense.index import ToolCallIndexer
 from condense.protect import is_protected
 from condense.records import ToolCallRecord
-from condense.render.orphans import sweep_orphans
 from condense.render.pipeline import RenderOptions, prune_messages
 from tests.support.memory_host import assistant, call, result, user
+from tests.support.reference import sweep_orphans
 
 entries: list[tuple[str, Any]] = []
 

@@ -12,7 +12,7 @@ import copy
 import json
 from typing import Any
 
-from condense.render.purge import purge_errored_args
+from tests.support.reference import purge_errored_args
 
 LONG = "x" * 300
 MARKER_300 = '<purged-errored-args size="300"/>'

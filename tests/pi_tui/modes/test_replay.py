@@ -10,8 +10,7 @@ import pytest
 
 from condense.config import CondenseConfig
 from condense.local_host import context_estimate
-from condense.measure import estimate_tokens, tool_result_chars
-from condense.render.orphans import sweep_orphans
+from condense.measure import estimate_tokens
 from pi_tui.ai.models import parse_model_ref
 from pi_tui.cli import main
 from pi_tui.modes.offline import next_request, offline_engine, session_model
@@ -19,6 +18,7 @@ from pi_tui.session.store import Session
 from tests.conftest import corpus_path
 from tests.support.fake_openai import FakeOpenAI, error_reply
 from tests.support.full_disk import inject
+from tests.support.reference import sweep_orphans, tool_result_chars
 
 
 @pytest.fixture(scope="module")
