@@ -20,6 +20,9 @@ from tests.conftest import corpus_path
 from tests.support.fake_openai import FakeOpenAI, error_reply
 from tests.support.full_disk import inject
 
+# Whole corpus sessions replayed through condense: these share one worker under xdist, not the CPU.
+pytestmark = pytest.mark.xdist_group("serial")
+
 
 @pytest.fixture(scope="module")
 def replayed(tmp_path_factory: pytest.TempPathFactory) -> Path:
