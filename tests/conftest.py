@@ -1,16 +1,33 @@
-"""Suite-wide fixtures: an isolated home folder for every test, and the recorded corpus sessions."""
+"""Suite-wide fixtures: an isolated home folder for every test, the recorded corpus sessions, and the
+Hypothesis profiles (CONTRIBUTING.md says when each is used)."""
 
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 pytest_plugins = ["tests.support.fixtures"]
+
+# `ci` keeps the default run short and the same on every run (a failure reproduces as it is, and its blob
+# is printed for @reproduce_failure); `long` searches wider and afresh, for `-m slow` and before a release.
+settings.register_profile("ci", max_examples=50, deadline=None, derandomize=True, print_blob=True)
+settings.register_profile("long", max_examples=2000, deadline=None, print_blob=True)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """HYPOTHESIS_PROFILE wins; otherwise a run that selects the slow tests (`-m slow`) searches long."""
+    chosen = os.environ.get("HYPOTHESIS_PROFILE")
+    if chosen is None:
+        chosen = "long" if re.fullmatch(r"\s*slow\s*", config.option.markexpr or "") else "ci"
+    settings.load_profile(chosen)
+
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 CORPUS_FILES = ("pi-large-session.jsonl", "pi-before-compaction.jsonl")

@@ -28,7 +28,8 @@ from condense.messages import tool_calls
 from condense.records import QUERY_TOOL
 from tests.support.memory_host import MemoryHost, assistant, call, result, user
 
-EXAMPLES = int(os.environ.get("CONDENSE_PROPERTY_EXAMPLES", "2000"))
+# The profile's count (tests/conftest.py), unless tests/reliability/test_load.py asks for benchmark scale.
+EXAMPLES = int(os.environ.get("CONDENSE_PROPERTY_EXAMPLES", settings().max_examples))
 IDS = ["a", "b", "c", "bash_1", "bash_2"]  # a small pool: ids are reused across turns
 SIZES = {"small": 40, "big": 1500, "huge": 300}  # huge: over the test's spill threshold of 250
 
@@ -188,8 +189,7 @@ def played(steps: list[tuple[Any, ...]], blobs: Path, superseded_reads: bool = T
     return history
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=EXAMPLES, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.lists(render_action, min_size=1, max_size=25))
 def test_every_incremental_render_equals_the_full_render(steps: list[tuple[Any, ...]]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
@@ -198,8 +198,7 @@ def test_every_incremental_render_equals_the_full_render(steps: list[tuple[Any, 
         history.request()
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=EXAMPLES, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.lists(action, min_size=1, max_size=25), st.booleans())
 def test_random_histories_keep_the_context_valid_and_lose_nothing(steps: list[tuple[Any, ...]],
                                                                   superseded_reads: bool) -> None:

@@ -20,7 +20,8 @@ import pytest
 from tests.conftest import corpus_path
 
 TMUX = shutil.which("tmux")
-pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed (apt-get install -y tmux)")
+pytestmark = [pytest.mark.skipif(TMUX is None, reason="tmux is not installed (apt-get install -y tmux)"),
+              pytest.mark.xdist_group("serial")]  # tmux servers and full TUIs: one at a time
 
 
 class Pane:

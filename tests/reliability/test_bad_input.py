@@ -47,8 +47,7 @@ from pi_tui.settings import load_settings
 from tests.reliability.histories import write_history
 from tests.support.memory_host import MemoryHost, assistant, call, result, user
 
-FAST_EXAMPLES = 150
-SLOW_EXAMPLES = 3000
+SLOW_EXAMPLES = 3000  # the point of the slow variant: far more copies than any profile tries
 TRIED: Counter[str] = Counter()
 HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture,
           HealthCheck.filter_too_much]
@@ -269,10 +268,11 @@ def check_corrupted(path: Path, lines: Lines, capsys: pytest.CaptureFixture[str]
         assert_clean_stderr(err, path)
 
 
-def run_fuzz(base: bytes, capsys: pytest.CaptureFixture[str], examples: int, most: int) -> None:
-    """`examples` corrupted copies of `base`, each with up to `most` mutations, through every loader."""
+def run_fuzz(base: bytes, capsys: pytest.CaptureFixture[str], most: int, examples: int | None = None) -> None:
+    """Corrupted copies of `base` (`examples` of them, or the profile's count), each with up to `most`
+    mutations, through every loader."""
 
-    @settings(max_examples=examples, deadline=None, derandomize=True, suppress_health_check=HEALTH)
+    @settings(max_examples=examples or settings().max_examples, suppress_health_check=HEALTH)
     @given(mutations=st.lists(MUTATION, min_size=1, max_size=most))
     def one(mutations: list[tuple[Any, ...]]) -> None:
         lines = Lines(base)
@@ -293,12 +293,12 @@ def run_fuzz(base: bytes, capsys: pytest.CaptureFixture[str], examples: int, mos
 
 def test_corrupted_session_files_load_what_is_readable_and_name_what_is_not(
         base: bytes, capsys: pytest.CaptureFixture[str]) -> None:
-    run_fuzz(base, capsys, FAST_EXAMPLES, 4)
+    run_fuzz(base, capsys, 4)
 
 
 @pytest.mark.slow
 def test_corrupted_session_files_at_scale(base: bytes, capsys: pytest.CaptureFixture[str]) -> None:
-    run_fuzz(base, capsys, SLOW_EXAMPLES, 6)
+    run_fuzz(base, capsys, 6, SLOW_EXAMPLES)
 
 
 # ----- huge lines and lone surrogates -------------------------------------------------------------
@@ -401,7 +401,6 @@ async def test_hostile_ids_through_a_live_engine_turn(tmp_path: Path) -> None:
         assert text.endswith(item["content"][0]["text"])
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
 @given(tool_id=st.text(max_size=600), stamp=st.none() | st.integers(0, 2**53))
 def test_any_id_names_a_file_directly_inside_the_blobs_folder(tool_id: str, stamp: int | None) -> None:
     blobs = Path("/sessions/s1-blobs")
@@ -417,7 +416,6 @@ def test_any_id_names_a_file_directly_inside_the_blobs_folder(tool_id: str, stam
 META = "()[]{}.+^$|\\?*"
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
 @given(literal=st.text(alphabet=st.sampled_from("ab./()[]{}+^$|"), min_size=1, max_size=30),
        other=st.text(alphabet=st.sampled_from("ab./()[]{}+^$|"), max_size=30))
 def test_regex_metacharacters_in_globs_are_literal(literal: str, other: str) -> None:
@@ -487,7 +485,7 @@ def _mutate_settings(data: bytes, mutation: tuple[Any, ...]) -> bytes:
     return data + b"deep = " + b"[" * depth + b"]" * depth + b"\n"
 
 
-@settings(max_examples=400, deadline=None, derandomize=True, suppress_health_check=HEALTH)
+@settings(suppress_health_check=HEALTH)
 @given(mutations=st.lists(SETTINGS_MUTATION, min_size=1, max_size=4))
 def test_corrupted_settings_give_defaults_and_one_line_per_problem(mutations: list[tuple[Any, ...]]) -> None:
     data = VALID_SETTINGS

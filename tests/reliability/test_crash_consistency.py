@@ -38,7 +38,8 @@ from tests.reliability.crash import (
     was_killed,
 )
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+              pytest.mark.xdist_group("serial")]  # processes killed mid-write, corpus replays: one at a time
 
 
 def _reference_run(root: Path, runs: list[list[str]],

@@ -38,6 +38,7 @@ from tests.support.fake_openai import (
     text_reply,
     tool_reply,
 )
+from tests.support.waiting import until
 
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"),
               pytest.mark.filterwarnings("ignore:.*`ReadOnly` qualifier:UserWarning")]
@@ -247,11 +248,7 @@ async def test_abort_during_a_flush_leaves_nothing_half_written(
     fake_openai.push(tool_reply(call("read", {"path": "big.txt"}, "c1")), text_reply("read it"))
     host, notes, engine = await agent(fake_openai, tmp_path, summarizer_model="openai/summ-model")
     running = asyncio.ensure_future(prompt(host, "read big.txt"))
-    for _ in range(SAFETY * 20):
-        if summariser.requests:
-            break
-        await asyncio.sleep(0.05)
-    await asyncio.sleep(0.3)  # the summary is streaming
+    await until(lambda: summariser.chunks_sent >= 2, "the summary to start streaming", SAFETY)
     host.abort()
     await running
     assert _pruner_entries(host) == ([], []), "an aborted flush writes neither a summary nor an index record"

@@ -323,6 +323,7 @@ class FakeOpenAI:
         self.stall_timeout = stall_timeout
         self.requests: list[dict[str, Any]] = []
         self.rejections: list[dict[str, Any]] = []
+        self.chunks_sent = 0  # stream chunks written so far: a test can act while a reply is mid-stream
         self._replies: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -479,6 +480,8 @@ class _Handler(BaseHTTPRequestHandler):
         data = text.encode()
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
         self.wfile.flush()
+        with self.fake._lock:
+            self.fake.chunks_sent += 1
 
     def _cut(self) -> None:
         """Drop the connection mid-body: no terminating chunk, no `[DONE]`."""

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from condense.adapters import MessageError, from_anthropic, from_openai, to_anthropic, to_openai
@@ -91,13 +91,11 @@ def openai_history(draw: st.DrawFn) -> list[dict[str, Any]]:
     return out
 
 
-@settings(max_examples=150, deadline=None)
 @given(openai_history())
 def test_an_openai_history_comes_back_as_the_agent_sent_it(history: list[dict[str, Any]]) -> None:
     assert to_openai(from_openai(history)) == history
 
 
-@settings(max_examples=150, deadline=None)
 @given(pi_history())
 def test_pi_messages_survive_the_openai_shape(history: list[dict[str, Any]]) -> None:
     """OpenAI has no error flag on tool messages: that one fact is the agent's to give (`is_error`)."""
@@ -174,13 +172,11 @@ def anthropic_history(draw: st.DrawFn) -> list[dict[str, Any]]:
     return out
 
 
-@settings(max_examples=150, deadline=None)
 @given(anthropic_history())
 def test_an_anthropic_history_comes_back_as_the_agent_sent_it(history: list[dict[str, Any]]) -> None:
     assert to_anthropic(from_anthropic(history)) == history
 
 
-@settings(max_examples=150, deadline=None)
 @given(pi_history())
 def test_pi_messages_survive_the_anthropic_shape(history: list[dict[str, Any]]) -> None:
     assert content_of(from_anthropic(to_anthropic(history))) == content_of(history)

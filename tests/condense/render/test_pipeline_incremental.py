@@ -18,6 +18,9 @@ from pi_tui.session.store import Session
 from tests.conftest import corpus_path
 from tests.support.memory_host import make, stubbed
 
+# Whole corpus sessions replayed through condense: these share one worker under xdist, not the CPU.
+pytestmark = pytest.mark.xdist_group("serial")
+
 ALL_CORPUS = ("pi-large-session.jsonl", "pi-before-compaction.jsonl", "pi-compact-hooks.jsonl",
               "pi-compaction-check.jsonl")
 

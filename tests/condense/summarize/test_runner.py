@@ -19,6 +19,7 @@ from condense.host import CancelSignal, CompletionEvent, ContextUsage, Level
 from condense.records import Batch, ToolCallRecord
 from condense.summarize.fallback import COOLDOWN_MS
 from condense.summarize.runner import Summarizer, SummarizerAborted
+from tests.support.waiting import until
 
 PRIMARY = "provider-a/primary-model"
 SESSION = "provider-b/session-model"
@@ -47,7 +48,7 @@ async def hang() -> AsyncIterator[CompletionEvent]:
 
 async def drip(text: str, events: int, gap: float) -> AsyncIterator[CompletionEvent]:
     for _ in range(events):
-        await asyncio.sleep(gap)
+        await asyncio.sleep(gap)  # the gap is the behaviour under test: a model that streams slowly
         yield CompletionEvent("thinking", "…")
     yield CompletionEvent("done", text, stop_reason="stop", usage=USAGE)
 
@@ -409,7 +410,7 @@ async def test_the_probe_after_the_cooldown_recovers_the_primary_with_one_info_n
 
 async def test_summarize_batches_keeps_batch_order_and_reports_progress_per_batch() -> None:
     async def slow_then(text: str, delay: float) -> AsyncIterator[CompletionEvent]:
-        await asyncio.sleep(delay)
+        await asyncio.sleep(delay)  # the first batch answers last: the order must still be the batches'
         async for event in ok(text):
             yield event
 
@@ -437,7 +438,7 @@ async def test_sequential_batches_run_one_after_another() -> None:
         nonlocal peak
         running.append(1)
         peak = max(peak, len(running))
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(0.01)  # a batch that takes a moment, so two running at once would show in `peak`
         running.pop()
         async for event in ok(text):
             yield event
@@ -497,8 +498,7 @@ async def test_an_abort_during_a_stream_raises_without_waiting_for_the_stream() 
     await summarizer.summarize_batch(batch(), signal)  # the model answered once: a flush's calls run in parallel
     host.calls.clear()
     call = asyncio.ensure_future(summarizer.summarize_batches([batch(), batch()], signal))
-    while len(host.calls) < 2:
-        await asyncio.sleep(0)
+    await until(lambda: len(host.calls) >= 2, "both batches to call the model")
     signal.abort()
     with pytest.raises(SummarizerAborted):
         await asyncio.wait_for(call, timeout=10)  # a safety net: without the abort this never ends

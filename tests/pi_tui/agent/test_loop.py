@@ -163,13 +163,12 @@ async def test_abort_mid_stream_ends_with_aborted_message(fake_openai: FakeOpenA
 
 
 async def test_abort_during_a_tool_leaves_every_call_answered(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
-    fake_openai.push(tool_reply(call("bash", {"command": "sleep 30"}, "c1")))
+    fake_openai.push(tool_reply(call("bash", {"command": "echo running; sleep 30"}, "c1")))
     agent, _ = make_agent(fake_openai, tmp_path)
-    started = asyncio.Event()
-    agent.bus.on("tool_execution_start", lambda e: started.set())
+    running = asyncio.Event()  # the shell printed: the command is under way, not still starting
+    agent.bus.on("tool_execution_update", lambda e: running.set())
     run = asyncio.create_task(agent.prompt([user_message("wait")]))
-    await asyncio.wait_for(started.wait(), 20)
-    await asyncio.sleep(0.2)
+    await asyncio.wait_for(running.wait(), 60)
     agent.abort()
     added = await asyncio.wait_for(run, 20)
     assert [m["role"] for m in added] == ["user", "assistant", "toolResult", "assistant"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from pi_tui.ai.openai_format import to_openai_messages
@@ -192,7 +192,6 @@ def _history(steps: list[str], call_counts: list[int]) -> list[dict[str, Any]]:
     return messages
 
 
-@settings(max_examples=150, deadline=None)
 @given(st.lists(_step, max_size=25), st.lists(st.integers(1, 3), min_size=25, max_size=25))
 def test_any_history_ending_in_a_user_message_is_accepted_by_a_strict_provider(
     steps: list[str], call_counts: list[int]

@@ -20,6 +20,9 @@ from tests.support.fake_openai import FakeOpenAI, error_reply
 from tests.support.full_disk import inject
 from tests.support.reference import sweep_orphans, tool_result_chars
 
+# Whole corpus sessions replayed through condense: these share one worker under xdist, not the CPU.
+pytestmark = pytest.mark.xdist_group("serial")
+
 
 @pytest.fixture(scope="module")
 def replayed(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -12,7 +12,6 @@ import shutil
 import stat
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,7 @@ from pi_tui.paths import ensure_private_dir
 from pi_tui.session.store import Session
 from tests.conftest import corpus_path
 from tests.pi_tui.session.test_store import assistant, user, write_lines
+from tests.support.waiting import wait_until
 
 REPO = Path(__file__).resolve().parents[3]
 V1_HEADER = {"type": "session", "id": "old-1", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/w"}
@@ -145,13 +145,6 @@ for turn in range(3):
 """
 
 
-def wait_for(condition, what: str, timeout: float = 120.0) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.01)
-
-
 def test_processes_continuing_the_same_v1_corpus_file_at_once_lose_nothing(tmp_path: Path) -> None:
     path = corpus_copy(tmp_path)
     original = path.read_bytes()
@@ -161,7 +154,8 @@ def test_processes_continuing_the_same_v1_corpus_file_at_once_lose_nothing(tmp_p
     children = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), name, str(tmp_path / f"ready-{name}"),
                                   str(go)], env=env, stderr=subprocess.PIPE, text=True) for name in names]
     try:
-        wait_for(lambda: all((tmp_path / f"ready-{n}").exists() for n in names), "every writer to load the file")
+        wait_until(lambda: all((tmp_path / f"ready-{n}").exists() for n in names), "every writer to load the file",
+                   timeout=120)
         go.touch()  # all of them hold the version 1 file in memory: now they write at once
         for child in children:
             _, err = child.communicate(timeout=300)

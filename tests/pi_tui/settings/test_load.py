@@ -7,7 +7,6 @@ import logging
 import os
 import stat
 import tomllib
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -25,6 +24,7 @@ from pi_tui.settings import (
     watch_settings,
 )
 from pi_tui.settings.model import RetrySettings
+from tests.support.waiting import until
 
 
 @pytest.fixture
@@ -330,12 +330,6 @@ def replace_atomically(path: Path, data: bytes) -> None:
     os.replace(temp, path)
 
 
-async def eventually(check: Callable[[], bool], timeout: float = 20.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not check():
-            await asyncio.sleep(0.05)
-
-
 async def next_result(queue: asyncio.Queue[LoadResult], timeout: float = 20.0) -> LoadResult:
     """The next delivery that is not a late echo of a readiness probe."""
     async with asyncio.timeout(timeout):
@@ -372,7 +366,8 @@ async def test_watcher_reports_outside_edits_and_skips_our_own_saves(
 
         save_settings({"theme": "ours"}, path)
         ours = path.read_bytes()
-        await eventually(lambda: any("own save" in r.getMessage() for r in caplog.records))
+        await until(lambda: any("own save" in r.getMessage() for r in caplog.records),
+                    "the watcher to log its own save")
 
         replace_atomically(path, b'theme = "theirs"\n[retry\n')
         broken = await next_result(queue)

@@ -15,6 +15,7 @@ import pytest
 from pi_tui.abort import AbortSignal
 from pi_tui.tools.base import ToolContext, ToolError, ToolOutput
 from pi_tui.tools.bash import UPDATE_INTERVAL, BashTool
+from tests.support.waiting import until
 
 SAFETY = 20  # seconds; only a net so a broken kill cannot hang the suite
 
@@ -58,13 +59,6 @@ def live_members(pgid: int) -> list[int]:
         if int(fields[2]) == pgid and fields[0] != "Z":
             alive.append(int(entry))
     return alive
-
-
-async def wait_until(predicate, what: str) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + SAFETY
-    while not predicate():
-        assert time.monotonic() < deadline, f"gave up waiting for {what}"
-        await asyncio.sleep(0.02)
 
 
 async def test_stdout_and_stderr_are_merged_in_the_working_directory(tmp_path: Path) -> None:
@@ -183,7 +177,7 @@ async def test_timeout_kills_the_process_tree(tmp_path: Path) -> None:
     text = await bash_error(tmp_path, "sleep 100 & echo $$; sleep 100; wait", timeout=1)
     pgid = int(text.split("\n")[0])
     assert text == f"{pgid}\n\n\nCommand timed out after 1 seconds"
-    await wait_until(lambda: not live_members(pgid), "the group to die")
+    await until(lambda: not live_members(pgid), "the group to die")
 
 
 async def test_abort_kills_the_process_tree(tmp_path: Path) -> None:
@@ -192,14 +186,14 @@ async def test_abort_kills_the_process_tree(tmp_path: Path) -> None:
     tool = BashTool()
     ctx = ToolContext(cwd=tmp_path, signal=signal, on_update=lambda partial: updates.append(text_of(partial)))
     task = asyncio.create_task(tool.run(tool.Params(command="sleep 100 & sleep 100 & echo $$; wait"), ctx))
-    await wait_until(lambda: bool(updates), "the shell to print its pid")
+    await until(lambda: bool(updates), "the shell to print its pid")
     pgid = int(updates[0].strip())
-    await wait_until(lambda: len(live_members(pgid)) >= 3, "the shell and both sleeps")
+    await until(lambda: len(live_members(pgid)) >= 3, "the shell and both sleeps")
     signal.abort()
     with pytest.raises(ToolError) as info:
         await asyncio.wait_for(task, SAFETY)
     assert str(info.value) == f"{pgid}\n\n\nCommand aborted"
-    await wait_until(lambda: not live_members(pgid), "the group to die")
+    await until(lambda: not live_members(pgid), "the group to die")
 
 
 async def test_term_ignoring_children_get_sigkill(tmp_path: Path) -> None:
@@ -207,7 +201,7 @@ async def test_term_ignoring_children_get_sigkill(tmp_path: Path) -> None:
     text = await bash_error(tmp_path, command, timeout=0.5)
     pgid = int(text.split("\n")[0])
     assert text.endswith("Command timed out after 0.5 seconds")
-    await wait_until(lambda: not live_members(pgid), "the group to die")
+    await until(lambda: not live_members(pgid), "the group to die")
 
 
 async def test_abort_before_start(tmp_path: Path) -> None:
