@@ -25,10 +25,11 @@ from pi_tui.demo.client import DemoModelClient
 from pi_tui.demo.script import Call, Step, Task
 from pi_tui.session.store import Session
 from pi_tui.tools import make_tools
-from tests.pi_tui.tools.test_bash import live_members, wait_until
 from tests.reliability.consistency import check_session
 from tests.reliability.crash import REPO, Sandbox, demo_runs, launch
 from tests.support.fake_openai import FakeOpenAI, Reply, call, server_error, text_reply, tool_reply
+from tests.support.processes import live_members
+from tests.support.waiting import until
 
 OPENAI_KEY = "sk-test-SECRET123456"
 ANTHROPIC_KEY = "ant-SECRET-7f3a9c2e51"  # not sk- shaped: only the environment can say it is a secret
@@ -152,12 +153,12 @@ async def test_abort_through_the_host_kills_the_bash_process_tree_and_the_sessio
     host.bus.on("tool_execution_update", lambda e: updates.append(e["partialResult"]["content"][0]["text"]))
     await host.start()
     running = asyncio.ensure_future(host.prompt("go"))
-    await wait_until(lambda: any(u.strip().isdigit() for u in updates), "the shell to print its group id")
+    await until(lambda: any(u.strip().isdigit() for u in updates), "the shell to print its group id")
     pgid = int(next(u for u in updates if u.strip().isdigit()).strip())
-    await wait_until(lambda: len(live_members(pgid)) >= 3, "the shell and both sleeps")
+    await until(lambda: len(live_members(pgid)) >= 3, "the shell and both sleeps")
     host.abort()
     added = await asyncio.wait_for(running, 30)
-    await wait_until(lambda: not live_members(pgid), "the group to die")
+    await until(lambda: not live_members(pgid), "the group to die")
     results = {m["toolCallId"]: m for m in added if m["role"] == "toolResult"}
     texts = [r["content"][0]["text"] for r in results.values()]
     assert str(tmp_path) in texts[0] and texts[1].endswith("Command aborted")

@@ -15,6 +15,7 @@ import pytest
 from pi_tui.abort import AbortSignal
 from pi_tui.tools.base import ToolContext, ToolError, ToolOutput
 from pi_tui.tools.bash import UPDATE_INTERVAL, BashTool
+from tests.support.processes import live_members
 from tests.support.waiting import until
 
 SAFETY = 20  # seconds; only a net so a broken kill cannot hang the suite
@@ -44,21 +45,6 @@ def full_output_path(text: str) -> Path:
     assert path.parent == Path(tempfile.gettempdir())
     assert re.fullmatch(r"pi-bash-[0-9a-f]+\.log", path.name)
     return path
-
-
-def live_members(pgid: int) -> list[int]:
-    """Processes of the group that are not zombies (a zombie is already dead)."""
-    alive = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            alive.append(int(entry))
-    return alive
 
 
 async def test_stdout_and_stderr_are_merged_in_the_working_directory(tmp_path: Path) -> None:
