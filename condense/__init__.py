@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from condense.config import CondenseConfig
     from condense.engine import CondenseEngine
     from condense.entry_log import EntryLog, FileLog, MemoryLog, StoreInUseError
+    from condense.errors import CondenseError
     from condense.facade import AnthropicCondenser, Condenser, OpenAICondenser
     from condense.flush import BatchFilter, FlushResult
     from condense.host import CancelSignal, CompletionEvent, ContextUsage, Host
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
         unknown_refs,
     )
     from condense.local_host import LocalHost, ModelAccess, SummaryFunction
-    from condense.summarize import SummaryHook
+    from condense.summarize import SummarizerAborted, SummaryHook
 
 DISTRIBUTION = "pi-tui"  # condense ships inside pi-tui's distribution
 FALLBACK_VERSION = "0+unknown"  # run from a source tree that was never installed: no second copy of the number
@@ -48,7 +49,7 @@ _HOME = {  # public name -> the module that defines it
     "ContextUsage": "host", "Host": "host", "LocalHost": "local_host", "ModelAccess": "local_host",
     "SummaryFunction": "local_host", "BatchFilter": "flush", "SummaryHook": "summarize",
     "EntryLog": "entry_log", "FileLog": "entry_log", "MemoryLog": "entry_log",
-    "StoreInUseError": "entry_log",
+    "StoreInUseError": "entry_log", "CondenseError": "errors", "SummarizerAborted": "summarize",
     "CallMark": "inspect", "CallView": "inspect", "ChainMark": "inspect", "ChainView": "inspect",
     "PruneTree": "inspect", "SummaryView": "inspect", "call_mark": "inspect", "chain_marks": "inspect",
     "prune_tree": "inspect", "unknown_refs": "inspect",
@@ -91,6 +92,7 @@ __all__ = [
     "CompletionEvent",
     "CondenseConfig",
     "CondenseEngine",
+    "CondenseError",
     "Condenser",
     "ContextUsage",
     "EntryLog",
@@ -104,6 +106,7 @@ __all__ = [
     "OpenAICondenser",
     "PruneTree",
     "StoreInUseError",
+    "SummarizerAborted",
     "SummaryFunction",
     "SummaryHook",
     "SummaryView",

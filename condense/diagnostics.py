@@ -40,7 +40,7 @@ class DiagnosticSink:
         try:
             self._append(DIAGNOSTIC, {"kind": kind, "detail": detail})
         except Exception as exc:  # any failure of the host's write: never into the render path
-            _log.error("condense: could not record a %s diagnostic (%s): %s", kind, dedup_key, exc)
+            _log.exception("condense: could not record a %s diagnostic (%s): %s", kind, dedup_key, exc)
             return
         self._seen.add((kind, dedup_key))
         self._counts[kind] += 1

@@ -159,7 +159,7 @@ class CondenseEngine:
             try:
                 self.index.add_batch(records, self.host.append_entry)
             except Exception as exc:
-                log.error("pruner: could not repair an interrupted flush: %s", exc)
+                log.exception("pruner: could not repair an interrupted flush: %s", exc)
 
     def on_session_start(self) -> None:
         self.summarizer.reset()
@@ -214,7 +214,7 @@ class CondenseEngine:
         try:
             return bool(self.flusher.collect(self.is_protected))
         except Exception as exc:
-            log.error("pruner: reload rearm probe failed: %s", exc)
+            log.exception("pruner: reload rearm probe failed: %s", exc)
             return False
 
     # ----- live capture and triggers ----------------------------------------------------------
@@ -314,7 +314,7 @@ class CondenseEngine:
                 self.host.notify(notice, "info")
             return result
         except Exception as exc:
-            log.error("pruner: flush failed: %s", exc)
+            log.exception("pruner: flush failed: %s", exc)
             self.host.notify(f"pruner: flush failed: {exc}", "error")
             return result
         finally:
@@ -342,7 +342,7 @@ class CondenseEngine:
                 grace_keys=branch.ages.in_grace(self.config.recovery_grace_turns), fuser=fuse, signal=self._cancel,
                 spill=spill, diagnostics=self.diagnostics, stats=self.stats, boundaries=boundaries)
         except Exception as exc:
-            log.error("pruner: chain compression failed: %s", exc)
+            log.exception("pruner: chain compression failed: %s", exc)
             return []
         ids = [entry.block_id for entry in result.entries]
         if ids:
@@ -371,7 +371,7 @@ class CondenseEngine:
         try:
             self.host.append_entry(FLUSH_METRICS, data)
         except Exception as exc:
-            log.error("pruner: could not write flush metrics: %s", exc)
+            log.exception("pruner: could not write flush metrics: %s", exc)
 
     def context_metrics(self) -> ContextMetrics:
         return compute_context_metrics(self.host.branch(), self.flusher.frontier, self.index.is_summarized,

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from condense.blobs import blob_dir
 from condense.capture import entry_ms
+from condense.errors import CondenseError
 from condense.messages import AgentMessage, CustomMessage
 from condense.timefmt import now_iso
 
@@ -122,7 +123,7 @@ class MemoryLog:
         return str(self.header.get("cwd") or "") or None
 
 
-class StoreInUseError(RuntimeError):
+class StoreInUseError(CondenseError, RuntimeError):
     """The store folder is already open for writing, in this process or another."""
 
 

@@ -94,7 +94,7 @@ class Flusher:
         try:
             self.index.backfill_chain_records(stale, self.host.append_entry, None)
         except Exception as exc:
-            log.error("pruner: could not index superseded reads: %s", exc)
+            log.exception("pruner: could not index superseded reads: %s", exc)
             return batches
         return without_keys(batches, {record.key for record in stale})
 
@@ -164,7 +164,7 @@ class Flusher:
                 try:
                     outcome, chars = await self._deliver(item.batch, summary.text)
                 except Exception as exc:  # a failed write: keep the rest for later, lose nothing
-                    log.error("pruner: could not persist a summary: %s", exc)
+                    log.exception("pruner: could not persist a summary: %s", exc)
                     counts = (raw, summary_chars, calls)
                     return self._finish(result, outcomes, last, counts), [w.batch for w in work[position:]]
                 summary_chars += chars

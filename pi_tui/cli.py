@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from pi_tui import __version__
 from pi_tui.errors import UserError
+from pi_tui.logs import install_log_file
 
 if TYPE_CHECKING:  # imported lazily at run time: `pi-tui --version` and the TUI's start stay fast
     from pi_tui.session.store import Session
@@ -307,6 +308,7 @@ def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.command == "whatif":
         return cmd_whatif(args)
     _check_base_url(args.base_url)
+    install_log_file()  # the agent runs from here on: its failures need a place a person can read
     if args.print_prompt is not None:
         return cmd_print(args)
     return cmd_tui(args)

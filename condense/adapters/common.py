@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from condense.errors import CondenseError
 from condense.messages import Usage, empty_usage
 
 Clock = Callable[[], int]
@@ -14,7 +15,7 @@ Clock = Callable[[], int]
 _DATA_URL = re.compile(r"data:(?P<mime>[\w.+-]+/[\w.+-]+);base64,(?P<data>.*)", re.DOTALL)
 
 
-class MessageError(ValueError):
+class MessageError(CondenseError, ValueError):
     """A message the engine cannot hold without losing part of it; the text says what to change."""
 
 

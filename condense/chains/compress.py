@@ -197,4 +197,4 @@ def _persist_stats(append: Append, stats: PruneStats) -> None:
     try:
         append(STATS, stats.to_json())
     except Exception as error:
-        log.error("pruner: could not persist stats after chain compression: %s", error)
+        log.exception("pruner: could not persist stats after chain compression: %s", error)

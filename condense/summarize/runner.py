@@ -22,6 +22,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from condense.errors import CondenseError
 from condense.host import CancelSignal, CompletionEvent, Host
 from condense.messages import empty_usage
 from condense.records import Batch
@@ -58,7 +59,7 @@ class SummarizerConfig(Protocol):
         ...
 
 
-class SummarizerAborted(Exception):
+class SummarizerAborted(CondenseError):
     """The caller's signal was aborted while (or before) the summariser ran."""
 
 

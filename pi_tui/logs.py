@@ -1,0 +1,63 @@
+"""pi-tui's log file: where the engine's and the agent's failures go, tracebacks included.
+
+Textual owns the terminal while the TUI runs, so anything logged to stderr is lost; without a file a
+failed chain compression or flush-metrics write would leave no trace at all. The file sits in pi-tui's
+private home (0700) and is itself 0600, and every record is scrubbed of credentials first: a provider's
+error text can quote the key it rejected.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from logging.handlers import RotatingFileHandler
+from pathlib import Path
+
+from pi_tui.ai.errors import scrub_secrets
+from pi_tui.paths import ensure_private_dir, home_dir
+
+MAX_BYTES = 2_000_000
+BACKUPS = 3
+LOGGERS = ("condense", "pi_tui")
+_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+def log_file() -> Path:
+    return home_dir() / "logs" / "pi-tui.log"
+
+
+class _ScrubbingFormatter(logging.Formatter):
+    """Formats the whole record, traceback too, then blanks out anything that looks like a secret."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return scrub_secrets(super().format(record))
+
+
+def _handler(path: Path) -> RotatingFileHandler:
+    ensure_private_dir(path.parent)
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))  # 0600 before the handler opens it
+    handler = RotatingFileHandler(path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8")
+    handler.setFormatter(_ScrubbingFormatter(_FORMAT))
+    return handler
+
+
+def install_log_file() -> Path | None:
+    """Send condense's and pi-tui's INFO and above to the log file, replacing an earlier install (a
+    second run in one process, with another home, must not write into the first one's file). None, with
+    one line on stderr, when the file cannot be made: pi-tui then runs without a log rather than not at all."""
+    path = log_file()
+    try:
+        handler = _handler(path)
+    except OSError as exc:
+        print(f"pi-tui: logging is off: cannot write {path} ({exc.strerror or exc})", file=sys.stderr)
+        return None
+    for name in LOGGERS:
+        logger = logging.getLogger(name)
+        for old in [h for h in logger.handlers if isinstance(h, RotatingFileHandler)]:
+            logger.removeHandler(old)
+            old.close()
+        logger.addHandler(handler)
+        if logger.getEffectiveLevel() > logging.INFO:
+            logger.setLevel(logging.INFO)
+    return path
