@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Callable
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
@@ -21,6 +22,7 @@ MAX_BYTES = 2_000_000
 BACKUPS = 3
 LOGGERS = ("condense", "pi_tui")
 _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+Notify = Callable[[str], None]  # shows one line to the person at the keyboard (transcript, or stderr)
 
 
 def log_file() -> Path:
@@ -61,3 +63,43 @@ def install_log_file() -> Path | None:
         if logger.getEffectiveLevel() > logging.INFO:
             logger.setLevel(logging.INFO)
     return path
+
+
+class _FailureNotices(logging.Handler):
+    """condense's errors, shown to the person once per kind (the message template), pointing at the log:
+    a failure that repeats every turn must not flood the transcript, and its details belong in the file."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.notify: Notify | None = None
+        self._shown: set[str] = set()
+
+    def reset(self) -> None:
+        """A new session shows each kind once again: its person may not have seen the last one's."""
+        self._shown.clear()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.notify is None or str(record.msg) in self._shown:
+            return
+        self._shown.add(str(record.msg))
+        first_line = scrub_secrets(record.getMessage()).splitlines()[0] if record.getMessage() else ""
+        where = log_file() if _log_is_on() else "nowhere: logging is off"
+        self.notify(f"{first_line.removeprefix('pruner: ').removeprefix('condense: ')}"
+                    f" (condense; details in {where})")
+
+
+_NOTICES = _FailureNotices()
+
+
+def _log_is_on() -> bool:
+    return any(isinstance(h, RotatingFileHandler) for h in logging.getLogger(LOGGERS[0]).handlers)
+
+
+def show_failures(notify: Notify | None) -> None:
+    """Route condense's errors to `notify` (the newest session's UI; None stops showing them). One
+    handler for the process, so a /new or /resume does not show each failure once per session ever opened."""
+    logger = logging.getLogger("condense")
+    if _NOTICES not in logger.handlers:
+        logger.addHandler(_NOTICES)
+    _NOTICES.notify = notify
+    _NOTICES.reset()

@@ -25,6 +25,7 @@ from pi_tui.agent.host import AgentHost
 from pi_tui.ai.completion import stream_completion
 from pi_tui.ai.models import has_key, parse_model_ref
 from pi_tui.ai.types import ModelClient, ModelSpec
+from pi_tui.logs import show_failures
 from pi_tui.session.store import Session
 from pi_tui.settings import LiveSettings, SettingsError
 from pi_tui.tools.base import Tool, ToolContext, ToolOutput, ToolParams
@@ -157,4 +158,5 @@ def install(host: AgentHost, config: CondenseConfig, client_for: ClientFor,
 
     host.register_command("pruner", PRUNER_HELP, pruner)
     host.on_abort.append(engine.abort)
+    show_failures(lambda text: host.ui.notify(text, "error"))
     return engine
