@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,6 +23,7 @@ from pi_tui.paths import ensure_private_dir
 from pi_tui.session.store import Session
 from tests.conftest import corpus_path
 from tests.pi_tui.session.test_store import assistant, user, write_lines
+from tests.support.typed import plain
 
 REPO = Path(__file__).resolve().parents[3]
 V1_HEADER = {"type": "session", "id": "old-1", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/w"}
@@ -39,7 +41,7 @@ def corpus_copy(folder: Path, name: str = "pi-large-session.jsonl") -> Path:
     return path
 
 
-def by_text(session: Session) -> dict[str, dict]:
+def by_text(session: Session) -> dict[str, dict[str, Any]]:
     """Message entries by their first text block, in file order."""
     return {e["message"]["content"][0]["text"]: e for e in session.entries
             if e["type"] == "message" and e["message"]["role"] in ("user", "assistant")
@@ -88,7 +90,8 @@ def test_a_stale_v1_session_joins_the_migration_another_process_made(tmp_path: P
     assert (tmp_path / "s.jsonl.v1.bak").read_bytes() == original
     # the stale process picked up the other's entries, and its own branch is untouched
     assert "from first" in texts(second)
-    assert [m["content"][0]["text"] for m in second.messages()] == ["hello", "hi", "from second", "reply to second"]
+    assert [m["content"][0]["text"] for m in plain(second.messages())] == [
+        "hello", "hi", "from second", "reply to second"]
     assert no_temp_files(tmp_path) == []
 
 
@@ -102,7 +105,7 @@ def test_a_v3_session_open_twice_appends_under_its_own_leaf_and_keeps_the_others
     on_disk = assert_every_parent_resolves(path)
     assert [t for t in texts(on_disk) if t.startswith(("first", "second"))] == [
         "first 0", "second 0", "first 1", "second 1", "first 2", "second 2"]
-    assert [m["content"][0]["text"] for m in first.messages()][-3:] == ["first 0", "first 1", "first 2"]
+    assert [m["content"][0]["text"] for m in plain(first.messages())][-3:] == ["first 0", "first 1", "first 2"]
     # each one knows what the other wrote before its own last write
     assert [e["id"] for e in second.entries] == [e["id"] for e in on_disk.entries]
     assert [e["id"] for e in first.entries] == [e["id"] for e in on_disk.entries][:-1]
@@ -129,6 +132,7 @@ def test_an_entry_whose_parent_the_file_lost_is_never_written(tmp_path: Path) ->
 WRITER = """
 import sys, time
 from pathlib import Path
+from typing import Any
 from pi_tui.session.store import Session
 
 path, name, ready, go = sys.argv[1], sys.argv[2], Path(sys.argv[3]), Path(sys.argv[4])
@@ -145,7 +149,7 @@ for turn in range(3):
 """
 
 
-def wait_for(condition, what: str, timeout: float = 120.0) -> None:  # type: ignore[no-untyped-def]
+def wait_for(condition, what: str, timeout: float = 120.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
