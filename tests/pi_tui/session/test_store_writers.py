@@ -132,7 +132,6 @@ def test_an_entry_whose_parent_the_file_lost_is_never_written(tmp_path: Path) ->
 WRITER = """
 import sys, time
 from pathlib import Path
-from typing import Any
 from pi_tui.session.store import Session
 
 path, name, ready, go = sys.argv[1], sys.argv[2], Path(sys.argv[3]), Path(sys.argv[4])

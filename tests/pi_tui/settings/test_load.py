@@ -9,6 +9,7 @@ import stat
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,7 +41,7 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
-def on_disk(path: Path) -> dict:
+def on_disk(path: Path) -> dict[str, Any]:
     return tomllib.loads(path.read_text(encoding="utf-8"))
 
 
