@@ -15,6 +15,7 @@ import asyncio
 import json
 import stat
 from pathlib import Path
+from typing import cast
 
 from condense.config import CondenseConfig
 from pi_tui.agent.condense_host import install
@@ -29,6 +30,7 @@ from tests.pi_tui.tools.test_bash import live_members, wait_until
 from tests.reliability.consistency import check_session
 from tests.reliability.crash import REPO, Sandbox, demo_runs, launch
 from tests.support.fake_openai import FakeOpenAI, Reply, call, server_error, text_reply, tool_reply
+from tests.support.typed import plain, text_at
 
 OPENAI_KEY = "sk-test-SECRET123456"
 ANTHROPIC_KEY = "ant-SECRET-7f3a9c2e51"  # not sk- shaped: only the environment can say it is a secret
@@ -96,7 +98,7 @@ def test_print_mode_against_a_provider_leaks_no_key_and_keeps_its_files_private(
     assert stat.S_IMODE(full.stat().st_mode) == 0o600 and full.read_text().endswith("300000\n")
     (path,) = box.sessions()
     check_session(path)
-    results = {m["toolCallId"]: m for m in Session.open(path).messages() if m["role"] == "toolResult"}
+    results = {m["toolCallId"]: m for m in plain(Session.open(path).messages()) if m["role"] == "toolResult"}
     assert results["pwd_1"]["content"][0]["text"].strip() == str(box.cwd), "bash runs in the session's folder"
 
 
@@ -120,8 +122,9 @@ def test_no_subprocess_goes_through_a_shell_except_the_bash_tool() -> None:
             if not isinstance(node, ast.Call):
                 continue
             name = _name(node.func)
-            assert name not in SHELL_CALLS or (name == "popen" and _name(node.func.value) != "os"), \
-                f"{where}:{node.lineno}: {name} runs a shell"  # type: ignore[attr-defined]
+            method = cast(ast.Attribute, node.func)  # read only for `popen`, a method call
+            assert name not in SHELL_CALLS or (name == "popen" and _name(method.value) != "os"), \
+                f"{where}:{node.lineno}: {name} runs a shell"
             for keyword in node.keywords:
                 is_true = isinstance(keyword.value, ast.Constant) and keyword.value.value is True
                 assert not (keyword.arg == "shell" and is_true), f"{where}:{node.lineno}: shell=True"
@@ -147,9 +150,9 @@ async def test_abort_through_the_host_kills_the_bash_process_tree_and_the_sessio
     session = Session.create(tmp_path, tmp_path / "sessions")
     host = AgentHost(session, DemoModelClient(delay=0.0, tasks=(task,)),
                      AgentConfig(DEMO_MODEL, "", tmp_path), make_tools(["bash"]))
-    install(host, CondenseConfig(summarizer_model="extractive"), lambda spec: None)
+    install(host, CondenseConfig(summarizer_model="extractive"), lambda spec: None)  # type: ignore[arg-type, return-value]  # extractive
     updates: list[str] = []
-    host.bus.on("tool_execution_update", lambda e: updates.append(e["partialResult"]["content"][0]["text"]))
+    host.bus.on("tool_execution_update", lambda e: updates.append(text_at(e["partialResult"]["content"])))
     await host.start()
     running = asyncio.ensure_future(host.prompt("go"))
     await wait_until(lambda: any(u.strip().isdigit() for u in updates), "the shell to print its group id")
@@ -159,7 +162,7 @@ async def test_abort_through_the_host_kills_the_bash_process_tree_and_the_sessio
     added = await asyncio.wait_for(running, 30)
     await wait_until(lambda: not live_members(pgid), "the group to die")
     results = {m["toolCallId"]: m for m in added if m["role"] == "toolResult"}
-    texts = [r["content"][0]["text"] for r in results.values()]
+    texts = [text_at(r["content"]) for r in results.values()]
     assert str(tmp_path) in texts[0] and texts[1].endswith("Command aborted")
     assert session.path is not None
     check_session(session.path)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar, cast
 
 T = TypeVar("T")
@@ -18,3 +18,9 @@ def plain(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Messages read as the plain JSON dicts they are on the wire and on disk (the same objects, not copies),
     for tests that look into any message without first narrowing its role."""
     return cast(list[dict[str, Any]], list(messages))
+
+
+def text_at(blocks: Sequence[Mapping[str, Any]], index: int = 0) -> str:
+    """The `text` of `blocks[index]`, a block the test knows is a text block."""
+    text: str = blocks[index]["text"]
+    return text
