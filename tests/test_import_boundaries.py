@@ -31,7 +31,8 @@ def probe(packages: list[str], forbidden: list[str]) -> dict[str, list[str]]:
         cwd=root, capture_output=True, text=True, timeout=120, check=False,
     )
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.splitlines()[-1])
+    found: dict[str, list[str]] = json.loads(done.stdout.splitlines()[-1])
+    return found
 
 
 def test_no_condense_module_imports_textual_litellm_rich_or_pi_tui() -> None:

@@ -6,12 +6,14 @@ result") come first; the capture scenarios follow below them.
 
 from __future__ import annotations
 
+from typing import Any
+
 from condense.capture import capture_batch, capture_unindexed, group_batches
 from condense.records import Batch, ToolCallRecord
 from condense.summarize.serialize import serialize_batch, window_text
 
 
-def _call(call_id: str, tool: str, args: dict | None = None, result: str = "ok",
+def _call(call_id: str, tool: str, args: dict[str, Any] | None = None, result: str = "ok",
           is_error: bool = False) -> ToolCallRecord:
     return ToolCallRecord(call_id, tool, args or {}, result, is_error, 0, 0)
 
@@ -62,19 +64,19 @@ def test_longer_results_keep_4000_head_and_4000_tail_around_an_elision_marker() 
 # ----- capture scenarios: below this line -----
 
 
-def _entry(message: dict) -> dict:
+def _entry(message: dict[str, Any]) -> dict[str, Any]:
     return {"type": "message", "timestamp": "2026-01-01T00:00:00.000Z", "message": message}
 
 
-def _tc(call_id: str) -> dict:
+def _tc(call_id: str) -> dict[str, Any]:
     return {"type": "toolCall", "id": call_id, "name": "bash", "arguments": {"command": "ls"}}
 
 
-def _asst(ts: int, *calls: dict) -> dict:
+def _asst(ts: int, *calls: dict[str, Any]) -> dict[str, Any]:
     return {"role": "assistant", "content": list(calls), "stopReason": "toolUse", "timestamp": ts}
 
 
-def _res(call_id: str, text: str, ts: int) -> dict:
+def _res(call_id: str, text: str, ts: int) -> dict[str, Any]:
     return {"role": "toolResult", "toolCallId": call_id, "toolName": "bash",
             "content": [{"type": "text", "text": text}], "isError": False, "timestamp": ts}
 
@@ -104,7 +106,11 @@ def test_rescan_pairs_each_assistant_with_the_results_of_its_own_turn_when_ids_r
 def test_rescan_asks_is_summarized_with_the_occurrence_key_not_the_bare_id() -> None:
     asked: list[str] = []
     branch = [_entry(_asst(1100, _tc("bash_23"))), _entry(_res("bash_23", "FIRST", 1150))]
-    capture_unindexed(branch, lambda key: asked.append(key) or False, lambda name, args: False)
+    def is_summarized(key: str) -> bool:
+        asked.append(key)
+        return False
+
+    capture_unindexed(branch, is_summarized, lambda name, args: False)
     assert asked == ["bash_23@1150"]
 
 

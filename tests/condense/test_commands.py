@@ -91,7 +91,7 @@ async def test_a_refused_value_is_explained_in_words_never_as_a_pattern() -> Non
 async def test_arguments_a_subcommand_does_not_take_are_refused_not_dropped() -> None:
     host, engine, _ = make()
     saved: list[CondenseConfig] = []
-    engine._save_config = saved.append
+    engine._save_config = saved.append  # type: ignore[assignment]  # a refused change never reaches the saver
     await run_command(engine, "dedup maybe")
     assert host.notices[-1] == ("error", "pruner: dedup takes on, off or status, got 'maybe'")
     await run_command(engine, "off extra")

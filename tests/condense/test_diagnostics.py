@@ -7,10 +7,11 @@ from typing import Any
 
 import pytest
 
-from condense.diagnostics import DiagnosticSink, status_suffix
+from condense.diagnostics import DiagnosticKind, DiagnosticSink, status_suffix
 from condense.records import DIAGNOSTIC
 
-ZERO = {"unresolved-range": 0, "range-id-mismatch": 0, "orphan-sweep": 0, "backfill-empty": 0}
+ZERO: dict[DiagnosticKind, int] = {
+    "unresolved-range": 0, "range-id-mismatch": 0, "orphan-sweep": 0, "backfill-empty": 0}
 
 
 class Entries:
@@ -131,6 +132,7 @@ def test_status_suffix_is_empty_when_all_counts_are_zero() -> None:
 
 
 def test_status_suffix_omits_zero_kinds_in_u_m_o_b_order() -> None:
-    counts = {"backfill-empty": 2, "orphan-sweep": 1, "range-id-mismatch": 0, "unresolved-range": 2}
+    counts: dict[DiagnosticKind, int] = {
+        "backfill-empty": 2, "orphan-sweep": 1, "range-id-mismatch": 0, "unresolved-range": 2}
     assert status_suffix(counts) == " · diag u2/o1/b2"
     assert status_suffix({**ZERO, "range-id-mismatch": 3}) == " · diag m3"

@@ -22,11 +22,12 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from condense.config import CondenseConfig
+from condense.config import ChainCompressionConfig, CondenseConfig
 from condense.engine import CondenseEngine
 from condense.messages import tool_calls
 from condense.records import QUERY_TOOL
 from tests.support.memory_host import MemoryHost, assistant, call, result, user
+from tests.support.typed import plain
 
 # The profile's count (tests/conftest.py), unless tests/reliability/test_load.py asks for benchmark scale.
 EXAMPLES = int(os.environ.get("CONDENSE_PROPERTY_EXAMPLES", settings().max_examples))
@@ -151,17 +152,18 @@ def check(history: History) -> None:
     engine, host = history.engine, history.host
     messages = host.messages()
     rendered = engine.render(messages)
-    stubs = sum(1 for m in rendered if m.get("role") == "toolResult" and "context_tree_query" in str(m["content"]))
+    stubs = sum(1 for m in plain(rendered)
+                if m.get("role") == "toolResult" and "context_tree_query" in str(m["content"]))
     event(f"stubbed results: {min(stubs, 3)}{'+' if stubs >= 3 else ''}")
-    event(f"spilled: {any('Spilled' in str(m.get('content')) for m in rendered)}")
-    event(f"compressed chains: {sum('<compressed-chain' in str(m.get('content')) for m in rendered) > 0}")
-    event(f"superseded reads: {any('[Superseded read' in str(m.get('content')) for m in rendered)}")
-    assert open_calls_ok(rendered)
+    event(f"spilled: {any('Spilled' in str(m.get('content')) for m in plain(rendered))}")
+    event(f"compressed chains: {sum('<compressed-chain' in str(m.get('content')) for m in plain(rendered)) > 0}")
+    event(f"superseded reads: {any('[Superseded read' in str(m.get('content')) for m in plain(rendered))}")
+    assert open_calls_ok(plain(rendered))
     assert engine.diagnostics.counts()["orphan-sweep"] == 0, "the sweep is a net, never a crutch"
     assert json.dumps(engine.render(messages)) == json.dumps(rendered)
     assert json.dumps(engine.render(rendered)) == json.dumps(rendered)
     # verbatim: as a tool result, or relocated into a compressed chain as a protected output
-    visible = "\n".join(str(b.get("text", "")) for m in rendered for b in m.get("content") or []
+    visible = "\n".join(str(b.get("text", "")) for m in plain(rendered) for b in m.get("content") or []
                         if isinstance(b, dict))
     for key, original in history.text_of.items():
         if original in visible:
@@ -175,7 +177,8 @@ def played(steps: list[tuple[Any, ...]], blobs: Path, superseded_reads: bool = T
     host = MemoryHost(blobs=blobs, answer=lambda prompt: None)
     config = CondenseConfig(summarizer_model="extractive", min_batch_chars=100, spill_threshold=250,
                             protected_tools=["todo"], recovery_grace_turns=1,
-                            chain_compression={"rolling_window": 1}, superseded_reads=superseded_reads)
+                            chain_compression=ChainCompressionConfig(rolling_window=1),
+                            superseded_reads=superseded_reads)
     engine = CondenseEngine(host, config)
     engine.on_session_start()
     history = History(engine, host)

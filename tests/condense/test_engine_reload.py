@@ -7,17 +7,18 @@ Scenarios about context metrics and chain compression failures live with condens
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import pytest
 
 from condense.host import ContextUsage
-from tests.support.memory_host import assistant, call, make, result, stubbed, user
+from tests.support.memory_host import MemoryHost, assistant, call, make, result, stubbed, user
 
 SETTINGS = {"prune_on": "agent-message", "batching_mode": "agent-message", "auto_budget_threshold": 0.5,
             "min_batch_chars": 1}
 
 
-def branch_with_unflushed_result(host) -> None:  # type: ignore[no-untyped-def]
+def branch_with_unflushed_result(host: MemoryHost) -> None:
     host.add_message(user("read it", 100))
     host.add_message(assistant(110, call("tc1")))
     host.add_message(result("tc1", "r" * 400, 120))
@@ -60,12 +61,12 @@ async def test_reports_a_rescan_failure_and_leaves_rearmed_pending_false_without
     host, engine, _ = make(SETTINGS)
     branch_with_unflushed_result(host)
 
-    def broken_branch():  # type: ignore[no-untyped-def]
+    def broken_branch() -> list[dict[str, Any]]:
         raise RuntimeError("branch unreadable")
 
     host.branch = broken_branch  # type: ignore[method-assign]
-    engine.index.rebuild = lambda entries: None  # type: ignore[method-assign]
-    engine.stats.reconstruct = lambda entries: None  # type: ignore[method-assign]
+    engine.index.rebuild = lambda branch_entries: None  # type: ignore[method-assign]
+    engine.stats.reconstruct = lambda branch: None  # type: ignore[method-assign]
     with caplog.at_level(logging.ERROR, logger="condense"):
         engine.rearmed = engine._probe_rearm()
     assert not engine.rearmed

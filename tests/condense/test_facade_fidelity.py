@@ -22,6 +22,7 @@ from pi_tui.ai.types import ModelSpec
 from pi_tui.session.store import Session
 from pi_tui.tools import make_tools
 from tests.support.fake_openai import FakeOpenAI, call, text_reply, tool_reply
+from tests.support.typed import plain
 
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"),
               pytest.mark.filterwarnings("ignore:.*`ReadOnly` qualifier:UserWarning")]
@@ -64,6 +65,6 @@ async def test_the_facade_renders_the_request_pi_tui_sent(fake_openai: FakeOpenA
         if message["role"] == "assistant":  # pi-tui made a request here: the facade must give the same history
             assert on_the_wire(condenser.messages()) == requests[sent]["messages"][1:], f"request {sent}"
             sent += 1
-        await condenser.add(to_openai([message]))
+        await condenser.add(to_openai(plain([message])))
     assert sent == len(requests) == 7
     assert "compressed-chain" in str(requests[-1]["messages"]), "chain compression was exercised"

@@ -79,7 +79,8 @@ def test_a_session_opened_with_no_reply_counts_no_saving() -> None:
 def test_after_a_reload_the_first_measure_is_what_the_last_reply_had() -> None:
     figure, stats = figure_after(40_000, 8_000)
     figure.reset()
-    assert not figure.known
+    known_after_reset = figure.known
+    assert not known_after_reset
     figure.count_if_unknown()  # the first render since the reload
     assert figure.known and figure.reads(ContextUsage(2_500, WINDOW)) == 2_500
     stats.set_live_reclaim(40_000, 4_000)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from condense.commands import run_command
+from condense.host import ContextUsage
 from tests.support.memory_host import make, stubbed
 
 BIG = "x" * 1500  # over min_batch_chars
@@ -137,16 +140,16 @@ async def test_disabled_engine_renders_nothing_and_captures_nothing() -> None:
 async def test_budget_trigger_flushes_mid_run_and_delta_trigger_on_a_jump() -> None:
     host, _engine, drive = make()
     await drive.prompt("go", 100)
-    host.usage = type(host.usage)(150_000, 200_000)  # 75% of the window: over 0.735
+    host.usage = ContextUsage(150_000, 200_000)  # 75% of the window: over 0.735
     await drive.tool_turn(110, [("c1", BIG)])
     assert host.custom("context-prune-flush-metrics")[-1]["trigger"] == "budget"
     assert stubbed(drive.render()) == ["c1"]
     host2, _engine2, drive2 = make({"auto_budget_threshold": None})
     await drive2.prompt("go", 100)
-    host2.usage = type(host2.usage)(10_000, 200_000)
+    host2.usage = ContextUsage(10_000, 200_000)
     await drive2.tool_turn(110, [("c1", BIG)])
     assert host2.custom("context-prune-flush-metrics") == []
-    host2.usage = type(host2.usage)(20_000, 200_000)  # +5% in one turn: over the 0.04 delta
+    host2.usage = ContextUsage(20_000, 200_000)  # +5% in one turn: over the 0.04 delta
     await drive2.tool_turn(120, [("c2", BIG + "2")])
     assert host2.custom("context-prune-flush-metrics")[-1]["trigger"] == "delta"
 
@@ -155,8 +158,8 @@ async def test_errored_and_aborted_final_replies_do_not_flush() -> None:
     host, engine, drive = make()
     await drive.prompt("go", 100)
     await drive.tool_turn(110, [("c1", BIG)])
-    aborted = {"role": "assistant", "content": [], "stopReason": "aborted", "timestamp": 150}
-    await engine.on_message_end(aborted)
+    aborted: dict[str, Any] = {"role": "assistant", "content": [], "stopReason": "aborted", "timestamp": 150}
+    await engine.on_message_end(aborted)  # type: ignore[arg-type]  # only the fields the engine reads
     assert host.custom("context-prune-flush-metrics") == []
 
 

@@ -14,6 +14,7 @@ from condense.index import ToolCallIndexer
 from condense.records import DEDUP_ALIAS, INDEX, SUMMARY, SummaryRef, ToolCallRecord
 from condense.spill import spill_record
 from tests.support.reference import summary_body_for
+from tests.support.typed import present
 
 
 class Log:
@@ -83,8 +84,8 @@ def rebuilt(*entries: dict[str, Any]) -> ToolCallIndexer:
 
 def test_two_batches_reusing_one_provider_id_keep_both_records() -> None:
     indexer = indexed(FIRST, SECOND)
-    assert indexer.get_record("bash_23@1150").result_text == "FIRST"
-    assert indexer.get_record("bash_23@2150").result_text == "SECOND"
+    assert present(indexer.get_record("bash_23@1150")).result_text == "FIRST"
+    assert present(indexer.get_record("bash_23@2150")).result_text == "SECOND"
 
 
 def test_is_summarized_is_keyed_by_occurrence_so_a_live_reused_id_is_not_summarized() -> None:
@@ -110,8 +111,8 @@ def test_get_records_for_id_on_an_occurrence_key_or_short_ref_returns_exactly_on
 def test_short_refs_resolve_per_occurrence() -> None:
     indexer = indexed(FIRST, SECOND)
     indexer.register_summary_refs([SummaryRef("t1", "bash_23", 1150), SummaryRef("t2", "bash_23", 2150)])
-    assert indexer.get_record("t1").result_text == "FIRST"
-    assert indexer.get_record("t2").result_text == "SECOND"
+    assert present(indexer.get_record("t1")).result_text == "FIRST"
+    assert present(indexer.get_record("t2")).result_text == "SECOND"
     assert indexer.get_short_ref("bash_23@2150") == "t2"
 
 
@@ -141,7 +142,7 @@ def test_register_duplicate_persists_both_occurrence_sides_and_reuses_the_short_
     assert log.entries == [(DEDUP_ALIAS, {"newToolCallId": "bash_99", "newResultTimestamp": 4150,
                                           "originalToolCallId": "bash_23", "originalResultTimestamp": 1150})]
     assert indexer.is_summarized("bash_99@4150")
-    assert indexer.get_record("bash_99@4150").result_text == "SAME"
+    assert present(indexer.get_record("bash_99@4150")).result_text == "SAME"
     assert indexer.get_short_ref("bash_99@4150") == "t1"
 
 
@@ -170,7 +171,7 @@ def test_single_occurrence_bare_id_is_strictly_not_summarized_but_resolve_and_ge
     indexer = indexed(FIRST)
     assert not indexer.is_summarized("bash_23")
     assert indexer.resolve_tool_call_id("bash_23") == "bash_23@1150"
-    assert indexer.get_record("bash_23").result_text == "FIRST"
+    assert present(indexer.get_record("bash_23")).result_text == "FIRST"
 
 
 def test_two_occurrences_bare_id_resolution_is_ambiguous_get_records_for_id_expands_both() -> None:
@@ -216,9 +217,9 @@ def test_rebuilds_occurrence_records_both_short_refs_and_the_dedup_alias() -> No
         alias_entry(newToolCallId="bash_99", newResultTimestamp=4150, originalToolCallId="bash_23",
                     originalResultTimestamp=1150),
     )
-    assert indexer.get_record("t1").result_text == "FIRST"
-    assert indexer.get_record("t2").result_text == "SECOND"
-    assert indexer.get_record("bash_99@4150").result_text == "FIRST"
+    assert present(indexer.get_record("t1")).result_text == "FIRST"
+    assert present(indexer.get_record("t2")).result_text == "SECOND"
+    assert present(indexer.get_record("bash_99@4150")).result_text == "FIRST"
     assert indexer.get_short_ref("bash_99@4150") == "t1"
     assert summary_body_for(indexer, "bash_23@2150") == "summary text"
     assert indexer.next_ref_number == 3
@@ -233,7 +234,7 @@ def test_legacy_entries_without_result_timestamp_keep_bare_id_keys() -> None:
          "content": [{"type": "text", "text": "old summary"}],
          "details": {"toolCallIds": ["bash_7"]}},
     )
-    assert indexer.get_record("bash_7").result_text == "OLD"
+    assert present(indexer.get_record("bash_7")).result_text == "OLD"
     assert indexer.has_legacy_bare_record("bash_7")
     assert not indexer.has_legacy_bare_record("bash_23")
     assert indexer.is_summarized("bash_8")
@@ -253,7 +254,7 @@ def test_happy_path_indexes_records_returns_refs_persists_one_entry() -> None:
     log = Log()
     refs = indexer.backfill_chain_records([backfill_record("a", 1), backfill_record("b", 2)], log, None)
     assert [ref.short_id for ref in refs] == ["t1", "t2"]
-    assert indexer.get_record("a").tool_call_id == "a"
+    assert present(indexer.get_record("a")).tool_call_id == "a"
     assert indexer.resolve_tool_call_id(refs[0].short_id) == "a@1"
     assert len(log.entries) == 1
     kind, data = log.entries[0]
@@ -300,7 +301,7 @@ def test_reconstruction_round_trip_backfilled_entry_replays_without_seeding_dedu
     log = Log()
     refs = indexer.backfill_chain_records([backfill_record("a", 1)], log, None)
     again = rebuilt(*log.as_branch())
-    assert again.get_record("a").tool_call_id == "a"
+    assert present(again.get_record("a")).tool_call_id == "a"
     assert again.resolve_tool_call_id(refs[0].short_id) == "a@1"
     assert again.lookup_by_content("bash", "out-a") is None
     assert again.next_ref_number == 2
@@ -330,8 +331,8 @@ def test_full_legacy_session_round_trip_chain_and_index_entries_reconstruct_to_i
         "rangeSummaryText": "fused range summary of tc1+tc2"}}
     with_chain, without_chain = rebuilt(index, summary, chain), rebuilt(index, summary)
     assert vars(with_chain) == vars(without_chain)
-    assert with_chain.get_record("t1").result_text == "listing"
-    assert with_chain.get_record("t2").result_text == "file contents"
+    assert present(with_chain.get_record("t1")).result_text == "listing"
+    assert present(with_chain.get_record("t2")).result_text == "file contents"
     assert with_chain.resolve_tool_call_id("t1") == "tc1@110"
     assert with_chain.resolve_tool_call_id("t2") == "tc2@210"
     assert with_chain.lookup_by_content("bash", "listing") == "tc1@110"
@@ -372,9 +373,9 @@ def test_rebuild_uses_the_persisted_content_hash_and_first_seen_wins() -> None:
 def test_rebuild_replaces_previous_state_and_skips_malformed_entries() -> None:
     indexer = indexed(FIRST)
     indexer.rebuild([
-        "not a dict",  # type: ignore[list-item]
+        "not a dict",
         {"type": "custom", "customType": INDEX, "data": None},
-        index_entry({"toolCallId": 7}, "junk", raw_record("ok", "fine", 1)),
+        index_entry({"toolCallId": 7}, "junk", raw_record("ok", "fine", 1)),  # type: ignore[arg-type]  # malformed
         {"type": "custom_message", "customType": SUMMARY, "content": "s",
          "details": {"toolCallRefs": [{"shortId": 3}]}},
         alias_entry(newToolCallId="", originalToolCallId="ok"),
@@ -382,4 +383,4 @@ def test_rebuild_replaces_previous_state_and_skips_malformed_entries() -> None:
     ])
     assert len(indexer) == 1
     assert not indexer.is_summarized("bash_23@1150")
-    assert indexer.get_record("ok").result_text == "fine"
+    assert present(indexer.get_record("ok")).result_text == "fine"

@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from condense.local_host import LocalHost
+from condense.messages import UserMessage
+from tests.support.typed import plain
 
 
-def user(text: str, ts: int) -> dict:
+def user(text: str, ts: int) -> UserMessage:
     return {"role": "user", "content": text, "timestamp": ts}
 
 
@@ -36,7 +39,7 @@ def test_the_file_is_a_private_pi_session_that_reopens_where_it_ended(tmp_path: 
     host.close()
     again = LocalHost(tmp_path / "store")
     assert again.session_id == host.session_id and again.messages()[0] == user("one", 1)
-    assert again.messages()[1]["role"] == "custom" and again.messages()[1]["content"] == "c"
+    assert plain(again.messages())[1]["role"] == "custom" and plain(again.messages())[1]["content"] == "c"
     assert again.blobs_dir() == tmp_path / "store" / f"{host.session_id}-blobs"
 
 
@@ -48,10 +51,10 @@ def test_a_torn_last_line_is_skipped_and_the_next_entry_starts_on_its_own_line(t
     with path.open("a") as out:
         out.write('{"type":"message","id":"torn"')
     again = LocalHost(tmp_path)
-    assert [m["content"] for m in again.messages()] == ["kept"]
+    assert [m["content"] for m in plain(again.messages())] == ["kept"]
     again.append_message(user("after", 2))
     again.close()
-    assert [m["content"] for m in LocalHost(tmp_path).messages()] == ["kept", "after"]
+    assert [m["content"] for m in plain(LocalHost(tmp_path).messages())] == ["kept", "after"]
 
 
 def test_a_branched_file_continues_from_its_newest_entry(tmp_path: Path) -> None:
@@ -63,14 +66,14 @@ def test_a_branched_file_continues_from_its_newest_entry(tmp_path: Path) -> None
                {"type": "message", "id": "c", "parentId": "a", "timestamp": "2026-01-01T00:00:03.000Z",
                 "message": user("current branch", 3)}]
     (tmp_path / "s.jsonl").write_text("".join(json.dumps(o) + "\n" for o in [header, *entries]))
-    assert [m["content"] for m in LocalHost(tmp_path).messages()] == ["root", "current branch"]
+    assert [m["content"] for m in plain(LocalHost(tmp_path).messages())] == ["root", "current branch"]
 
 
 @pytest.mark.parametrize(("first_line", "problem"), [
     ({"type": "message"}, "no session header"),
     ({"type": "session", "id": "old", "timestamp": "2024-01-01T00:00:00.000Z", "cwd": "/"}, "version 1 Pi session"),
 ])
-def test_a_file_it_cannot_continue_is_refused_in_one_line_and_left_alone(tmp_path: Path, first_line: dict,
+def test_a_file_it_cannot_continue_is_refused_in_one_line_and_left_alone(tmp_path: Path, first_line: dict[str, Any],
                                                                           problem: str) -> None:
     path = tmp_path / "other.jsonl"
     path.write_text(json.dumps(first_line) + "\n")

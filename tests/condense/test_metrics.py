@@ -258,7 +258,7 @@ def test_non_ascii_text_counts_one_character_per_character() -> None:
 
 def test_session_records_that_are_not_in_the_context_are_ignored() -> None:
     chain = [user(100), with_tools(200, call("tc1")), tool_result(300, "tc1"), text_reply(400)]
-    bookkeeping = [
+    bookkeeping: list[dict[str, Any]] = [
         {"type": "custom", "id": "0000000b", "customType": "context-prune-index", "data": {"x": "y" * 900}},
         {"type": "model_change", "id": "0000000c", "provider": "anthropic", "modelId": "m"},
     ]

@@ -15,6 +15,7 @@ from condense.occurrence import occ_key
 from condense.query import run_query
 from condense.records import DEDUP_ALIAS, INDEX, Batch, ToolCallRecord
 from condense.spill import spill_oversized_batch
+from tests.support.typed import present
 
 
 class Log:
@@ -119,7 +120,7 @@ def test_spills_an_oversized_result_writes_file_mutates_record_indexes_it(blobs:
     handled = spill_oversized_batch(given, indexer, threshold=10, preview_bytes=8, dedup=True,
                                     blobs_dir=blobs, append=log)
     assert handled == {"tc1"}
-    record = indexer.get_record("tc1")
+    record = present(indexer.get_record("tc1"))
     assert record.spill_path == str(blob_path(blobs, "tc1"))
     assert record.spill_bytes == 50
     assert record.result_text == ""
@@ -165,10 +166,10 @@ def test_two_occurrences_of_one_tool_call_id_spill_to_distinct_sidecar_files(blo
     indexer = ToolCallIndexer()
     spill(indexer, blobs, call("bash_23", "FIRST" * 20, 1150, name="bash"), dedup=False)
     spill(indexer, blobs, call("bash_23", "SECOND" * 20, 3150, name="bash"), dedup=False)
-    first, second = indexer.get_record("bash_23@1150"), indexer.get_record("bash_23@3150")
+    first, second = present(indexer.get_record("bash_23@1150")), present(indexer.get_record("bash_23@3150"))
     assert first.spill_path != second.spill_path
-    assert Path(first.spill_path).read_text() == "FIRST" * 20
-    assert Path(second.spill_path).read_text() == "SECOND" * 20
+    assert Path(present(first.spill_path)).read_text() == "FIRST" * 20
+    assert Path(present(second.spill_path)).read_text() == "SECOND" * 20
 
 
 def test_dedups_an_oversized_duplicate_to_the_original_without_a_second_file(blobs: Path) -> None:
@@ -178,7 +179,7 @@ def test_dedups_an_oversized_duplicate_to_the_original_without_a_second_file(blo
     handled = spill(indexer, blobs, call("tc2", body))
     assert handled == {"tc2"}
     assert indexer.is_summarized("tc2")
-    assert indexer.get_record("tc2").tool_call_id == "tc1"
+    assert present(indexer.get_record("tc2")).tool_call_id == "tc1"
     assert not blob_path(blobs, "tc2").exists()
 
 
@@ -189,7 +190,7 @@ def test_with_dedup_off_an_identical_oversized_output_gets_its_own_sidecar(blobs
     indexer = ToolCallIndexer()
     spill(indexer, blobs, call("tc1", "Y" * 50), dedup=False)
     assert spill(indexer, blobs, call("tc2", "Y" * 50), dedup=False) == {"tc2"}
-    assert indexer.get_record("tc2").tool_call_id == "tc2"
+    assert present(indexer.get_record("tc2")).tool_call_id == "tc2"
     assert blob_path(blobs, "tc2").read_text() == "Y" * 50
 
 
@@ -199,7 +200,7 @@ def test_spilled_record_survives_rebuild_and_still_dedups_on_the_full_body(blobs
     spill(ToolCallIndexer(), blobs, call("tc1", body), append=log)
     again = ToolCallIndexer()
     again.rebuild([{"type": "custom", "customType": kind, "data": data} for kind, data in log.entries])
-    assert again.get_record("tc1").spill_path == str(blob_path(blobs, "tc1"))
+    assert present(again.get_record("tc1")).spill_path == str(blob_path(blobs, "tc1"))
     assert again.lookup_by_content("fetch", body) == "tc1"
 
 

@@ -12,11 +12,12 @@ engine's choice of calling `set_status(key, None)` and is tested with the engine
 
 from __future__ import annotations
 
-from condense.diagnostics import DiagnosticSink
+from condense.diagnostics import DiagnosticKind, DiagnosticSink
 from condense.stats import Reclaim, status_line, status_text
 
-NO_DIAGNOSTICS = {"unresolved-range": 0, "range-id-mismatch": 0, "orphan-sweep": 0, "backfill-empty": 0}
-SOME = {**NO_DIAGNOSTICS, "unresolved-range": 2, "orphan-sweep": 1}
+NO_DIAGNOSTICS: dict[DiagnosticKind, int] = {
+    "unresolved-range": 0, "range-id-mismatch": 0, "orphan-sweep": 0, "backfill-empty": 0}
+SOME: dict[DiagnosticKind, int] = {**NO_DIAGNOSTICS, "unresolved-range": 2, "orphan-sweep": 1}
 RECLAIM = Reclaim(before_chars=368_000, after_chars=56_000)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from condense.messages import ToolCall
 from condense.records import INDEX
 from condense.supersede import shown_lines
 from tests.support.memory_host import Driver, assistant, make, result
@@ -24,7 +25,7 @@ def failed(call_id: str, tool: str, output: str = "Could not find the text", **a
 
 async def turn(drive: Driver, ts: int, *calls: Call) -> None:
     """One assistant turn with these calls and their results, as the agent loop delivers it."""
-    message = assistant(ts, *({"type": "toolCall", "id": cid, "name": tool, "arguments": args}
+    message = assistant(ts, *(ToolCall(type="toolCall", id=cid, name=tool, arguments=args)
                               for cid, tool, args, _out, _err in calls))
     drive.host.add_message(message)
     results = [result(cid, out, ts + 1 + i, tool, err) for i, (cid, tool, _args, out, err) in enumerate(calls)]

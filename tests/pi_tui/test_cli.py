@@ -15,6 +15,7 @@ from pi_tui.cli import main
 from pi_tui.session.store import Session
 from tests.conftest import corpus_path
 from tests.support.fake_openai import FakeOpenAI, Reply, text_reply
+from tests.support.typed import plain
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -139,7 +140,7 @@ def test_print_mode_demo_then_show_context_and_continue(tmp_path: Path) -> None:
         assert f"(demo task {n}/6 done)" in more.stdout
     assert len(json.loads(run_cli("sessions", "--json", cwd=tmp_path).stdout)) == 1
     session = Session.open(path)
-    prompts = [m for m in session.messages() if m["role"] == "user"]
+    prompts = [m for m in plain(session.messages()) if m["role"] == "user"]
     assert [p["content"][0]["text"] for p in prompts] == ["fix the failing test", "task 2", "task 3", "task 4",
                                                           "task 5"]
     # every task ran on one copy of the sample project, whose tests task 1 fixed

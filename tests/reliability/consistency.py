@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from typing import Any
 from condense.blobs import read_sidecar
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
-from condense.messages import content_text, tool_calls
+from condense.messages import AgentMessage, UserMessage, content_text, tool_calls
 from condense.occurrence import message_key, occ_key, result_timestamp_of
 from condense.records import INDEX, SUMMARY
 from pi_tui.ai.convert import convert_to_llm
@@ -29,6 +30,7 @@ from pi_tui.modes.offline import offline_engine, session_model
 from pi_tui.session.store import Session
 from tests.support.fake_openai import validate_request
 from tests.support.reference import sweep_orphans
+from tests.support.typed import plain
 
 EXTRACTIVE = CondenseConfig(summarizer_model="extractive")
 _TICK_REF = re.compile(r"`(t\d+)`")
@@ -49,7 +51,7 @@ class Verdict:
     warnings: int = 0
 
 
-def open_calls_ok(messages: list[dict[str, Any]]) -> bool:
+def open_calls_ok(messages: Sequence[Mapping[str, Any]]) -> bool:
     """Every result answers a call of the assistant message right before it, with no barrier between."""
     open_ids: set[str] = set()
     for message in messages:
@@ -65,7 +67,7 @@ def open_calls_ok(messages: list[dict[str, Any]]) -> bool:
     return True
 
 
-def visible_text(messages: list[dict[str, Any]]) -> str:
+def visible_text(messages: Sequence[Mapping[str, Any]]) -> str:
     parts: list[str] = []
     for message in messages:
         content = message.get("content")
@@ -94,16 +96,17 @@ def torn_tail_line(path: Path) -> int | None:
     return data.count(b"\n") + 1
 
 
-NEXT_PROMPT = {"role": "user", "content": [{"type": "text", "text": "go on"}], "timestamp": 4_000_000_000_000}
+NEXT_PROMPT: UserMessage = {"role": "user", "content": [{"type": "text", "text": "go on"}],
+                            "timestamp": 4_000_000_000_000}
 
 
-def request_is_valid(session: Session, engine: CondenseEngine, messages: list[dict[str, Any]]) -> None:
+def request_is_valid(session: Session, engine: CondenseEngine, messages: list[AgentMessage]) -> None:
     """The strict fake provider would accept the next request: the user's next prompt after this history
     (a session killed between a tool call and its result is answered by a synthetic result then)."""
     model = session_model(session)
     llm = transform_messages(convert_to_llm(engine.render([*messages, NEXT_PROMPT])), model)
-    messages = to_openai_messages("system", llm, model)  # type: ignore[arg-type]
-    validate_request({"model": "m", "messages": messages or [{"role": "user", "content": "x"}]})
+    wire = to_openai_messages("system", llm, model)
+    validate_request({"model": "m", "messages": wire or [{"role": "user", "content": "x"}]})
 
 
 def _record_body(engine: CondenseEngine, key: str) -> str | None:
@@ -128,11 +131,11 @@ def recoverable(engine: CondenseEngine, key: str, original: str) -> bool:
 
 
 def outputs_on_branch(session: Session) -> dict[str, str]:
-    return {message_key(m): content_text(m.get("content") or []) for m in session.messages()
+    return {message_key(m): content_text(m.get("content") or []) for m in plain(session.messages())
             if m.get("role") == "toolResult"}
 
 
-def check_refs(engine: CondenseEngine, rendered: list[dict[str, Any]]) -> int:
+def check_refs(engine: CondenseEngine, rendered: Sequence[Mapping[str, Any]]) -> int:
     """Every ref the context shows resolves to a record, and every spill stub's file exists."""
     plain = visible_text(rendered)
     refs = set(_TICK_REF.findall(plain)) | set(_QUERY_REF.findall(plain))

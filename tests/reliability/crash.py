@@ -84,7 +84,8 @@ def launch(box: Sandbox, runs: list[list[str]], at: int = 0, mode: str = "before
 
 
 def report(box: Sandbox) -> dict[str, Any]:
-    return json.loads((box.root / "report.json").read_text())
+    found: dict[str, Any] = json.loads((box.root / "report.json").read_text())
+    return found
 
 
 def was_killed(result: subprocess.CompletedProcess[str]) -> bool:

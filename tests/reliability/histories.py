@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from condense.messages import AssistantMessage, ImageContent, TextContent
 from pi_tui.session.store import Session
 
 START_MS = 1_760_000_000_000
@@ -22,12 +23,12 @@ def _usage(tokens: int) -> dict[str, Any]:
             "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
 
 
-def _assistant(ts: int, text: str, calls: list[dict[str, Any]], tokens: int) -> dict[str, Any]:
+def _assistant(ts: int, text: str, calls: list[dict[str, Any]], tokens: int) -> AssistantMessage:
     content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
     content += calls
-    return {"role": "assistant", "content": content, "api": "openai-completions", "provider": "openai",
-            "model": "gpt-test", "usage": _usage(tokens), "stopReason": "toolUse" if calls else "stop",
-            "timestamp": ts}
+    return cast(AssistantMessage, {  # built from plain dicts
+        "role": "assistant", "content": content, "api": "openai-completions", "provider": "openai",
+        "model": "gpt-test", "usage": _usage(tokens), "stopReason": "toolUse" if calls else "stop", "timestamp": ts})
 
 
 def _output(rng: random.Random, name: str, index: int, chars: int) -> str:
@@ -51,7 +52,7 @@ class HistoryWriter:
         return self.ts
 
     def task(self, turns: int, calls_per_turn: int, output_chars: int) -> None:
-        prompt = [{"type": "text", "text": f"task at {self.ts}"}]
+        prompt: list[TextContent | ImageContent] = [{"type": "text", "text": f"task at {self.ts}"}]
         self.session.append_message({"role": "user", "content": prompt, "timestamp": self.tick()})
         for _ in range(turns):
             self.turn(calls_per_turn, output_chars)
@@ -59,7 +60,7 @@ class HistoryWriter:
         self.session.append_message(_assistant(self.tick(), "Done: the task is finished.", [], self.tokens))
 
     def turn(self, calls_per_turn: int, output_chars: int) -> None:
-        calls = []
+        calls: list[dict[str, Any]] = []
         for _ in range(calls_per_turn):
             self.calls += 1
             name = TOOLS[self.calls % len(TOOLS)]
@@ -73,7 +74,7 @@ class HistoryWriter:
             text = _output(self.rng, call["name"], self.calls, size)
             ts = self.tick()
             self.outputs[f"{call['id']}@{ts}"] = text
-            content = [{"type": "text", "text": text}]
+            content: list[TextContent | ImageContent] = [{"type": "text", "text": text}]
             self.session.append_message({"role": "toolResult", "toolCallId": call["id"],
                                          "toolName": call["name"], "content": content,
                                          "isError": self.rng.random() < 0.1, "timestamp": ts})

@@ -86,7 +86,7 @@ async def spill_ten_megabytes(folder: Path) -> SpillRun:
     session = Session.create(folder, folder / "sessions")
     host = AgentHost(session, DemoModelClient(delay=0.0, tasks=(task,)), AgentConfig(DEMO_MODEL, "", folder),
                      [DumpTool()])
-    install(host, EXTRACTIVE, lambda spec: None)
+    install(host, EXTRACTIVE, lambda spec: None)  # type: ignore[arg-type, return-value]  # extractive: no client asked for
     await host.start()
     await host.prompt("dump it")
     assert session.path is not None

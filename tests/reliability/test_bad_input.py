@@ -46,6 +46,7 @@ from pi_tui.session.store import Session, SessionError
 from pi_tui.settings import load_settings
 from tests.reliability.histories import write_history
 from tests.support.memory_host import MemoryHost, assistant, call, result, user
+from tests.support.typed import plain, present, text_at
 
 SLOW_EXAMPLES = 3000  # the point of the slow variant: far more copies than any profile tries
 TRIED: Counter[str] = Counter()
@@ -77,7 +78,7 @@ def _report_counts() -> Iterator[None]:
     yield
     if TRIED:
         counts = ", ".join(f"{name} {count}" for name, count in sorted(TRIED.items()))
-        sys.__stdout__.write(f"\ncorrupted inputs tried: {counts}\n")
+        present(sys.__stdout__).write(f"\ncorrupted inputs tried: {counts}\n")
 
 
 @pytest.fixture(scope="module")
@@ -340,7 +341,7 @@ def test_lone_surrogates_from_javascript_survive_a_flush_a_reload_and_recovery(t
     reloaded = Session.open(path)
     assert reloaded.warnings == [], "the index records holding the surrogate were written readably"
     engine, _ = offline_engine(reloaded, CondenseConfig(summarizer_model="extractive"))
-    (hit,) = [m for m in reloaded.messages()
+    (hit,) = [m for m in plain(reloaded.messages())
               if m.get("role") == "toolResult" and text in content_text(m["content"])]
     assert engine.index.get_record(f"{hit['toolCallId']}@{hit['timestamp']}") is not None, "it was summarised"
     body, _ = engine.query([f"{hit['toolCallId']}@{hit['timestamp']}"])
@@ -398,7 +399,7 @@ async def test_hostile_ids_through_a_live_engine_turn(tmp_path: Path) -> None:
     engine.on_session_start()  # rebuilt from the entries: every spilled output still comes back
     for item in results:
         text, _ = engine.query([f"{item['toolCallId']}@{item['timestamp']}"])
-        assert text.endswith(item["content"][0]["text"])
+        assert text.endswith(text_at(item["content"]))
 
 
 @given(tool_id=st.text(max_size=600), stamp=st.none() | st.integers(0, 2**53))
@@ -475,13 +476,15 @@ def _mutate_settings(data: bytes, mutation: tuple[Any, ...]) -> bytes:
     if kind == "cut":
         return data[:at]
     if kind == "insert":
-        return data[:at] + mutation[2] + data[at:]
+        inserted: bytes = mutation[2]
+        return data[:at] + inserted + data[at:]
     if kind == "append":
-        return data + b"\n" + mutation[2] + b"\n"
+        appended: bytes = mutation[2]
+        return data + b"\n" + appended + b"\n"
     if kind == "flip":
         at = min(at, len(data) - 1)
         return data[:at] + bytes([data[at] ^ mutation[2]]) + data[at + 1:] if data else data
-    depth = mutation[1]
+    depth: int = mutation[1]
     return data + b"deep = " + b"[" * depth + b"]" * depth + b"\n"
 
 

@@ -21,6 +21,7 @@ from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
 from condense.records import INDEX, SUMMARY
 from pi_tui.agent.condense_host import install
+from pi_tui.agent.events import AutoRetryStartEvent
 from pi_tui.agent.host import AgentHost
 from pi_tui.agent.loop import AgentConfig, RetryPolicy
 from pi_tui.ai.litellm_client import LiteLLMClient, warm_up
@@ -38,6 +39,7 @@ from tests.support.fake_openai import (
     text_reply,
     tool_reply,
 )
+from tests.support.typed import plain
 from tests.support.waiting import until
 
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -65,7 +67,7 @@ def summariser(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
 class Notes:
     def __init__(self) -> None:
         self.notices: list[tuple[str, str]] = []
-        self.retries: list[dict[str, Any]] = []
+        self.retries: list[AutoRetryStartEvent] = []
 
     def notify(self, text: str, level: str = "info") -> None:
         self.notices.append((level, text))
@@ -95,7 +97,7 @@ async def agent(server: FakeOpenAI, cwd: Path, timeout: float | None = None,
 
 
 async def prompt(host: AgentHost, text: str) -> list[dict[str, Any]]:
-    return await asyncio.wait_for(host.prompt(text), SAFETY)
+    return plain(await asyncio.wait_for(host.prompt(text), SAFETY))
 
 
 def one_line(text: str) -> bool:
@@ -176,7 +178,7 @@ def test_print_mode_says_a_provider_failure_in_one_line_and_saves_a_valid_sessio
     assert len([line for line in lines if "(retry " in line]) == RETRIES
     (path,) = (isolated_home / "sessions").rglob("*.jsonl")
     check_session(path)
-    assert Session.open(path).messages()[-1]["stopReason"] == "error"
+    assert Session.open(path).messages()[-1].get("stopReason") == "error"
 
 
 # ----- the summariser -----------------------------------------------------------------------------

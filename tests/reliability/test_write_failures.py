@@ -125,7 +125,8 @@ def test_a_failed_append_leaves_no_half_line_and_is_retried(disk: FullDisk) -> N
     disk.fill()
     session.append_message(user("x" * 100_000))  # bigger than what a nearly full tmpfs still takes
     assert path.read_bytes() == before
-    assert session.write_error is not None
+    failed = session.write_error
+    assert failed is not None
     disk.free()
     session.append_message(assistant("answer"))
     assert session.write_error is None

@@ -61,7 +61,7 @@ class Reply:
     delay: float = 0.0
 
 
-def error_body(message: str, kind: str, *, param: str | None = None, code: str | None = None) -> dict:
+def error_body(message: str, kind: str, *, param: str | None = None, code: str | None = None) -> dict[str, Any]:
     """OpenAI's error JSON."""
     return {"error": {"message": message, "type": kind, "param": param, "code": code}}
 
@@ -404,7 +404,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     @property
     def fake(self) -> FakeOpenAI:
-        return self.server.fake  # type: ignore[attr-defined]
+        return self.server.fake  # type: ignore[attr-defined, no-any-return]  # FakeOpenAI sets it on its server
 
     def log_message(self, format: str, *args: Any) -> None:
         """Stay quiet: pytest output is for the tests."""

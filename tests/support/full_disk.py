@@ -67,10 +67,10 @@ def inject(folder: Path) -> Callable[[], None]:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         real_fsync(fd)
 
-    os.write, os.fsync = write, fsync  # type: ignore[assignment]
+    os.write, os.fsync = write, fsync
 
     def undo() -> None:
-        os.write, os.fsync = real_write, real_fsync  # type: ignore[assignment]
+        os.write, os.fsync = real_write, real_fsync
 
     return undo
 

@@ -7,17 +7,26 @@ on top: a settable context usage, appends that fail on demand, and the prompts t
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
 from condense.entry_log import MemoryLog
 from condense.host import CancelSignal, CompletionEvent, ContextUsage
 from condense.local_host import LocalHost
+from condense.messages import (
+    AssistantMessage,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
 
-USAGE = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15,
+USAGE: Usage = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15,
          "cost": {"input": 0.001, "output": 0.002, "cacheRead": 0, "cacheWrite": 0, "total": 0.003}}
 
 Answer = Callable[[str], str | None]  # prompt -> summary text (None: the call fails transiently)
@@ -47,7 +56,7 @@ class ScriptedModels:
             yield CompletionEvent("error", "503 service unavailable", error_kind="transient")
             return
         yield CompletionEvent("delta", text)
-        yield CompletionEvent("done", text, stop_reason="stop", usage=USAGE)
+        yield CompletionEvent("done", text, stop_reason="stop", usage=cast(dict[str, Any], USAGE))
 
 
 class MemoryHost(LocalHost):
@@ -72,7 +81,7 @@ class MemoryHost(LocalHost):
         """The log itself (a test may cut it, as a crash would)."""
         return self.memory.entries
 
-    def add_message(self, message: dict[str, Any]) -> None:
+    def add_message(self, message: Mapping[str, Any]) -> None:
         self.append_message(message)
 
     def custom(self, custom_type: str) -> list[Any]:
@@ -92,21 +101,21 @@ class MemoryHost(LocalHost):
         return self.usage
 
 
-def user(text: str, ts: int) -> dict[str, Any]:
+def user(text: str, ts: int) -> UserMessage:
     return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": ts}
 
 
-def call(call_id: str, name: str = "read", **args: Any) -> dict[str, Any]:
+def call(call_id: str, name: str = "read", **args: Any) -> ToolCall:
     return {"type": "toolCall", "id": call_id, "name": name, "arguments": args or {"path": f"{call_id}.py"}}
 
 
-def assistant(ts: int, *calls: dict[str, Any], text: str = "") -> dict[str, Any]:
-    content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+def assistant(ts: int, *calls: ToolCall, text: str = "") -> AssistantMessage:
+    content: list[TextContent | ThinkingContent | ToolCall] = [{"type": "text", "text": text}] if text else []
     return {"role": "assistant", "content": [*content, *calls], "api": "x", "provider": "prov",
             "model": "session-model", "usage": USAGE, "stopReason": "toolUse" if calls else "stop", "timestamp": ts}
 
 
-def result(call_id: str, text: str, ts: int, name: str = "read", error: bool = False) -> dict[str, Any]:
+def result(call_id: str, text: str, ts: int, name: str = "read", error: bool = False) -> ToolResultMessage:
     return {"role": "toolResult", "toolCallId": call_id, "toolName": name,
             "content": [{"type": "text", "text": text}], "isError": error, "timestamp": ts}
 
@@ -141,7 +150,8 @@ class Driver:
         self.engine.on_agent_end()
 
     def render(self) -> list[dict[str, Any]]:
-        return self.engine.render(self.host.messages())
+        """The rendered context, as the plain dicts the tests read it as (it goes to a provider as JSON)."""
+        return cast(list[dict[str, Any]], self.engine.render(self.host.messages()))
 
 
 # Engine scenarios keep the settings their fixtures were sized for (1,000-character batches, the three
@@ -158,7 +168,7 @@ def make(config: dict[str, Any] | None = None, **host_args: Any) -> tuple[Memory
     return host, engine, Driver(host, engine)
 
 
-def stubbed(messages: list[dict[str, Any]]) -> list[str]:
+def stubbed(messages: Sequence[Mapping[str, Any]]) -> list[str]:
     """toolCallIds of the results rendered as stubs."""
     return [m["toolCallId"] for m in messages if m["role"] == "toolResult"
             and "context_tree_query" in m["content"][0]["text"]]

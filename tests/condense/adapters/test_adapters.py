@@ -113,7 +113,7 @@ def test_an_openai_tool_error_marked_by_the_agent_reaches_the_engine_and_never_t
 
 
 def test_images_of_several_tool_results_go_back_to_their_own_results() -> None:
-    history = [
+    history: list[dict[str, Any]] = [
         {"role": "assistant", "content": [{"type": "toolCall", "id": "a", "name": "read", "arguments": {}},
                                           {"type": "toolCall", "id": "b", "name": "read", "arguments": {}}]},
         {"role": "toolResult", "toolCallId": "a", "toolName": "read", "isError": False,
@@ -161,7 +161,7 @@ def anthropic_history(draw: st.DrawFn) -> list[dict[str, Any]]:
         out.append({"role": "assistant", "content": [*thinking, *draw(st.lists(anthropic_text(), max_size=2)), *calls]})
         results = []
         for c in calls:
-            block = {"type": "tool_result", "tool_use_id": c["id"], "content": draw(
+            block: dict[str, Any] = {"type": "tool_result", "tool_use_id": c["id"], "content": draw(
                 TEXT | st.lists(anthropic_text(), min_size=2, max_size=2)
                 | st.lists(anthropic_image(), min_size=1, max_size=2))}
             if draw(st.booleans()):

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
+from condense.messages import AssistantMessage, ToolResultMessage
 from tests.support.memory_host import assistant, call, result, user
 from tests.support.reference import sweep_orphans
 
 
-def asst(*ids: str) -> dict[str, Any]:
+def asst(*ids: str) -> AssistantMessage:
     return assistant(1, *(call(i) for i in ids))
 
 
-def res(call_id: str) -> dict[str, Any]:
+def res(call_id: str) -> ToolResultMessage:
     return result(call_id, "out", 2)
 
 
@@ -50,7 +52,7 @@ def test_keeps_results_for_every_id_of_a_multi_call_assistant_turn() -> None:
     assert sweep_orphans(messages)[0] is messages
 
 
-BARRIERS = [
+BARRIERS: list[Mapping[str, Any]] = [
     {"role": "custom", "customType": "note", "content": "x", "display": False, "timestamp": 1},
     user("steer", 1),
     {"role": "branchSummary", "summary": "s", "fromId": "x", "timestamp": 1},

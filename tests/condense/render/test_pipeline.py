@@ -14,6 +14,7 @@ from condense.records import ToolCallRecord
 from condense.render.pipeline import RenderOptions, prune_messages
 from tests.support.memory_host import assistant, call, result, user
 from tests.support.reference import sweep_orphans
+from tests.support.typed import plain
 
 entries: list[tuple[str, Any]] = []
 
@@ -49,11 +50,12 @@ def render(messages: list[Any], index: ToolCallIndexer, *, paths: list[str] | No
 
 
 def turn(call_id: str, ts: int, text: str = "RAW", name: str = "read") -> list[dict[str, Any]]:
-    return [assistant(ts, call(call_id, name)), result(call_id, text, ts + 50, name)]
+    return plain([assistant(ts, call(call_id, name)), result(call_id, text, ts + 50, name)])
 
 
 def text_of(message: dict[str, Any]) -> str:
-    return message["content"][0]["text"]
+    text: str = message["content"][0]["text"]
+    return text
 
 
 def test_stub_replaces_a_summarized_tool_result() -> None:
@@ -98,8 +100,8 @@ def test_still_stubs_when_no_protection_config_is_passed() -> None:
 
 
 def ctq_session(later_users: int) -> list[dict[str, Any]]:
-    return [user("go", 1), *turn("q1", 100, name="context_tree_query"),
-            *(user(f"u{i}", 200 + i) for i in range(later_users))]
+    return plain([user("go", 1), *turn("q1", 100, name="context_tree_query"),
+                  *(user(f"u{i}", 200 + i) for i in range(later_users))])
 
 
 def test_renders_a_context_tree_query_recovery_output_verbatim_at_age_0_within_grace() -> None:

@@ -13,10 +13,12 @@ import pytest
 from condense.chains import ChainDetector, detect_chains
 from condense.config import CondenseConfig
 from condense.measure import estimate_tokens
+from condense.messages import AgentMessage
 from pi_tui.modes.replay import Replayer, output_session
 from pi_tui.session.store import Session
 from tests.conftest import corpus_path
 from tests.support.memory_host import make, stubbed
+from tests.support.typed import plain
 
 # Whole corpus sessions replayed through condense: these share one worker under xdist, not the CPU.
 pytestmark = pytest.mark.xdist_group("serial")
@@ -52,9 +54,9 @@ def test_every_request_of_a_corpus_session_renders_as_the_full_render(name: str,
 
 
 def test_chain_detection_of_a_growing_branch_equals_a_full_detection() -> None:
-    messages = Session.open(corpus_path("pi-large-session.jsonl")).messages()
-    synthetic = {"role": "user", "content": [{"type": "text", "text": '<compressed-chain id="b1" tools="">x'}],
-                 "timestamp": 5}
+    messages = plain(Session.open(corpus_path("pi-large-session.jsonl")).messages())
+    synthetic: dict[str, Any] = {
+        "role": "user", "content": [{"type": "text", "text": '<compressed-chain id="b1" tools="">x'}], "timestamp": 5}
     messages.insert(len(messages) // 2, synthetic)  # never a chain start: the walk does not restart there
     detector = ChainDetector()
     for end in range(1, len(messages) + 1, 7):
@@ -91,7 +93,7 @@ def test_a_message_list_that_the_host_grows_in_place_renders_as_the_full_render(
     """The live agent hands the engine its own list and appends to it afterwards: what a render keeps
     of that list must not grow with it."""
     host, engine, driver = make({"summarizer_model": "extractive", "min_batch_chars": 0})
-    live: list[dict[str, Any]] = []
+    live: list[AgentMessage] = []
     outputs = [f"output {n}\n" * 30 for n in range(6)]
 
     def request() -> None:

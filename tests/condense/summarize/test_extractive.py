@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import copy
+from typing import Any
 
-from condense.records import Batch, ToolCallRecord
+from condense.records import Batch, SummaryRef, ToolCallRecord
 from condense.summarize.extractive import extractive_range, extractive_summary
 from condense.summarize.refs import build_short_refs, build_summary_content
 
 
-def call(call_id: str, tool: str, args: dict, result: str, is_error: bool = False) -> ToolCallRecord:
+def call(call_id: str, tool: str, args: dict[str, Any], result: str, is_error: bool = False) -> ToolCallRecord:
     return ToolCallRecord(call_id, tool, args, result, is_error, 3, 100)
 
 
@@ -110,6 +111,6 @@ def test_range_fusion_of_bodies_without_footers_keeps_them_as_they_are() -> None
     assert extractive_range([]) == ""
 
 
-def _refs(short_id: str, tool: str) -> tuple:
+def _refs(short_id: str, tool: str) -> tuple[list[SummaryRef], list[str]]:
     refs, _ = build_short_refs([call("id", tool, {}, "")], int(short_id[1:]))
     return refs, [tool]

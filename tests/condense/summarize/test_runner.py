@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from condense.host import CancelSignal, CompletionEvent, ContextUsage, Level
+from condense.messages import AgentMessage
 from condense.records import Batch, ToolCallRecord
 from condense.summarize.fallback import COOLDOWN_MS
 from condense.summarize.runner import Summarizer, SummarizerAborted
@@ -97,11 +98,17 @@ class FakeHost:
     def branch(self) -> list[dict[str, Any]]:
         return []
 
+    def context_messages(self) -> list[AgentMessage]:
+        return []
+
     def append_entry(self, custom_type: str, data: Any) -> None:
         raise AssertionError("the summariser never persists anything")
 
-    def append_custom_message(self, custom_type: str, content: str, display: bool, details: Any) -> None:
+    async def append_custom_message(self, custom_type: str, content: str, display: bool, details: Any) -> None:
         raise AssertionError("the summariser never persists anything")
+
+    def cwd(self) -> str | None:
+        return None
 
     def blobs_dir(self) -> Path | None:
         return None
@@ -385,7 +392,7 @@ async def test_a_done_with_stop_reason_error_is_transient() -> None:
 async def test_a_host_that_raises_counts_as_a_transient_failure() -> None:
     async def explode() -> AsyncIterator[CompletionEvent]:
         raise ConnectionError("connection reset")
-        yield CompletionEvent("done")  # pragma: no cover - makes this an async generator
+        yield CompletionEvent("done")  # type: ignore[unreachable]  # pragma: no cover - makes this an async generator
 
     host = FakeHost(lambda _m, _s: explode())
     assert await Summarizer(host, Config()).summarize_batch(batch(), Signal()) is None

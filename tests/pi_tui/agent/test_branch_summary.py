@@ -29,10 +29,10 @@ def branched(tmp_path: Path) -> tuple[Session, str, str]:
     """root -> a1 -> u2 -> a2 (the leaf); the target is a1, so u2 and a2 are left behind."""
     session = Session.in_memory(tmp_path)
     session.append_message({"role": "user", "content": "make the tests pass", "timestamp": 1})
-    a1 = session.append_message({"role": "assistant", "content": [{"type": "text", "text": "on it"}],
+    a1 = session.append_message({"role": "assistant", "content": [{"type": "text", "text": "on it"}],  # type: ignore[arg-type]  # partial: what a summary reads
                                  "stopReason": "stop", "timestamp": 2})
     u2 = session.append_message({"role": "user", "content": "try approach B in pricing.py", "timestamp": 3})
-    session.append_message({"role": "assistant", "stopReason": "toolUse", "timestamp": 4, "content": [
+    session.append_message({"role": "assistant", "stopReason": "toolUse", "timestamp": 4, "content": [  # type: ignore[arg-type]  # partial
         {"type": "toolCall", "id": "c1", "name": "edit", "arguments": {"path": "pricing.py"}}]})
     session.append_message({"role": "toolResult", "toolCallId": "c1", "toolName": "edit", "isError": False,
                             "content": [{"type": "text", "text": "a long output " * 50}], "timestamp": 5})

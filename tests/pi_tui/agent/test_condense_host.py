@@ -25,6 +25,8 @@ from tests.support.fake_openai import (
     text_reply,
     tool_reply,
 )
+from tests.support.typed import plain as dicts
+from tests.support.typed import present
 
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"),
               pytest.mark.filterwarnings("ignore:.*`ReadOnly` qualifier:UserWarning")]
@@ -72,15 +74,15 @@ async def test_final_reply_flushes_and_the_next_request_carries_stubs_and_the_su
                      text_reply("next answer"))
     host, notes = await agent(fake_openai, tmp_path, chain_compression={"rolling_window": 3})  # chain kept raw
     await host.prompt("read big.txt")
-    assert notes.status["condense"].startswith("│ prune: ON · reads ")  # measured as the flush ends
+    assert present(notes.status["condense"]).startswith("│ prune: ON · reads ")  # measured as the flush ends
     await host.prompt("and now?")
     last = fake_openai.requests[-1]
     assert "context_tree_query" in tool_texts(last)[0] and "`t1`" in tool_texts(last)[0]
     users = [m["content"] for m in last["messages"] if m["role"] == "user"]
     assert any("Summarized tool refs" in json.dumps(u) for u in users)
     assert "context_tree_query" in [t["function"]["name"] for t in last["tools"]]
-    assert notes.status["condense"].startswith("│ prune: ON · ")
-    kinds = [e.get("customType") for e in Session.open(host.session.path).entries]
+    assert present(notes.status["condense"]).startswith("│ prune: ON · ")
+    kinds = [e.get("customType") for e in Session.open(present(host.session.path)).entries]
     assert "context-prune-summary" in kinds and "context-prune-index" in kinds
 
 
@@ -105,7 +107,7 @@ async def test_context_overflow_prunes_everything_then_retries_once(fake_openai:
     host, _ = await agent(fake_openai, tmp_path, prune_on="on-demand")
     await host.prompt("read")
     added = await host.prompt("more")
-    assert added[-1]["content"][0]["text"] == "fits now"
+    assert dicts(added)[-1]["content"][0]["text"] == "fits now"
     overflowed, retried = fake_openai.requests[-2], fake_openai.requests[-1]
     assert len(json.dumps(retried)) < len(json.dumps(overflowed)) - 4000
     assert tool_texts(retried) == [], "the closed first task was compressed as a whole (like /pruner compact)"
@@ -120,19 +122,19 @@ async def test_a_second_overflow_is_said_plainly_and_the_session_stays_valid(fak
     host, notes = await agent(fake_openai, tmp_path, prune_on="on-demand")
     await host.prompt("read")
     added = await host.prompt("more")
-    assert added[-1]["stopReason"] == "error"
+    assert added[-1].get("stopReason") == "error"
     assert len(fake_openai.requests) == 4, "exactly one retry after pruning"
     plain = [text for level, text in notes.notices if level == "error"]
     assert len(plain) == 1 and "still over the model's context window" in plain[0]
-    reloaded = Session.open(host.session.path)
-    assert reloaded.warnings == [] and reloaded.messages()[-1]["stopReason"] == "error"
+    reloaded = Session.open(present(host.session.path))
+    assert reloaded.warnings == [] and reloaded.messages()[-1].get("stopReason") == "error"
 
 
 async def test_overflow_with_nothing_to_prune_does_not_retry(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     fake_openai.push(context_overflow())
     host, _ = await agent(fake_openai, tmp_path)
     added = await host.prompt("hello")
-    assert added[-1]["stopReason"] == "error"
+    assert added[-1].get("stopReason") == "error"
     assert len(fake_openai.requests) == 1
 
 
@@ -146,14 +148,14 @@ async def test_a_rejected_key_stops_pruner_now_at_the_first_batch_and_keeps_all_
     asked = len(fake_openai.requests)
     fake_openai.push(error_reply(401, "Incorrect API key provided", kind="invalid_request_error",
                                  code="invalid_api_key"))
-    await host.commands["pruner"].handler("now")
+    await present(host.commands["pruner"].handler("now"))
     assert len(fake_openai.requests) == asked + 1  # one summariser call, not one per batch
     errors = [text for level, text in notes.notices if level in ("error", "warning")]
     assert len(errors) == 1 and "Incorrect API key provided" in errors[0] and "3 batches" in errors[0]
     kinds = [e.get("customType") for e in host.session.entries]
     assert "context-prune-summary" not in kinds and "context-prune-index" not in kinds
     fake_openai.push(*(text_reply(f"- read {n}.txt") for n in "abc"))  # the key works again
-    await host.commands["pruner"].handler("now")
+    await present(host.commands["pruner"].handler("now"))
     kinds = [e.get("customType") for e in host.session.entries]
     assert kinds.count("context-prune-summary") == 3  # nothing was lost: every batch was still pending
 
@@ -199,6 +201,6 @@ async def test_a_rejected_key_stops_a_rearmed_flush_at_one_summariser_call(fake_
     asked = len(fake_openai.requests)
     fake_openai.push(*(rejected_key() for _ in range(4)))
     added = await host.prompt("hello")
-    assert added[-1]["stopReason"] == "error"
+    assert added[-1].get("stopReason") == "error"
     assert len(fake_openai.requests) == asked + 2, "the turn, then one summariser call, not one per batch"
     assert any("summarization stopped" in text and "3 batches" in text for _, text in notes.notices)

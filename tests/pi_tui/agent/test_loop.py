@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from pi_tui.agent.events import EventBus
+from condense.messages import ToolResultMessage
+from pi_tui.agent.events import ContextOverflowEvent, EventBus, OverflowReply, ToolExecutionStartEvent
 from pi_tui.agent.host import AgentHost, user_message
 from pi_tui.agent.loop import SKIPPED_TEXT, Agent, AgentConfig, RetryPolicy
 from pi_tui.ai.litellm_client import LiteLLMClient, warm_up
@@ -26,6 +27,7 @@ from tests.support.fake_openai import (
     tool_reply,
     usage,
 )
+from tests.support.typed import plain, present
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -67,7 +69,7 @@ def make_agent(server: FakeOpenAI, cwd: Path, bus: EventBus | None = None) -> tu
 async def test_streamed_text_reply_ends_the_run(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     fake_openai.push(text_reply("Hello there, human.", usage=usage(50, 5, cached=20)))
     agent, rec = make_agent(fake_openai, tmp_path)
-    added = await agent.prompt([user_message("hi")])
+    added = plain(await agent.prompt([user_message("hi")]))
     assert [m["role"] for m in added] == ["user", "assistant"]
     reply = added[1]
     assert reply["content"][0]["text"] == "Hello there, human."
@@ -89,7 +91,7 @@ async def test_multi_call_tool_turn_runs_tools_and_feeds_results_back(fake_opena
         text_reply("done"),
     )
     agent, rec = make_agent(fake_openai, tmp_path)
-    added = await agent.prompt([user_message("look")])
+    added = plain(await agent.prompt([user_message("look")]))
     assert [m["role"] for m in added] == ["user", "assistant", "toolResult", "toolResult", "toolResult",
                                           "assistant"]
     results = added[2:5]
@@ -117,7 +119,7 @@ async def test_turn_index_is_session_wide(fake_openai: FakeOpenAI, tmp_path: Pat
 async def test_rate_limit_is_retried_with_backoff_then_succeeds(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     fake_openai.push(rate_limited(), server_error(503), text_reply("finally"))
     agent, rec = make_agent(fake_openai, tmp_path)
-    added = await agent.prompt([user_message("hi")])
+    added = plain(await agent.prompt([user_message("hi")]))
     assert added[-1]["stopReason"] == "stop"
     assert rec.sleeps == [2.0, 4.0]
     starts = [e for n, e in rec.events if n == "auto_retry_start"]
@@ -134,7 +136,7 @@ async def test_rate_limit_is_retried_with_backoff_then_succeeds(fake_openai: Fak
 async def test_retries_give_up_after_three_attempts(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     fake_openai.push(*(server_error(500) for _ in range(4)))
     agent, rec = make_agent(fake_openai, tmp_path)
-    added = await agent.prompt([user_message("hi")])
+    added = plain(await agent.prompt([user_message("hi")]))
     assert added[-1]["stopReason"] == "error"
     assert rec.sleeps == [2.0, 4.0, 8.0]
     assert rec.events[-2][0] == "turn_end" and rec.events[-1][0] == "agent_end"
@@ -144,7 +146,7 @@ async def test_retries_give_up_after_three_attempts(fake_openai: FakeOpenAI, tmp
 async def test_cut_stream_is_retried_and_recovers(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     fake_openai.push(Reply(text="this stream will be cut short", cut_after=3), text_reply("whole reply"))
     agent, rec = make_agent(fake_openai, tmp_path)
-    added = await agent.prompt([user_message("hi")])
+    added = plain(await agent.prompt([user_message("hi")]))
     assert added[-1]["content"][0]["text"] == "whole reply"
     assert len(rec.sleeps) == 1
 
@@ -157,7 +159,7 @@ async def test_abort_mid_stream_ends_with_aborted_message(fake_openai: FakeOpenA
     run = asyncio.create_task(agent.prompt([user_message("hi")]))
     await asyncio.wait_for(first_delta.wait(), 20)
     agent.abort()
-    added = await asyncio.wait_for(run, 20)
+    added = plain(await asyncio.wait_for(run, 20))
     assert added[-1]["stopReason"] == "aborted"
     assert rec.names()[-2:] == ["turn_end", "agent_end"]
 
@@ -170,7 +172,7 @@ async def test_abort_during_a_tool_leaves_every_call_answered(fake_openai: FakeO
     run = asyncio.create_task(agent.prompt([user_message("wait")]))
     await asyncio.wait_for(running.wait(), 60)
     agent.abort()
-    added = await asyncio.wait_for(run, 20)
+    added = plain(await asyncio.wait_for(run, 20))
     assert [m["role"] for m in added] == ["user", "assistant", "toolResult", "assistant"]
     assert added[2]["isError"] and "Command aborted" in added[2]["content"][0]["text"]
     assert added[3]["stopReason"] == "aborted"
@@ -180,17 +182,17 @@ async def test_abort_during_a_tool_leaves_every_call_answered(fake_openai: FakeO
 async def test_rejected_request_is_an_error_not_a_retry(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     agent, rec = make_agent(fake_openai, tmp_path)
     # a tool result whose call is missing: the provider transform drops it, so the request is valid
-    orphan = {"role": "toolResult", "toolCallId": "ghost", "toolName": "bash",
+    orphan: ToolResultMessage = {"role": "toolResult", "toolCallId": "ghost", "toolName": "bash",
               "content": [{"type": "text", "text": "x"}], "isError": False, "timestamp": 1}
     agent.messages.append(orphan)
     fake_openai.push(text_reply("fine"))
-    added = await agent.prompt([user_message("hi")])
+    added = plain(await agent.prompt([user_message("hi")]))
     assert added[-1]["stopReason"] == "stop"
     assert all(m["role"] != "tool" for m in fake_openai.requests[0]["messages"])
     # a request the server refuses (its own validation) ends the run with a clear error, no retry
     fake_openai.push(Reply(status=400, error={"error": {"message": "Invalid 'messages': bad shape",
                                                         "type": "invalid_request_error"}}))
-    added = await agent.prompt([user_message("again")])
+    added = plain(await agent.prompt([user_message("again")]))
     assert added[-1]["stopReason"] == "error"
     assert "bad shape" in added[-1]["errorMessage"]
     assert rec.sleeps == []
@@ -202,13 +204,13 @@ async def test_context_overflow_is_reported_and_offered_to_extensions(fake_opena
     bus = EventBus()
     seen: list[str] = []
 
-    def shrink(event: dict[str, Any]) -> dict[str, Any]:
+    def shrink(event: ContextOverflowEvent) -> OverflowReply:
         seen.append(event["message"]["errorMessage"])
         return {"retry": True}
 
     bus.on("context_overflow", shrink)
     agent, rec = make_agent(fake_openai, tmp_path, bus)
-    added = await agent.prompt([user_message("hi")])
+    added = plain(await agent.prompt([user_message("hi")]))
     assert len(seen) == 1 and "context" in seen[0].lower()
     assert added[-1]["content"][0]["text"] == "smaller now"
     assert rec.sleeps == []
@@ -217,7 +219,7 @@ async def test_context_overflow_is_reported_and_offered_to_extensions(fake_opena
 async def test_overflow_without_a_handler_stops_with_the_error(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     fake_openai.push(context_overflow())
     agent, _ = make_agent(fake_openai, tmp_path)
-    added = await agent.prompt([user_message("hi")])
+    added = plain(await agent.prompt([user_message("hi")]))
     assert added[-1]["stopReason"] == "error"
     assert len(fake_openai.requests) == 1
 
@@ -230,12 +232,12 @@ async def test_steering_skips_remaining_calls_and_is_delivered_after_the_batch(f
     )
     agent, _ = make_agent(fake_openai, tmp_path)
 
-    def steer_on_first(event: dict[str, Any]) -> None:
+    def steer_on_first(event: ToolExecutionStartEvent) -> None:
         if event["toolCallId"] == "c1":
             agent.steer(user_message("stop, do something else"))
 
     agent.bus.on("tool_execution_start", steer_on_first)
-    added = await agent.prompt([user_message("go")])
+    added = plain(await agent.prompt([user_message("go")]))
     roles = [m["role"] for m in added]
     assert roles == ["user", "assistant", "toolResult", "toolResult", "user", "assistant"]
     assert added[3]["isError"] and added[3]["content"][0]["text"] == SKIPPED_TEXT
@@ -246,7 +248,7 @@ async def test_follow_up_runs_when_the_agent_would_stop(fake_openai: FakeOpenAI,
     fake_openai.push(text_reply("first"), text_reply("second"))
     agent, _ = make_agent(fake_openai, tmp_path)
     agent.follow_up(user_message("and then this"))
-    added = await agent.prompt([user_message("start")])
+    added = plain(await agent.prompt([user_message("start")]))
     assert [m["role"] for m in added] == ["user", "assistant", "user", "assistant"]
     assert added[-1]["content"][0]["text"] == "second"
 
@@ -262,7 +264,7 @@ async def test_tool_call_handlers_can_block_and_result_handlers_can_patch(fake_o
     agent.bus.on("tool_call", lambda e: {"block": True, "reason": "no deleting"}
                  if "rm" in e["input"].get("command", "") else None)
     agent.bus.on("tool_result", lambda e: {"content": [{"type": "text", "text": "patched"}]})
-    added = await agent.prompt([user_message("go")])
+    added = plain(await agent.prompt([user_message("go")]))
     results = {m["toolCallId"]: m for m in added if m["role"] == "toolResult"}
     assert results["c1"]["isError"] and results["c1"]["content"][0]["text"] == "no deleting"
     assert results["c2"]["content"][0]["text"] == "patched"
@@ -293,7 +295,7 @@ async def test_host_persists_each_message_before_extensions_see_it(fake_openai: 
     await host.start()
     await host.prompt("list files")
     assert on_disk == [1, 2, 3, 4]
-    reloaded = Session.open(session.path)
+    reloaded = Session.open(present(session.path))
     assert reloaded.messages() == host.agent.messages
     assert host.context_usage().tokens is not None
 
@@ -322,5 +324,5 @@ async def test_retried_failures_stay_in_the_session_file_but_leave_the_conversat
     host = AgentHost(session, LiteLLMClient(), config, [])
     await host.prompt("hi")
     assert [m.get("stopReason") for m in host.agent.messages if m["role"] == "assistant"] == ["error"]
-    on_disk = [m.get("stopReason") for m in Session.open(session.path).messages() if m["role"] == "assistant"]
+    on_disk = [m.get("stopReason") for m in Session.open(present(session.path)).messages() if m["role"] == "assistant"]
     assert on_disk == ["error"] * 4, "every attempt is kept as history in the file"

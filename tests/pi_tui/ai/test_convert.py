@@ -32,7 +32,7 @@ def bash(**fields: Any) -> dict[str, Any]:
     ],
 )
 def test_bash_execution_text_matches_pi(fields: dict[str, Any], expected: str) -> None:
-    assert bash_execution_text(bash(**fields)) == expected  # type: ignore[arg-type]
+    assert bash_execution_text(bash(**fields)) == expected
 
 
 def test_bash_execution_becomes_a_user_text_message_unless_excluded() -> None:
@@ -59,11 +59,11 @@ def test_summaries_use_pis_exact_wrappers() -> None:
     branch = {"role": "branchSummary", "summary": "did X", "fromId": "abcd1234", "timestamp": 3}
     compaction = {"role": "compactionSummary", "summary": "did Y", "tokensBefore": 9000, "timestamp": 4}
     out = convert_to_llm([branch, compaction])  # type: ignore[list-item]
-    assert out[0]["content"][0]["text"] == (  # type: ignore[index]
+    assert out[0]["content"][0]["text"] == (  # type: ignore[index, typeddict-item]  # one text block
         "The following is a summary of a branch that this conversation came back from:\n\n"
         "<summary>\ndid X</summary>"
     )
-    assert out[1]["content"][0]["text"] == (  # type: ignore[index]
+    assert out[1]["content"][0]["text"] == (  # type: ignore[index, typeddict-item]  # one text block
         "The conversation history before this point was compacted into the following summary:\n\n"
         "<summary>\ndid Y\n</summary>"
     )

@@ -33,8 +33,10 @@ def make(litellm: Any, name: str, message: str = "boom") -> BaseException:
     if name in statuses:
         request = httpx.Request("POST", "http://127.0.0.1/v1/chat/completions")
         response = httpx.Response(statuses[name], request=request)
-        return cls(message=message, llm_provider="openai", model="m", response=response)
-    return cls(message=message, llm_provider="openai", model="m")
+        error: BaseException = cls(message=message, llm_provider="openai", model="m", response=response)
+        return error
+    error = cls(message=message, llm_provider="openai", model="m")
+    return error
 
 
 @pytest.mark.parametrize(

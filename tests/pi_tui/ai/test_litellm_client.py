@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from condense.messages import AssistantMessage, empty_usage
+from condense.messages import AssistantMessage, ToolResultMessage, empty_usage
 from pi_tui.abort import AbortSignal
 from pi_tui.ai.errors import classify_error_text, is_context_overflow
 from pi_tui.ai.litellm_client import (
@@ -253,7 +253,7 @@ async def test_a_request_the_server_rejects_is_a_bad_request(server: FakeOpenAI)
 
 
 @pytest.mark.parametrize("fault", [{"stall_after": 3}, {"delay": 0.05}], ids=["stalled", "slow"])
-async def test_abort_mid_stream_ends_with_an_aborted_message(server: FakeOpenAI, fault: dict) -> None:
+async def test_abort_mid_stream_ends_with_an_aborted_message(server: FakeOpenAI, fault: dict[str, Any]) -> None:
     server.push(text_reply("abcdefghijklmnop", **fault))
     signal = AbortSignal()
     events: list[StreamEvent] = []
@@ -395,7 +395,7 @@ def test_anthropic_payload_as_litellm_translates_it(litellm: Any) -> None:
                     {"type": "toolCall", "id": "toolu_1", "name": "read", "arguments": {"path": "a"}}],
         "usage": empty_usage(), "stopReason": "toolUse", "timestamp": 2,
     }
-    result = {"role": "toolResult", "toolCallId": "toolu_1", "toolName": "read",
+    result: ToolResultMessage = {"role": "toolResult", "toolCallId": "toolu_1", "toolName": "read",
               "content": [{"type": "text", "text": "data"}], "isError": False, "timestamp": 3}
     request = ModelRequest(model=spec, system_prompt="sys",
                            messages=[{"role": "user", "content": "read", "timestamp": 1}, turn, result])

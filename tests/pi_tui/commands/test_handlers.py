@@ -191,7 +191,7 @@ async def test_a_pruner_change_goes_through_the_live_settings_once(context: Reco
     """No watcher runs here: what the live settings hold comes from the command itself, at once."""
     writes: list[bytes] = []
     write = save_module._write_atomic
-    monkeypatch.setattr(save_module, "_write_atomic", lambda path, data: (writes.append(data), write(path, data)))
+    monkeypatch.setattr(save_module, "_write_atomic", lambda path, data: (writes.append(data), write(path, data)))  # type: ignore[func-returns-value]  # record, write
     heard: list[bool] = []
     context.store.listen(lambda old, new: heard.append(new.condense.enabled))
     await registry.dispatch("/pruner off")

@@ -9,7 +9,7 @@ import pytest
 from pi_tui.paths import settings_file
 
 
-def messages(app) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+def messages(app) -> list[tuple[str, str]]:
     return [(n.severity, n.message) for n in app._notifications]
 
 

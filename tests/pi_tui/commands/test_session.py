@@ -15,9 +15,10 @@ from pi_tui.screens.text_view import TextViewScreen
 from pi_tui.session.store import Session
 from pi_tui.widgets.blocks import NoteBlock
 from pi_tui.widgets.keymap import KEYS_COLUMN
+from tests.support.typed import plain
 
 
-def user_texts(app) -> list[str]:  # type: ignore[no-untyped-def]
+def user_texts(app) -> list[str]:
     return [item.message["content"][0]["text"] for item in app.main.transcript.conversation.items
             if item.kind == "user"]
 
@@ -103,7 +104,7 @@ async def test_model_switch_keeps_the_entries_a_failed_write_left_unsaved(make_a
         assert user_texts(app) == ["Fix the failing test", "fix the failing test"]
         path.chmod(0o644)  # writable again: the next entry saves everything
         app.runtime.host.session.append_label(unsaved[-1]["id"], "kept")
-    on_disk = [m["content"][0]["text"] for m in Session.open(path).messages() if m["role"] == "user"]
+    on_disk = [m["content"][0]["text"] for m in plain(Session.open(path).messages()) if m["role"] == "user"]
     assert on_disk == ["Fix the failing test", "fix the failing test"]
 
 

@@ -28,6 +28,7 @@ from pi_tui.demo.project import KEEP_COPIES, MARKER, SAMPLE_PROJECT, mark_used, 
 from pi_tui.demo.script import TASKS, TAX_BEFORE
 from pi_tui.tools import make_tools
 from pi_tui.tools.base import ToolContext, ToolError
+from tests.support.typed import text_at
 
 TOOL_NAMES = ["read", "bash", "edit", "write", "grep", "find", "ls"]
 TOTAL = len(TASKS)
@@ -365,7 +366,7 @@ async def test_a_tool_turn_streams_like_a_provider() -> None:
     for index, call in enumerate(calls, start=1):
         deltas = [e.delta for e in events if e.type == "toolcall_delta" and e.content_index == index]
         assert json.loads("".join(deltas)) == call["arguments"]
-    assert events[1].message["content"][0]["text"] == events[1].delta, "each event carries its own snapshot"
+    assert text_at(events[1].message["content"]) == events[1].delta, "each event carries its own snapshot"
     assert (final["api"], final["provider"], final["model"], final["stopReason"]) == ("demo", "demo", "demo",
                                                                                       "toolUse")
     usage = final["usage"]

@@ -92,7 +92,8 @@ def test_replay_ignores_the_users_settings_and_follows_settings_and_set(
 def pruned_by_condense(args: list[str], capsys: pytest.CaptureFixture[str]) -> int:
     assert main(["whatif", *args, "--strategies", "condense", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)["sessions"][0]
-    return report["strategies"][0]["recovery"]["pruned"]
+    pruned: int = report["strategies"][0]["recovery"]["pruned"]
+    return pruned
 
 
 def test_whatif_ignores_the_users_settings_and_follows_settings_and_set(

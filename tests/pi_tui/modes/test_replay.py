@@ -19,6 +19,7 @@ from tests.conftest import corpus_path
 from tests.support.fake_openai import FakeOpenAI, error_reply
 from tests.support.full_disk import inject
 from tests.support.reference import sweep_orphans, tool_result_chars
+from tests.support.typed import plain, present
 
 # Whole corpus sessions replayed through condense: these share one worker under xdist, not the CPU.
 pytestmark = pytest.mark.xdist_group("serial")
@@ -32,11 +33,11 @@ def replayed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def originals(path: Path) -> dict[tuple[str, int], str]:
-    found = {}
+def originals(path: Path) -> dict[tuple[str, int | None], str]:
+    found: dict[tuple[str, int | None], str] = {}
     for message in Session.open(path).messages():
         if message["role"] == "toolResult":
-            text = "\n".join(b["text"] for b in message["content"] if b.get("type") == "text")
+            text = "\n".join(b["text"] for b in plain(message["content"]) if b.get("type") == "text")
             found[(message["toolCallId"], message["timestamp"])] = text
     return found
 
@@ -182,7 +183,7 @@ def test_offline_context_use_is_what_the_pruned_request_holds_not_the_recorded_u
     pruned = estimate_tokens(engine.render(messages))
     recorded = context_estimate(messages)
     assert recorded is not None and recorded.reported  # the recording has usage to be misled by
-    assert host.context_usage().tokens == pruned < estimate_tokens(messages)
+    assert present(host.context_usage()).tokens == pruned < estimate_tokens(messages)
 
 
 @pytest.mark.parametrize(("summarizer", "named"), [

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
+from condense.messages import AssistantMessage
 from condense.simulate import ANTHROPIC_EDITS, CONDENSE_STRATEGIES, STRATEGIES
 from pi_tui.cli import main
 from pi_tui.session.store import Session
@@ -24,9 +25,10 @@ def _usage(prompt: int, cached: int) -> dict[str, Any]:
                                                   "total": cost}}
 
 
-def _assistant(content: list[dict[str, Any]], ts: int, usage: dict[str, Any], stop: str) -> dict[str, Any]:
-    return {"role": "assistant", "content": content, "api": "anthropic-messages", "provider": "anthropic",
-            "model": "claude-sonnet-4-5", "usage": usage, "stopReason": stop, "timestamp": ts}
+def _assistant(content: list[dict[str, Any]], ts: int, usage: dict[str, Any], stop: str) -> AssistantMessage:
+    return cast(AssistantMessage, {"role": "assistant", "content": content, "api": "anthropic-messages",
+                                   "provider": "anthropic", "model": "claude-sonnet-4-5", "usage": usage,
+                                   "stopReason": stop, "timestamp": ts})
 
 
 def _listing(task: int, turn: int) -> str:
@@ -44,7 +46,7 @@ def write_session(folder: Path, tasks: int = 4, turns: int = 3) -> Path:
                                  "timestamp": ts})
         for turn in range(turns):
             ts += 10_000
-            call = {"type": "toolCall", "id": f"toolu_{task}_{turn}", "name": "bash",
+            call: dict[str, Any] = {"type": "toolCall", "id": f"toolu_{task}_{turn}", "name": "bash",
                     "arguments": {"command": f"grep -rn handler src/module_{task}_{turn}"}}
             session.append_message(_assistant([call], ts, _usage(prompt, prompt - 300), "toolUse"))
             ts += 2_000

@@ -6,21 +6,23 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
+from condense.messages import AssistantMessage
 from pi_tui.cli import main
 from pi_tui.session.store import Session
 
 USED = "src/module_0_1/file_007.py"
 
 
-def _assistant(content: list[dict[str, Any]], ts: int, prompt: int, stop: str) -> dict[str, Any]:
+def _assistant(content: list[dict[str, Any]], ts: int, prompt: int, stop: str) -> AssistantMessage:
     usage = {"input": 0, "output": 200, "cacheRead": prompt - 300, "cacheWrite": 300, "totalTokens": prompt + 200,
              "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0.01}}
-    return {"role": "assistant", "content": content, "api": "anthropic-messages", "provider": "anthropic",
-            "model": "claude-sonnet-4-5", "usage": usage, "stopReason": stop, "timestamp": ts}
+    return cast(AssistantMessage, {"role": "assistant", "content": content, "api": "anthropic-messages",
+                                   "provider": "anthropic", "model": "claude-sonnet-4-5", "usage": usage,
+                                   "stopReason": stop, "timestamp": ts})
 
 
 def _listing(task: int, turn: int) -> str:
@@ -38,7 +40,7 @@ def _write(folder: Path) -> Path:
                                 "timestamp": ts})
         for turn in range(turns):
             ts += 10_000
-            call = {"type": "toolCall", "id": f"toolu_{task}_{turn}", "name": "bash",
+            call: dict[str, Any] = {"type": "toolCall", "id": f"toolu_{task}_{turn}", "name": "bash",
                     "arguments": {"command": f"grep -rn handler module {task} {turn}"}}
             session.append_message(_assistant([call], ts, prompt, "toolUse"))
             ts += 2_000

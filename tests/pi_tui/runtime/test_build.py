@@ -4,12 +4,13 @@ budget trigger (0.735 of the window, at most 300k tokens): one figure, from lite
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from condense.messages import AssistantMessage, ToolResultMessage
 from pi_tui.runtime.build import LaunchOptions, Runtime, build_runtime
 from pi_tui.settings import LiveSettings, Settings
+from tests.support.typed import present
 
 SONNET_WINDOW = 200_000  # litellm's map for claude-sonnet-4-5 (checked against litellm in tests/pi_tui/ai)
 
@@ -38,10 +39,10 @@ def sonnet_runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ui: Notes) -
 
 async def one_tool_turn(runtime: Runtime, context_tokens: int) -> None:
     """A finished tool turn after which the host counts exactly `context_tokens` in the context."""
-    result: dict[str, Any] = {"role": "toolResult", "toolCallId": "call_1", "toolName": "read",
-                              "content": [{"type": "text", "text": "x = 1\n" * 400}], "isError": False,
-                              "timestamp": 2}
-    assistant: dict[str, Any] = {
+    result: ToolResultMessage = {"role": "toolResult", "toolCallId": "call_1", "toolName": "read",
+                                 "content": [{"type": "text", "text": "x = 1\n" * 400}], "isError": False,
+                                 "timestamp": 2}
+    assistant: AssistantMessage = {
         "role": "assistant", "content": [{"type": "toolCall", "id": "call_1", "name": "read",
                                           "arguments": {"path": "a.py"}}],
         "api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5",
@@ -51,18 +52,18 @@ async def one_tool_turn(runtime: Runtime, context_tokens: int) -> None:
     host = runtime.host
     await host.insert_message(assistant)
     await host.insert_message(result)
-    tail = host.context_usage().tokens - 1  # what the tool result adds to the reply's usage
+    tail = present(present(host.context_usage()).tokens) - 1  # what the tool result adds to the reply's usage
     assistant["usage"]["totalTokens"] = context_tokens - tail
-    assert host.context_usage().tokens == context_tokens
-    assert host.context_usage().percent == pytest.approx(context_tokens / SONNET_WINDOW * 100)  # the footer's
+    assert present(host.context_usage()).tokens == context_tokens
+    assert present(host.context_usage()).percent == pytest.approx(context_tokens / SONNET_WINDOW * 100)  # the footer's
     await runtime.engine.on_turn_end(assistant, [result], 0)
 
 
 def test_the_footer_and_condense_read_the_models_real_window(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                                                               ) -> None:
     runtime = sonnet_runtime(tmp_path, monkeypatch, Notes())
-    assert runtime.host.context_usage().context_window == SONNET_WINDOW  # the footer's source
-    assert runtime.engine.host.context_usage().context_window == SONNET_WINDOW  # what condense reads
+    assert present(runtime.host.context_usage()).context_window == SONNET_WINDOW  # the footer's source
+    assert present(runtime.engine.host.context_usage()).context_window == SONNET_WINDOW  # what condense reads
 
 
 @pytest.mark.parametrize(("tokens", "flushes"), [(146_999, False), (147_000, True)])

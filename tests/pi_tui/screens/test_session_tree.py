@@ -5,20 +5,24 @@ the branch left behind, written by the session's model."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownH2
 
+from condense.messages import AgentMessage, AssistantMessage
 from pi_tui.screens.picker import PickerScreen
 from pi_tui.screens.session_tree import SessionTreeScreen, tree_rows
 from pi_tui.session.store import Session
 from pi_tui.widgets.blocks import SummaryTextBlock
 
 
-def message(role: str, text: str, ts: int) -> dict:
+def message(role: str, text: str, ts: int) -> AgentMessage:
     if role == "user":
         return {"role": "user", "content": text, "timestamp": ts}
-    return {"role": "assistant", "content": [{"type": "text", "text": text}], "stopReason": "stop", "timestamp": ts}
+    # partial: the tree reads the role, the text and the stop reason
+    return cast(AssistantMessage, {"role": "assistant", "content": [{"type": "text", "text": text}],
+                                   "stopReason": "stop", "timestamp": ts})
 
 
 def two_branches(tmp_path: Path) -> Session:

@@ -5,25 +5,29 @@ from __future__ import annotations
 import json
 import stat
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
+from condense.messages import AssistantMessage, UserMessage
 from pi_tui.session.store import Session, SessionError
 from tests.conftest import corpus_path
+from tests.support.typed import plain, present
 
 
-def write_lines(path: Path, objs: list[dict], tail: str = "") -> Path:
+def write_lines(path: Path, objs: list[dict[str, Any]], tail: str = "") -> Path:
     path.write_text("".join(json.dumps(o) + "\n" for o in objs) + tail, encoding="utf-8")
     return path
 
 
-def user(text: str, ts: int = 1) -> dict:
+def user(text: str, ts: int = 1) -> UserMessage:
     return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": ts}
 
 
-def assistant(text: str, ts: int = 2) -> dict:
-    return {"role": "assistant", "content": [{"type": "text", "text": text}], "api": "x", "provider": "p",
-            "model": "m", "usage": {}, "stopReason": "stop", "timestamp": ts}
+def assistant(text: str, ts: int = 2) -> AssistantMessage:
+    # an empty usage (the store never reads it), so not quite the TypedDict
+    return cast(AssistantMessage, {"role": "assistant", "content": [{"type": "text", "text": text}], "api": "x",
+                                   "provider": "p", "model": "m", "usage": {}, "stopReason": "stop", "timestamp": ts})
 
 
 V3_HEADER = {"type": "session", "version": 3, "id": "s-1", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"}
@@ -105,7 +109,7 @@ def test_appending_to_an_old_file_rewrites_it_as_v3_and_keeps_a_backup(tmp_path:
     session.append_message(user("more"))
     reloaded = Session.open(path)
     assert reloaded.source_version == 3
-    assert [m["content"][0]["text"] for m in reloaded.messages()] == ["hello", "hi", "more"]
+    assert [m["content"][0]["text"] for m in plain(reloaded.messages())] == ["hello", "hi", "more"]
     assert (tmp_path / "v1.jsonl.v1.bak").read_bytes() == original
 
 
@@ -125,7 +129,7 @@ def test_a_migrated_file_and_its_backup_keep_the_users_mode(tmp_path: Path, mode
 
 
 def test_compaction_context_uses_summary_then_kept_entries(tmp_path: Path) -> None:
-    entries = [
+    entries: list[dict[str, Any]] = [
         {"type": "message", "id": "e1", "parentId": None, "timestamp": "t", "message": user("one")},
         {"type": "message", "id": "e2", "parentId": "e1", "timestamp": "t", "message": assistant("two")},
         {"type": "message", "id": "e3", "parentId": "e2", "timestamp": "t", "message": user("three")},
@@ -138,7 +142,7 @@ def test_compaction_context_uses_summary_then_kept_entries(tmp_path: Path) -> No
         {"type": "message", "id": "e6", "parentId": "e5", "timestamp": "t", "message": user("four")},
     ]
     session = Session.open(write_lines(tmp_path / "c.jsonl", [V3_HEADER, *entries]))
-    messages = session.messages()
+    messages = plain(session.messages())
     assert [m["role"] for m in messages] == ["compactionSummary", "assistant", "user", "custom",
                                              "branchSummary", "user"]
     assert messages[0]["summary"] == "S" and messages[0]["tokensBefore"] == 99
@@ -152,12 +156,12 @@ def test_torn_last_line_is_skipped_with_file_and_line_named(tmp_path: Path) -> N
         {"type": "message", "id": "a1", "parentId": None, "timestamp": "t", "message": user("ok")},
     ], tail='{"type":"message","id":"a2","parentId":"a1","mess')
     session = Session.open(path)
-    assert [m["content"][0]["text"] for m in session.messages()] == ["ok"]
+    assert [m["content"][0]["text"] for m in plain(session.messages())] == ["ok"]
     assert len(session.warnings) == 1
     assert str(session.warnings[0]).startswith(f"{path}:3: not valid JSON")
     # appending after a torn line starts a fresh line instead of gluing onto the garbage
     session.append_message(assistant("reply"))
-    assert [m["content"][0]["text"] for m in Session.open(path).messages()] == ["ok", "reply"]
+    assert [m["content"][0]["text"] for m in plain(Session.open(path).messages())] == ["ok", "reply"]
 
 
 def test_wrong_types_are_skipped_and_named(tmp_path: Path) -> None:
@@ -231,9 +235,9 @@ def test_branching_appends_a_child_of_the_chosen_entry(tmp_path: Path) -> None:
     session.append_message(assistant("b"))
     session.branch(first)
     session.append_message(assistant("c"))
-    assert [m["content"][0]["text"] for m in session.messages()] == ["a", "c"]
+    assert [m["content"][0]["text"] for m in plain(session.messages())] == ["a", "c"]
     assert len(session.children(first)) == 2
-    reloaded = Session.open(session.path)  # leaf = last entry in file order
-    assert [m["content"][0]["text"] for m in reloaded.messages()] == ["a", "c"]
+    reloaded = Session.open(present(session.path))  # leaf = last entry in file order
+    assert [m["content"][0]["text"] for m in plain(reloaded.messages())] == ["a", "c"]
     with pytest.raises(SessionError):
         session.branch("nope")

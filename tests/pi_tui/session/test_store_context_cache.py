@@ -3,11 +3,12 @@ they still follow every change: appends, moving the leaf, compactions."""
 
 from __future__ import annotations
 
+from condense.messages import AgentMessage, UserMessage
 from pi_tui.session.context import build_context
 from pi_tui.session.store import Session
 
 
-def user(text: str, ts: int) -> dict[str, object]:
+def user(text: str, ts: int) -> UserMessage:
     return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": ts}
 
 
@@ -16,14 +17,14 @@ def reply(text: str, ts: int) -> dict[str, object]:
             "stopReason": "stop", "timestamp": ts}
 
 
-def fresh(session: Session) -> list[object]:
+def fresh(session: Session) -> list[AgentMessage]:
     """The context built from scratch, the way a session without caches would."""
     return build_context(session.branch_entries()).messages
 
 
 def test_the_context_follows_appends_branches_and_compactions() -> None:
     session = Session.in_memory()
-    first = session.append_message(user("one", 1))  # type: ignore[arg-type]
+    first = session.append_message(user("one", 1))
     session.append_message(reply("two", 2))  # type: ignore[arg-type]
     session.append_custom_message("note", "a custom message", True)
     assert session.messages() == fresh(session) and len(session.messages()) == 3
@@ -31,7 +32,7 @@ def test_the_context_follows_appends_branches_and_compactions() -> None:
     session.append_message(reply("other", 3))  # type: ignore[arg-type]
     assert [m.get("content") for m in session.messages()] == [m.get("content") for m in fresh(session)]
     assert len(session.messages()) == 2
-    kept = session.append_message(user("three", 4))  # type: ignore[arg-type]
+    kept = session.append_message(user("three", 4))
     session.append_compaction("summary of before", kept, 1000)
     assert session.messages()[0]["role"] == "compactionSummary"
     assert session.messages() == fresh(session)
@@ -41,7 +42,7 @@ def test_the_context_follows_appends_branches_and_compactions() -> None:
 
 def test_messages_are_the_same_objects_across_requests_and_the_list_is_the_caller_s() -> None:
     session = Session.in_memory()
-    session.append_message(user("one", 1))  # type: ignore[arg-type]
+    session.append_message(user("one", 1))
     session.append_custom_message("note", "a custom message", True)
     before = session.messages()
     session.append_message(reply("two", 2))  # type: ignore[arg-type]

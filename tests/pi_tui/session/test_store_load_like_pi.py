@@ -7,15 +7,18 @@ session-manager's loader), not computed by the code under test.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from condense.messages import UserMessage
 from pi_tui.ai.convert import convert_to_llm
 from pi_tui.session.store import Session
 from tests.conftest import corpus_path
+from tests.support.typed import plain, present
 
 HEADER = {"type": "session", "version": 3, "id": "s-1", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"}
 T0 = 1767225600000  # 2026-01-01T00:00:00.000Z in ms
@@ -29,11 +32,11 @@ def entry(kind: str, entry_id: str, parent: str | None, second: int, **fields: A
     return {"type": kind, "id": entry_id, "parentId": parent, "timestamp": iso(second), **fields}
 
 
-def msg(entry_id: str, parent: str | None, second: int, message: dict[str, Any]) -> dict[str, Any]:
+def msg(entry_id: str, parent: str | None, second: int, message: Mapping[str, Any]) -> dict[str, Any]:
     return entry("message", entry_id, parent, second, message=message)
 
 
-def user(text: str, ts: int) -> dict[str, Any]:
+def user(text: str, ts: int) -> UserMessage:
     return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": ts}
 
 
@@ -257,7 +260,7 @@ def test_null_content_is_an_empty_message_for_every_role(tmp_path: Path) -> None
         msg("a6", "a5", 6, user("last", 6)),
     ]))
     assert session.warnings == []
-    assert [(m["role"], m["content"]) for m in session.messages()] == [
+    assert [(m["role"], m["content"]) for m in plain(session.messages())] == [
         ("user", []), ("assistant", []), ("toolResult", []), ("custom", []), ("custom", []),
         ("user", [{"type": "text", "text": "last"}])]
 
@@ -354,7 +357,8 @@ def test_a_line_torn_before_its_id_costs_only_that_line(tmp_path: Path) -> None:
     session = Session.open(path)
     assert texts(session) == ["user:one", "assistant:two", "assistant:four", "user:five"]
     new = session.append_message(user("six", 6))
-    assert [e["id"] for e in session.branch_entries()][:2] == ["a1", "a2"] and session.get(new)["parentId"] == "a5"
+    assert [e["id"] for e in session.branch_entries()][:2] == ["a1", "a2"]
+    assert present(session.get(new))["parentId"] == "a5"
 
 
 def test_entries_without_an_id_or_with_a_bad_message_are_skipped_and_named(tmp_path: Path) -> None:
@@ -413,7 +417,7 @@ def test_leaf_is_the_last_line_even_on_an_older_branch_and_a_new_turn_continues_
     assert session.leaf_id == "a4"
     assert texts(session) == ["user:one", "assistant:two", "user:three"]
     new = session.append_message(user("next", 6))
-    assert session.get(new)["parentId"] == "a4"
+    assert present(session.get(new))["parentId"] == "a4"
     assert texts(Session.open(path)) == ["user:one", "assistant:two", "user:three", "user:next"]
 
 
@@ -429,7 +433,7 @@ def test_a_skipped_last_line_leaves_the_leaf_on_its_branch(tmp_path: Path) -> No
     assert session.leaf_id == "a2", "Pi's leaf is the last line; the nearest usable entry on its branch"
     assert texts(session) == ["user:one", "assistant:two"]
     new = session.append_message(user("next", 5))
-    assert session.get(new)["parentId"] == "a2"
+    assert present(session.get(new))["parentId"] == "a2"
 
 
 def test_an_entry_whose_parent_is_missing_starts_its_own_path(tmp_path: Path) -> None:
@@ -505,7 +509,7 @@ def test_corpus_sessions_load_whole_with_pi_context(name: str) -> None:
 
 def test_glued_lines_of_the_corpus_keep_both_turns() -> None:
     check = Session.open(corpus_path("pi-compaction-check.jsonl"))
-    messages = check.messages()
+    messages = plain(check.messages())
     ok = next(i for i, m in enumerate(messages) if m["timestamp"] == 1766006435055)
     assert messages[ok]["content"] == [{"type": "text", "text": "ok"}]
     assert (messages[ok - 1]["role"], messages[ok - 1]["timestamp"]) == ("assistant", 1766004747052)

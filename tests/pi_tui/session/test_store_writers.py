@@ -13,6 +13,7 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,6 +22,7 @@ from pi_tui.paths import ensure_private_dir
 from pi_tui.session.store import Session
 from tests.conftest import corpus_path
 from tests.pi_tui.session.test_store import assistant, user, write_lines
+from tests.support.typed import plain
 from tests.support.waiting import wait_until
 
 REPO = Path(__file__).resolve().parents[3]
@@ -39,7 +41,7 @@ def corpus_copy(folder: Path, name: str = "pi-large-session.jsonl") -> Path:
     return path
 
 
-def by_text(session: Session) -> dict[str, dict]:
+def by_text(session: Session) -> dict[str, dict[str, Any]]:
     """Message entries by their first text block, in file order."""
     return {e["message"]["content"][0]["text"]: e for e in session.entries
             if e["type"] == "message" and e["message"]["role"] in ("user", "assistant")
@@ -88,7 +90,8 @@ def test_a_stale_v1_session_joins_the_migration_another_process_made(tmp_path: P
     assert (tmp_path / "s.jsonl.v1.bak").read_bytes() == original
     # the stale process picked up the other's entries, and its own branch is untouched
     assert "from first" in texts(second)
-    assert [m["content"][0]["text"] for m in second.messages()] == ["hello", "hi", "from second", "reply to second"]
+    assert [m["content"][0]["text"] for m in plain(second.messages())] == [
+        "hello", "hi", "from second", "reply to second"]
     assert no_temp_files(tmp_path) == []
 
 
@@ -102,7 +105,7 @@ def test_a_v3_session_open_twice_appends_under_its_own_leaf_and_keeps_the_others
     on_disk = assert_every_parent_resolves(path)
     assert [t for t in texts(on_disk) if t.startswith(("first", "second"))] == [
         "first 0", "second 0", "first 1", "second 1", "first 2", "second 2"]
-    assert [m["content"][0]["text"] for m in first.messages()][-3:] == ["first 0", "first 1", "first 2"]
+    assert [m["content"][0]["text"] for m in plain(first.messages())][-3:] == ["first 0", "first 1", "first 2"]
     # each one knows what the other wrote before its own last write
     assert [e["id"] for e in second.entries] == [e["id"] for e in on_disk.entries]
     assert [e["id"] for e in first.entries] == [e["id"] for e in on_disk.entries][:-1]

@@ -8,6 +8,7 @@ import os
 import stat
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,7 +41,7 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
-def on_disk(path: Path) -> dict:
+def on_disk(path: Path) -> dict[str, Any]:
     return tomllib.loads(path.read_text(encoding="utf-8"))
 
 

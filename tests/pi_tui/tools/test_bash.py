@@ -9,6 +9,7 @@ import stat
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,26 +17,27 @@ from pi_tui.abort import AbortSignal
 from pi_tui.tools.base import ToolContext, ToolError, ToolOutput
 from pi_tui.tools.bash import UPDATE_INTERVAL, BashTool
 from tests.support.processes import live_members
+from tests.support.typed import present, text_at
 from tests.support.waiting import until
 
 SAFETY = 20  # seconds; only a net so a broken kill cannot hang the suite
 
 
-async def bash(cwd: Path, command: str, tool: BashTool | None = None, **kwargs: object) -> ToolOutput:
+async def bash(cwd: Path, command: str, tool: BashTool | None = None, **kwargs: Any) -> ToolOutput:
     tool = tool or BashTool()
     timeout = kwargs.pop("timeout", None)
-    ctx = ToolContext(cwd=cwd, **kwargs)  # type: ignore[arg-type]
+    ctx = ToolContext(cwd=cwd, **kwargs)
     return await asyncio.wait_for(tool.run(tool.Params(command=command, timeout=timeout), ctx), SAFETY)
 
 
-async def bash_error(cwd: Path, command: str, **kwargs: object) -> str:
+async def bash_error(cwd: Path, command: str, **kwargs: Any) -> str:
     with pytest.raises(ToolError) as info:
         await bash(cwd, command, **kwargs)
     return str(info.value)
 
 
 def text_of(out: ToolOutput) -> str:
-    return out.content[0]["text"]
+    return text_at(out.content)
 
 
 def full_output_path(text: str) -> Path:
@@ -84,8 +86,8 @@ async def test_lines_truncation_keeps_the_tail_and_saves_everything(tmp_path: Pa
     assert body.split("\n")[0] == "1001" and body.endswith("3000")
     path = full_output_path(notice)
     assert notice == f"[Showing lines 1001-3000 of 3000. Full output: {path}]"
-    assert out.details == {"truncation": out.details["truncation"], "fullOutputPath": str(path)}
-    assert out.details["truncation"]["truncatedBy"] == "lines"
+    assert out.details == {"truncation": present(out.details)["truncation"], "fullOutputPath": str(path)}
+    assert present(out.details)["truncation"]["truncatedBy"] == "lines"
     try:
         assert path.read_text() == "".join(f"{i}\n" for i in range(1, 3001))
         assert stat.S_IMODE(path.stat().st_mode) == 0o600

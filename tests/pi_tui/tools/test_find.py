@@ -2,6 +2,7 @@
 tree walk it shares with grep: glob semantics, ignore rules, limits, errors."""
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -9,6 +10,7 @@ from pi_tui.abort import AbortSignal
 from pi_tui.tools.base import ToolContext, ToolError, ToolOutput
 from pi_tui.tools.find import FindTool
 from pi_tui.tools.walk import GlobMatcher, glob_regex, walk
+from tests.support.typed import text_at
 
 
 @pytest.fixture(autouse=True)
@@ -16,13 +18,13 @@ def without_fd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "no-programs-here"))
 
 
-async def find(cwd: Path, signal: AbortSignal | None = None, **params: object) -> ToolOutput:
+async def find(cwd: Path, signal: AbortSignal | None = None, **params: Any) -> ToolOutput:
     tool = FindTool()
     return await tool.run(tool.Params(**params), ToolContext(cwd=cwd, signal=signal or AbortSignal()))
 
 
 def lines_of(out: ToolOutput) -> list[str]:
-    return out.content[0]["text"].split("\n")
+    return text_at(out.content).split("\n")
 
 
 @pytest.fixture
@@ -64,7 +66,7 @@ async def test_search_path_and_parent_path(project: Path) -> None:
 async def test_patterns_cannot_reach_outside_the_search_root(project: Path) -> None:
     (project.parent / "secret.txt").write_text("")
     out = await find(project, pattern="../*.txt")
-    assert out.content[0]["text"] == "No files found matching pattern"
+    assert text_at(out.content) == "No files found matching pattern"
 
 
 async def test_gitignore_rules(project: Path) -> None:
@@ -106,7 +108,7 @@ async def test_byte_limit_notice(tmp_path: Path) -> None:
     for i in range(500):
         (tmp_path / f"{i:03d}{'n' * 120}.txt").write_text("")
     out = await find(tmp_path, pattern="*.txt")
-    body, notice = out.content[0]["text"].split("\n\n")
+    body, notice = text_at(out.content).split("\n\n")
     assert notice == "[50.0KB limit reached]" and len(body.encode()) <= 51200
     assert out.details is not None and out.details["truncation"]["truncatedBy"] == "bytes"
 

@@ -3,12 +3,14 @@ output format, options, ignore rules, limits and notices, errors."""
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pi_tui.abort import AbortSignal
 from pi_tui.tools.base import ToolContext, ToolError, ToolOutput
 from pi_tui.tools.grep import GrepTool
+from tests.support.typed import text_at
 
 
 @pytest.fixture(autouse=True)
@@ -16,13 +18,13 @@ def without_ripgrep(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "no-programs-here"))
 
 
-async def grep(cwd: Path, signal: AbortSignal | None = None, **params: object) -> ToolOutput:
+async def grep(cwd: Path, signal: AbortSignal | None = None, **params: Any) -> ToolOutput:
     tool = GrepTool()
     return await tool.run(tool.Params(**params), ToolContext(cwd=cwd, signal=signal or AbortSignal()))
 
 
 def text_of(out: ToolOutput) -> str:
-    return out.content[0]["text"]
+    return text_at(out.content)
 
 
 @pytest.fixture

@@ -1,21 +1,23 @@
 """The ls tool: dotfiles, case-insensitive order, directory markers, limits and errors."""
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pi_tui.abort import AbortSignal
 from pi_tui.tools.base import ToolContext, ToolError, ToolOutput
 from pi_tui.tools.ls import LsTool
+from tests.support.typed import text_at
 
 
-async def ls(cwd: Path, signal: AbortSignal | None = None, **params: object) -> ToolOutput:
+async def ls(cwd: Path, signal: AbortSignal | None = None, **params: Any) -> ToolOutput:
     tool = LsTool()
     return await tool.run(tool.Params(**params), ToolContext(cwd=cwd, signal=signal or AbortSignal()))
 
 
 def text_of(out: ToolOutput) -> str:
-    return out.content[0]["text"]
+    return text_at(out.content)
 
 
 async def test_entries_sorted_ignoring_case_with_dirs_marked(tmp_path: Path) -> None:

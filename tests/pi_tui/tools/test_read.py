@@ -2,6 +2,7 @@
 
 import base64
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,7 +13,7 @@ from pi_tui.tools.read import ReadTool
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + bytes(range(40))
 
 
-async def read(cwd: Path, signal: AbortSignal | None = None, **params: object) -> ToolOutput:
+async def read(cwd: Path, signal: AbortSignal | None = None, **params: Any) -> ToolOutput:
     tool = ReadTool()
     ctx = ToolContext(cwd=cwd, signal=signal or AbortSignal())
     return await tool.run(tool.Params(**params), ctx)

@@ -1,12 +1,14 @@
 """The tool registry: names, defaults, construction and unknown names."""
 
 from pathlib import Path
+from typing import cast
 
 import pytest
 
 from pi_tui.tools import ALL_TOOLS, DEFAULT_TOOL_NAMES, make_tools
 from pi_tui.tools.base import ToolContext
 from pi_tui.tools.bash import BashTool
+from tests.support.typed import text_at
 
 SPEC_PARAMS = {
     "read": ({"path"}, {"offset", "limit"}),
@@ -43,9 +45,10 @@ def test_make_tools_keeps_order_and_configures_bash(tmp_path: Path) -> None:
 
 
 async def test_shell_settings_reach_the_bash_tool(tmp_path: Path) -> None:
-    (bash,) = make_tools(["bash"], shell="/bin/sh", shell_prefix="GREETING=hi")
+    (tool,) = make_tools(["bash"], shell="/bin/sh", shell_prefix="GREETING=hi")
+    bash = cast(BashTool, tool)
     out = await bash.run(bash.Params(command='echo "$0 $GREETING"'), ToolContext(cwd=tmp_path))
-    assert out.content[0]["text"] == "/bin/sh hi\n"
+    assert text_at(out.content) == "/bin/sh hi\n"
 
 
 def test_unknown_names_are_one_line_error() -> None:

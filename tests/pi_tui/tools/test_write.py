@@ -7,6 +7,7 @@ import pytest
 from pi_tui.abort import AbortSignal
 from pi_tui.tools.base import ToolContext, ToolError, ToolOutput
 from pi_tui.tools.write import WriteTool
+from tests.support.typed import text_at
 
 
 async def write(cwd: Path, path: str, content: str, signal: AbortSignal | None = None) -> ToolOutput:
@@ -29,7 +30,7 @@ async def test_overwrites_and_keeps_line_endings(tmp_path: Path) -> None:
 
 async def test_count_is_string_length_like_pi(tmp_path: Path) -> None:
     out = await write(tmp_path, "u.txt", "héllo")
-    assert out.content[0]["text"] == "Successfully wrote 5 bytes to u.txt"
+    assert text_at(out.content) == "Successfully wrote 5 bytes to u.txt"
     assert (tmp_path / "u.txt").read_bytes() == "héllo".encode()
 
 

@@ -12,7 +12,7 @@ import tomllib
 
 from textual.widgets import Markdown
 
-from condense.config import CondenseConfig
+from condense.config import ChainCompressionConfig, CondenseConfig
 from pi_tui.paths import settings_file
 from pi_tui.runtime.build import DEMO_SPILL_THRESHOLD
 from pi_tui.screens.form import SettingsFormScreen
@@ -23,6 +23,7 @@ from pi_tui.widgets.answer import AssistantText
 from pi_tui.widgets.assistant import AssistantBlock
 from pi_tui.widgets.blocks import SummaryBlock, UserBlock
 from pi_tui.widgets.tool_card import ToolCard
+from tests.support.typed import present
 
 RECLAIM = re.compile(r"prune: ON · reads [\d.]+[kM]? · saves [\d.]+[kM]? \(-\d+%\)")
 
@@ -63,7 +64,8 @@ async def test_a_prompt_plays_a_task_with_cards_a_streamed_reply_and_a_flush(mak
 async def test_pruner_tree_lists_the_calls_and_opens_outputs_and_summaries(make_app, send, wait) -> None:
     # every turn of demo task 1 summarised (its read of pricing.py too, though the fix edits that file), its
     # chain kept raw: the tree the assertions below walk
-    condense = CondenseConfig(min_batch_chars=1000, chain_compression={"rolling_window": 3}, superseded_reads=False)
+    condense = CondenseConfig(min_batch_chars=1000, chain_compression=ChainCompressionConfig(rolling_window=3),
+                              superseded_reads=False)
     app = make_app(settings=load_settings().settings.model_copy(update={"condense": condense}))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait(pilot)
@@ -130,7 +132,7 @@ async def test_a_setting_changed_in_the_overlay_is_saved_and_shown(make_app, sen
         await change(pilot, "min_batch_chars", "250")
         await change(pilot, "purge_errors.cooldown_turns", "-1")
         refused = "condense.purge_errors.cooldown_turns: expected an integer >= 0, got -1"  # as /settings says it
-        assert refused in form.outcomes["purge_errors.cooldown_turns"]
+        assert refused in present(form.outcomes["purge_errors.cooldown_turns"])
         assert refused in str(form.list.get_option("purge_errors.cooldown_turns").prompt)
         await pilot.press("escape")  # leaves the edit line, not the overlay
         assert app.screen is form and form.editing is None
@@ -168,7 +170,7 @@ async def test_pruner_now_shows_one_row_per_batch_then_clears(make_app, send, wa
         reports: list[tuple[int, str, int]] = []
         progress = app.main.status.progress
         original = progress.report
-        progress.report = lambda *args: (reports.append(args), original(*args))[1]  # type: ignore[method-assign]
+        progress.report = lambda *args: (reports.append(args), original(*args))[1]  # type: ignore[func-returns-value]  # record, report
         await send(pilot, "/pruner now")
         assert reports and {state for _, state, _ in reports} == {"running", "done"}
         batches = sorted({batch for batch, _, _ in reports})
@@ -182,7 +184,7 @@ async def test_streamed_text_goes_through_one_markdown_stream(make_app, wait, mo
     updates: list[str] = []
     original = Markdown.update
 
-    def spy(self, markdown: str):  # type: ignore[no-untyped-def]
+    def spy(self, markdown: str):
         updates.append(markdown)
         return original(self, markdown)
 

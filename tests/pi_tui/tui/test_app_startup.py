@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -61,7 +62,8 @@ def probe(tmp_path: Path, *args: str, key: str | None = None) -> dict:  # type: 
     done = subprocess.run([sys.executable, "-c", PROBE, *args], cwd=tmp_path, env=env, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    answer: dict[Any, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return answer
 
 
 def test_no_arguments_open_the_tui_on_the_demo_without_litellm(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pi_tui.screens.picker import PickerScreen
 from pi_tui.settings import Settings
 
 
-def notes(app) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+def notes(app) -> list[tuple[str, str]]:
     return [(item.message["text"], item.level) for item in app.main.transcript.conversation.items
             if item.kind == "note"]
 

@@ -10,6 +10,7 @@ import shutil
 from condense.measure import estimate_tokens
 from pi_tui.screens.picker import PickerScreen
 from tests.conftest import corpus_path
+from tests.support.typed import present
 
 FIGURE = re.compile(r"│ prune: ON · reads (\S+) · saves (\S+) \(-(\d+)%\)")
 
@@ -78,7 +79,7 @@ async def test_after_a_flush_the_context_figure_is_what_the_model_reads(make_app
         await app.runtime.host.navigate(app.runtime.host.session.leaf_id)
         assert FIGURE.fullmatch(app.bridge.statuses["condense"])
         await wait_for(pilot, lambda: FIGURE.fullmatch(app.bridge.statuses["condense"]) is not None)
-        reads, reads_off = tokens(FIGURE.fullmatch(app.bridge.statuses["condense"])[1])
+        reads, reads_off = tokens(present(FIGURE.fullmatch(app.bridge.statuses["condense"]))[1])
         assert abs(footer_context(app) - reads) <= reads_off + 100
 
 

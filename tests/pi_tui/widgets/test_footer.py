@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,7 +30,7 @@ def test_tokens_are_formatted_like_pi(count: int, text: str) -> None:
 
 
 def test_totals_count_every_assistant_entry_of_the_file_and_skip_zeros() -> None:
-    def entry(role: str, **usage: object) -> dict:
+    def entry(role: str, **usage: object) -> dict[str, Any]:
         return {"type": "message", "message": {"role": role, "usage": usage}}
 
     entries = [entry("assistant", input=1200, output=80, cacheRead=0, cacheWrite=0, cost={"total": 0.01}),

@@ -16,6 +16,7 @@ from pi_tui.widgets.blocks import SummaryBlock, ThinkingBlock, UserBlock
 from pi_tui.widgets.tool_card import ToolCard
 from pi_tui.widgets.transcript import Transcript
 from tests.conftest import corpus_path
+from tests.support.typed import present
 
 
 async def test_a_corpus_session_opens_with_a_bounded_widget_tree(make_app, corpus_file: Path, tmp_path: Path,
@@ -106,7 +107,7 @@ class StreamApp(App[None]):
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return variable_defaults(self.current_theme)
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self):
         yield Transcript(clock=lambda: 0.0)
 
 
@@ -117,7 +118,7 @@ async def test_a_streaming_message_grows_part_by_part_in_content_order() -> None
         conversation = transcript.conversation
         partial = {"role": "assistant", "content": [], "stopReason": "stop", "timestamp": 1}
         item = conversation.add(partial)
-        block = await transcript.append(item)
+        block = await transcript.append(present(item))
         assert isinstance(block, AssistantBlock)
         thinking = {"type": "thinking", "thinking": "Hmm."}
         text = {"type": "text", "text": "Reading it."}
@@ -145,7 +146,7 @@ async def test_a_streaming_message_grows_part_by_part_in_content_order() -> None
         assert card.call.args == {"path": "a.py"} and "read a.py" in card.render_card().plain
         conversation.add({"role": "toolResult", "toolCallId": "c1", "toolName": "read",
                           "content": [{"type": "text", "text": "x = 1"}], "isError": False, "timestamp": 2})
-        assert conversation.call("c1").output == "x = 1"
+        assert present(conversation.call("c1")).output == "x = 1"
 
 
 def test_the_model_pairs_results_with_calls_and_keeps_orphans() -> None:
