@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from condense.config import CondenseConfig
     from condense.engine import CondenseEngine
     from condense.entry_log import EntryLog, FileLog, MemoryLog, StoreInUseError
-    from condense.errors import CondenseError
+    from condense.errors import CondenseError, ConfigError, StoreFormatError
     from condense.facade import AnthropicCondenser, Condenser, OpenAICondenser
     from condense.flush import BatchFilter, FlushResult
     from condense.host import CancelSignal, CompletionEvent, ContextUsage, Host
@@ -49,7 +49,8 @@ _HOME = {  # public name -> the module that defines it
     "ContextUsage": "host", "Host": "host", "LocalHost": "local_host", "ModelAccess": "local_host",
     "SummaryFunction": "local_host", "BatchFilter": "flush", "SummaryHook": "summarize",
     "EntryLog": "entry_log", "FileLog": "entry_log", "MemoryLog": "entry_log",
-    "StoreInUseError": "entry_log", "CondenseError": "errors", "SummarizerAborted": "summarize",
+    "StoreInUseError": "entry_log", "CondenseError": "errors", "ConfigError": "errors",
+    "StoreFormatError": "errors", "SummarizerAborted": "summarize",
     "CallMark": "inspect", "CallView": "inspect", "ChainMark": "inspect", "ChainView": "inspect",
     "PruneTree": "inspect", "SummaryView": "inspect", "call_mark": "inspect", "chain_marks": "inspect",
     "prune_tree": "inspect", "unknown_refs": "inspect",
@@ -94,6 +95,7 @@ __all__ = [
     "CondenseEngine",
     "CondenseError",
     "Condenser",
+    "ConfigError",
     "ContextUsage",
     "EntryLog",
     "FileLog",
@@ -105,6 +107,7 @@ __all__ = [
     "ModelAccess",
     "OpenAICondenser",
     "PruneTree",
+    "StoreFormatError",
     "StoreInUseError",
     "SummarizerAborted",
     "SummaryFunction",

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from condense.blobs import blob_dir
 from condense.capture import entry_ms
-from condense.errors import CondenseError
+from condense.errors import CondenseError, StoreFormatError
 from condense.messages import AgentMessage, CustomMessage
 from condense.timefmt import now_iso
 
@@ -159,10 +159,10 @@ class FileLog(MemoryLog):
         objects = _read_objects(path)
         header = objects[0] if objects and objects[0].get("type") == "session" else None
         if header is None or not isinstance(header.get("id"), str):
-            raise ValueError(f"{path} is not a Pi session file (no session header); "
+            raise StoreFormatError(f"{path} is not a Pi session file (no session header); "
                              "name an empty folder or one this library wrote")
         if header.get("version") != SESSION_VERSION:
-            raise ValueError(f"{path} is a version {header.get('version', 1)} Pi session; pi-tui rewrites it as"
+            raise StoreFormatError(f"{path} is a version {header.get('version', 1)} Pi session; pi-tui rewrites it as"
                              " version 3 when it first writes to it (send one message in `pi-tui --session"
                              f" {path}`; the original is kept beside it as .v{header.get('version', 1)}.bak),"
                              " or name another folder")

@@ -4,6 +4,8 @@ with one `except CondenseError`, while each kind keeps the built-in base callers
     CondenseError
     ├── MessageError        (also ValueError)    a message the engine cannot hold without losing part of it
     ├── StoreInUseError     (also RuntimeError)  the store folder is open for writing elsewhere
+    ├── StoreFormatError    (also ValueError)    the store's session file is not one condense can continue
+    ├── ConfigError         (also ValueError)    a setting or summariser condense cannot run with
     └── SummarizerAborted                        the caller's signal aborted the summariser
 """
 
@@ -12,3 +14,11 @@ from __future__ import annotations
 
 class CondenseError(Exception):
     """Anything condense raises deliberately; an exception of another type is a bug."""
+
+
+class ConfigError(CondenseError, ValueError):
+    """A setting or a summariser the engine cannot run with; the text names the key and what it expects."""
+
+
+class StoreFormatError(CondenseError, ValueError):
+    """The store folder's session file is not a Pi session condense can continue (no header, an old version)."""

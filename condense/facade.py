@@ -25,6 +25,7 @@ from condense.adapters import from_anthropic, from_openai, to_anthropic, to_open
 from condense.adapters.common import tool_names, with_usage
 from condense.config import CondenseConfig, one_line_error
 from condense.engine import CondenseEngine
+from condense.errors import ConfigError
 from condense.local_host import LocalHost, SummaryFunction
 from condense.messages import (
     AgentMessage,
@@ -48,14 +49,14 @@ def _config_for(summarizer: SummarySource, config: CondenseConfig | Mapping[str,
     try:
         return CondenseConfig.model_validate(settings)
     except ValidationError as exc:
-        raise ValueError(f"condense: config {one_line_error(exc, CondenseConfig)}") from None
+        raise ConfigError(f"condense: config {one_line_error(exc, CondenseConfig)}") from None
 
 
 def _summary_function(summarizer: SummarySource) -> SummaryFunction | None:
     if summarizer == EXTRACTIVE_MODEL:
         return None
     if isinstance(summarizer, str):  # the engine never imports a model client: the caller brings one
-        raise ValueError(f"condense: summarizer {summarizer!r}: pass 'extractive' or a function; for a litellm"
+        raise ConfigError(f"condense: summarizer {summarizer!r}: pass 'extractive' or a function; for a litellm"
                          f" model use pi_tui.ai.litellm_summary.litellm_summarizer({summarizer!r})")
     return summarizer
 
