@@ -11,18 +11,15 @@ from pathlib import Path
 import pytest
 
 from condense.diagnostics import DiagnosticSink
-from pi_tui.logs import LOGGERS, install_log_file
+from pi_tui.logs import install_log_file
+from tests.support.log_handlers import remove_log_handlers
 
 
 @pytest.fixture(autouse=True)
 def _no_handler_left() -> Iterator[None]:
     """Each test installs into its own home; the handler must not outlive it."""
     yield
-    for name in LOGGERS:
-        logger = logging.getLogger(name)
-        for handler in list(logger.handlers):
-            logger.removeHandler(handler)
-            handler.close()
+    remove_log_handlers()
 
 
 def test_the_log_file_is_private_inside_a_private_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -3,26 +3,22 @@ log file, with the traceback in that file (Textual owns stderr, so a log record 
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from condense.records import FLUSH_METRICS
-from pi_tui.logs import LOGGERS, install_log_file, log_file
+from pi_tui.logs import install_log_file, log_file
 from pi_tui.session.store import Session
+from tests.support.log_handlers import remove_log_handlers
 
 
 @pytest.fixture
 def log_installed() -> Iterator[None]:
     install_log_file()
     yield
-    for name in LOGGERS:
-        logger = logging.getLogger(name)
-        for handler in list(logger.handlers):
-            logger.removeHandler(handler)
-            handler.close()
+    remove_log_handlers()
 
 
 def notes(app: Any) -> list[str]:
