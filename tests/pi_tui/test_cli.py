@@ -14,18 +14,11 @@ import pytest
 from pi_tui.cli import main
 from pi_tui.session.store import Session
 from tests.conftest import corpus_path
+from tests.support.cli import run_cli
 from tests.support.fake_openai import FakeOpenAI, Reply, text_reply
 from tests.support.typed import plain
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def run_cli(*args: str, cwd: Path, timeout: float = 120, env: dict[str, str] | None = None,
-            ) -> subprocess.CompletedProcess[str]:
-    """The real console entry point in a fresh process, as a person at a shell would run it."""
-    full_env = {**os.environ, **(env or {})}
-    return subprocess.run([sys.executable, "-m", "pi_tui", *args], cwd=cwd, env=full_env, capture_output=True,
-                          text=True, timeout=timeout)
 
 
 def test_version_and_help(capsys: pytest.CaptureFixture[str]) -> None:

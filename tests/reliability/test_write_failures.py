@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from pi_tui.session.store import Session, SessionWriteError
-from tests.pi_tui.session.test_store import V3_HEADER, assistant, user, write_lines
-from tests.pi_tui.session.test_store_writers import V1_HEADER, assert_every_parent_resolves, no_temp_files, texts
 from tests.reliability.crash import Sandbox
 from tests.support.full_disk import fill, inject, try_mount_tmpfs, unmount
+from tests.support.session_checks import assert_every_parent_resolves, first_texts, no_temp_files
+from tests.support.session_lines import V1_HEADER, V3_HEADER, assistant, user, write_lines
 
 
 @dataclass
@@ -112,7 +112,7 @@ def test_a_migration_on_a_full_disk_keeps_the_original_and_backs_it_up_once_spac
     disk.free()
     session.append_message(user("three"))
     assert told[1:] == [None], "saved again, and said so"
-    assert texts(assert_every_parent_resolves(path)) == ["hello", "hi", "one", "two", "three"]
+    assert first_texts(assert_every_parent_resolves(path)) == ["hello", "hi", "one", "two", "three"]
     assert (disk.folder / "s.jsonl.v1.bak").read_bytes() == original
     assert no_temp_files(disk.folder) == []
 
@@ -130,7 +130,7 @@ def test_a_failed_append_leaves_no_half_line_and_is_retried(disk: FullDisk) -> N
     disk.free()
     session.append_message(assistant("answer"))
     assert session.write_error is None
-    assert texts(assert_every_parent_resolves(path)) == ["hello", "hi", "x" * 100_000, "answer"]
+    assert first_texts(assert_every_parent_resolves(path)) == ["hello", "hi", "x" * 100_000, "answer"]
 
 
 def test_without_a_handler_the_first_failed_write_raises_one_clear_error(disk: FullDisk) -> None:
@@ -161,7 +161,7 @@ def test_print_mode_on_a_full_disk_says_once_what_was_not_saved_and_exits_3(disk
     disk.free()
     again = run_cli(tmp_path, ["-p", "next task", "--session", str(path), "--model", "demo"])
     assert again.returncode == 0, again.stderr
-    assert "next task" in texts(assert_every_parent_resolves(path))
+    assert "next task" in first_texts(assert_every_parent_resolves(path))
 
 
 @pytest.mark.parametrize("make", [v3_session, v1_session], ids=["v3", "v1"])

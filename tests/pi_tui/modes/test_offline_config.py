@@ -13,7 +13,7 @@ from pi_tui.cli import main
 from pi_tui.errors import UserError
 from pi_tui.modes.offline_config import offline_condense_config
 from pi_tui.session.store import Session
-from tests.pi_tui.modes.test_whatif import write_session
+from tests.support.priced_session import write_session
 
 
 @pytest.fixture

@@ -11,9 +11,9 @@ import pytest
 
 from pi_tui.cli import main
 from pi_tui.session.store import Session
-from tests.pi_tui.session.test_store_load_like_pi import HEADER, assistant, entry, msg, user, write
-from tests.pi_tui.test_cli import run_cli
+from tests.support.cli import run_cli
 from tests.support.fake_openai import FakeOpenAI, text_reply
+from tests.support.session_lines import V3_HEADER, every_leniency, msg, write
 
 PNG = {"type": "image", "data": base64.b64encode(bytes(3000)).decode(), "mimeType": "image/png"}
 
@@ -26,7 +26,7 @@ def bash(command: str, ts: int, **fields: Any) -> dict[str, Any]:
 def test_show_says_cancelled_marks_unseen_output_and_sizes_images(tmp_path: Path,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     path = write(tmp_path / "s.jsonl", [
-        HEADER,
+        V3_HEADER,
         msg("a1", None, 1, {"role": "user", "content": [{"type": "text", "text": "see"}, PNG], "timestamp": 1}),
         msg("a2", "a1", 2, bash("sleep 9", 2, cancelled=True, exitCode=None)),
         msg("a3", "a2", 3, bash("env", 3, excludeFromContext=True)),
@@ -42,31 +42,6 @@ def test_show_says_cancelled_marks_unseen_output_and_sizes_images(tmp_path: Path
     assert "── user ran ! false (exit 1) ·" in out
     assert "── read result ✓" in out and out.count("[image: image/png, 3 KB]") == 2
     assert PNG["data"][:40] not in out
-
-
-def every_leniency(tmp_path: Path) -> Path:
-    """One file holding every line Pi keeps that an older pi-tui dropped, and one line Pi cannot use."""
-    bare_reply = {"role": "assistant", "content": [{"type": "text", "text": "glued one"}]}  # no usage, model...
-    glued = (json.dumps(msg("b1", "a9", 10, bare_reply)) +
-             json.dumps(msg("b2", "b1", 11, user("glued two", 11))))
-    utf8 = json.dumps(msg("a2", "a1", 2, user("bad XX", 2))).encode().replace(b"XX", b"\xc3\x28")
-    path = write(tmp_path / "lenient.jsonl", [
-        HEADER,
-        msg("a1", None, 1, {"role": "user", "content": "no timestamp"}),
-        utf8,
-        entry("model_change", "a3", "a2", 3, modelId="gpt-x"),
-        entry("thinking_level_change", "a4", "a3", 4),
-        entry("custom_message", "a5", "a4", 5, content="no custom type"),
-        msg("a6", "a5", 6, {"role": "user", "content": None, "timestamp": 6}),
-        msg("a7", "a6", 7, {**assistant("", 7), "content": None}),
-        msg("a8", "a7", 8, {"role": "message-from-the-future", "content": "?"}),
-        msg("a9", "a8", 9, {"role": "toolResult", "toolCallId": "c", "toolName": "bash", "content": None,
-                            "timestamp": 9}),
-        glued,
-        entry("label", "b3", "b2", 12),
-    ], end=b"\r\n")
-    path.write_bytes(path.read_bytes().removesuffix(b"\r\n"))
-    return path
 
 
 def test_every_leniency_goes_through_context_and_show(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

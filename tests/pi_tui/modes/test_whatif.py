@@ -5,62 +5,16 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pytest
 
-from condense.messages import AssistantMessage
 from condense.simulate import ANTHROPIC_EDITS, CONDENSE_STRATEGIES, STRATEGIES
 from pi_tui.cli import main
-from pi_tui.session.store import Session
 from tests.conftest import corpus_path
+from tests.support.priced_session import write_session
 
 SVG = "{http://www.w3.org/2000/svg}"
-
-
-def _usage(prompt: int, cached: int) -> dict[str, Any]:
-    cost = (prompt - cached) * 3.75e-6 + cached * 3e-7 + 200 * 1.5e-5
-    return {"input": 0, "output": 200, "cacheRead": cached, "cacheWrite": prompt - cached,
-            "totalTokens": prompt + 200, "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0,
-                                                  "total": cost}}
-
-
-def _assistant(content: list[dict[str, Any]], ts: int, usage: dict[str, Any], stop: str) -> AssistantMessage:
-    return cast(AssistantMessage, {"role": "assistant", "content": content, "api": "anthropic-messages",
-                                   "provider": "anthropic", "model": "claude-sonnet-4-5", "usage": usage,
-                                   "stopReason": stop, "timestamp": ts})
-
-
-def _listing(task: int, turn: int) -> str:
-    return "\n".join(f"src/module_{task}_{turn}/file_{n:03d}.py: def handler_{n}(request): return {n * 7}"
-                     for n in range(60))
-
-
-def write_session(folder: Path, tasks: int = 4, turns: int = 3) -> Path:
-    """A session of `tasks` user requests, each answered with `turns` tool turns and a final reply."""
-    session = Session.create(folder, directory=folder)
-    ts, prompt = 1_700_000_000_000, 1_700
-    for task in range(tasks):
-        ts += 120_000
-        session.append_message({"role": "user", "content": [{"type": "text", "text": f"task {task}"}],
-                                 "timestamp": ts})
-        for turn in range(turns):
-            ts += 10_000
-            call: dict[str, Any] = {"type": "toolCall", "id": f"toolu_{task}_{turn}", "name": "bash",
-                    "arguments": {"command": f"grep -rn handler src/module_{task}_{turn}"}}
-            session.append_message(_assistant([call], ts, _usage(prompt, prompt - 300), "toolUse"))
-            ts += 2_000
-            output = _listing(task, turn)
-            session.append_message({"role": "toolResult", "toolCallId": call["id"], "toolName": "bash",
-                                    "content": [{"type": "text", "text": output}], "isError": False,
-                                    "timestamp": ts})
-            prompt += len(output) // 3 + 100
-        ts += 10_000
-        reply = [{"type": "text", "text": f"Task {task} is done: the handlers are listed above."}]
-        session.append_message(_assistant(reply, ts, _usage(prompt, prompt - 300), "stop"))
-        prompt += 50
-    assert session.path is not None
-    return session.path
 
 
 @pytest.fixture

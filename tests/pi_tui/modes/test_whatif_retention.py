@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pytest
 
 from condense.messages import AssistantMessage
 from pi_tui.cli import main
 from pi_tui.session.store import Session
+from tests.support.priced_session import claude_reply, listing
 
 USED = "src/module_0_1/file_007.py"
 
@@ -20,14 +21,7 @@ USED = "src/module_0_1/file_007.py"
 def _assistant(content: list[dict[str, Any]], ts: int, prompt: int, stop: str) -> AssistantMessage:
     usage = {"input": 0, "output": 200, "cacheRead": prompt - 300, "cacheWrite": 300, "totalTokens": prompt + 200,
              "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0.01}}
-    return cast(AssistantMessage, {"role": "assistant", "content": content, "api": "anthropic-messages",
-                                   "provider": "anthropic", "model": "claude-sonnet-4-5", "usage": usage,
-                                   "stopReason": stop, "timestamp": ts})
-
-
-def _listing(task: int, turn: int) -> str:
-    return "\n".join(f"src/module_{task}_{turn}/file_{n:03d}.py: def handler_{n}(request): return {n * 7}"
-                     for n in range(60))
+    return claude_reply(content, ts, usage, stop)
 
 
 def _write(folder: Path) -> Path:
@@ -45,7 +39,7 @@ def _write(folder: Path) -> Path:
             session.append_message(_assistant([call], ts, prompt, "toolUse"))
             ts += 2_000
             session.append_message({"role": "toolResult", "toolCallId": call["id"], "toolName": "bash",
-                                    "content": [{"type": "text", "text": _listing(task, turn)}], "isError": False,
+                                    "content": [{"type": "text", "text": listing(task, turn)}], "isError": False,
                                     "timestamp": ts})
             prompt += 1_500
         ts += 10_000

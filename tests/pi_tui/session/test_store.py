@@ -5,32 +5,14 @@ from __future__ import annotations
 import json
 import stat
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pytest
 
-from condense.messages import AssistantMessage, UserMessage
 from pi_tui.session.store import Session, SessionError
 from tests.conftest import corpus_path
+from tests.support.session_lines import V3_HEADER, assistant, user, write_lines
 from tests.support.typed import plain, present
-
-
-def write_lines(path: Path, objs: list[dict[str, Any]], tail: str = "") -> Path:
-    path.write_text("".join(json.dumps(o) + "\n" for o in objs) + tail, encoding="utf-8")
-    return path
-
-
-def user(text: str, ts: int = 1) -> UserMessage:
-    return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": ts}
-
-
-def assistant(text: str, ts: int = 2) -> AssistantMessage:
-    # an empty usage (the store never reads it), so not quite the TypedDict
-    return cast(AssistantMessage, {"role": "assistant", "content": [{"type": "text", "text": text}], "api": "x",
-                                   "provider": "p", "model": "m", "usage": {}, "stopReason": "stop", "timestamp": ts})
-
-
-V3_HEADER = {"type": "session", "version": 3, "id": "s-1", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"}
 
 
 def test_both_corpus_sessions_load_with_every_message(corpus_file: Path) -> None:

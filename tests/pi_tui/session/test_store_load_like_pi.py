@@ -7,49 +7,19 @@ session-manager's loader), not computed by the code under test.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from condense.messages import UserMessage
 from pi_tui.ai.convert import convert_to_llm
 from pi_tui.session.store import Session
 from tests.conftest import corpus_path
+from tests.support.session_lines import V3_HEADER, entry, iso, msg, openai_assistant, user, write
 from tests.support.typed import plain, present
 
-HEADER = {"type": "session", "version": 3, "id": "s-1", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"}
 T0 = 1767225600000  # 2026-01-01T00:00:00.000Z in ms
-
-
-def iso(second: int) -> str:
-    return f"2026-01-01T00:00:{second:02d}.000Z"
-
-
-def entry(kind: str, entry_id: str, parent: str | None, second: int, **fields: Any) -> dict[str, Any]:
-    return {"type": kind, "id": entry_id, "parentId": parent, "timestamp": iso(second), **fields}
-
-
-def msg(entry_id: str, parent: str | None, second: int, message: Mapping[str, Any]) -> dict[str, Any]:
-    return entry("message", entry_id, parent, second, message=message)
-
-
-def user(text: str, ts: int) -> UserMessage:
-    return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": ts}
-
-
-def assistant(text: str, ts: int) -> dict[str, Any]:
-    return {"role": "assistant", "content": [{"type": "text", "text": text}], "api": "openai-completions",
-            "provider": "openai", "model": "gpt-x", "usage": {}, "stopReason": "stop", "timestamp": ts}
-
-
-def write(path: Path, lines: list[dict[str, Any] | str | bytes], end: bytes = b"\n") -> Path:
-    """Each line as given (an object is dumped compactly, as Pi writes it), joined by `end`."""
-    raw = [ln if isinstance(ln, bytes) else (ln if isinstance(ln, str) else json.dumps(ln)).encode() for ln in lines]
-    path.write_bytes(end.join(raw) + end)
-    return path
 
 
 def texts(session: Session) -> list[str]:
@@ -70,7 +40,7 @@ CALL = {"type": "toolCall", "id": "call1", "name": "bash", "arguments": {"comman
 
 
 def every_kind_file(tmp_path: Path) -> Path:
-    tool_turn = {**assistant("", 2000), "content": [CALL], "stopReason": "toolUse"}
+    tool_turn = {**openai_assistant("", 2000), "content": [CALL], "stopReason": "toolUse"}
     result = {"role": "toolResult", "toolCallId": "call1", "toolName": "bash",
               "content": [{"type": "text", "text": "ok"}, IMAGE], "isError": False, "timestamp": 3000}
     bash = {"role": "bashExecution", "command": "ls", "output": "f", "exitCode": 0, "cancelled": False,
@@ -79,7 +49,7 @@ def every_kind_file(tmp_path: Path) -> Path:
     ext = {"role": "custom", "customType": "ext", "content": [{"type": "text", "text": "ext says"}],
            "display": True, "timestamp": 6000}
     return write(tmp_path / "kinds.jsonl", [
-        HEADER,
+        V3_HEADER,
         entry("model_change", "a1", None, 1, provider="anthropic", modelId="claude-x"),
         entry("thinking_level_change", "a2", "a1", 2, thinkingLevel="high"),
         msg("a3", "a2", 3, {"role": "user", "content": [{"type": "text", "text": "look"}, IMAGE], "timestamp": 1000}),
@@ -153,7 +123,7 @@ RESULT = {"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content
 # kind, the entry's own fields, the messages Pi's buildSessionContext makes of it (written out)
 ONE_KIND = [
     ("user", {"message": user("mid", 50)}, [user("mid", 50)]),
-    ("assistant", {"message": assistant("mid", 50)}, [assistant("mid", 50)]),
+    ("assistant", {"message": openai_assistant("mid", 50)}, [openai_assistant("mid", 50)]),
     ("toolResult", {"message": RESULT}, [RESULT]),
     ("bashExecution", {"message": BASH}, [BASH]),
     ("bashExecution-excluded", {"message": {**BASH, "excludeFromContext": True}},
@@ -179,7 +149,7 @@ def test_one_entry_of_each_kind_between_two_messages(tmp_path: Path, kind: str, 
                                                      expected: list[dict[str, Any]]) -> None:
     entry_type = "message" if "message" in fields else kind.removesuffix("-empty")
     session = Session.open(write(tmp_path / "one.jsonl", [
-        HEADER, msg("a1", None, 1, user("one", 1)), entry(entry_type, "a2", "a1", 5, **fields),
+        V3_HEADER, msg("a1", None, 1, user("one", 1)), entry(entry_type, "a2", "a1", 5, **fields),
         msg("a3", "a2", 9, user("two", 9)),
     ]))
     assert session.warnings == []
@@ -188,22 +158,22 @@ def test_one_entry_of_each_kind_between_two_messages(tmp_path: Path, kind: str, 
 
 def test_a_compaction_entry_between_messages(tmp_path: Path) -> None:
     session = Session.open(write(tmp_path / "one.jsonl", [
-        HEADER, msg("a1", None, 1, user("one", 1)), msg("a2", "a1", 2, assistant("two", 2)),
+        V3_HEADER, msg("a1", None, 1, user("one", 1)), msg("a2", "a1", 2, openai_assistant("two", 2)),
         entry("compaction", "a3", "a2", 5, summary="S", firstKeptEntryId="a2", tokensBefore=7),
         msg("a4", "a3", 9, user("three", 9)),
     ]))
     assert session.messages() == [{"role": "compactionSummary", "summary": "S", "tokensBefore": 7,
-                                   "timestamp": T0 + 5000}, assistant("two", 2), user("three", 9)]
+                                   "timestamp": T0 + 5000}, openai_assistant("two", 2), user("three", 9)]
 
 
 # ----- leniency: every line Pi keeps, we keep ---------------------------------------------------
 
 def test_message_without_timestamp_gets_its_entry_time(tmp_path: Path) -> None:
     session = Session.open(write(tmp_path / "t.jsonl", [
-        HEADER,
+        V3_HEADER,
         msg("a1", None, 1, user("one", 1)),
         msg("a2", "a1", 5, {"role": "user", "content": "two"}),
-        msg("a3", "a2", 6, assistant("three", 3)),
+        msg("a3", "a2", 6, openai_assistant("three", 3)),
     ]))
     assert session.warnings == []
     assert texts(session) == ["user:one", "user:two", "assistant:three"]
@@ -212,10 +182,10 @@ def test_message_without_timestamp_gets_its_entry_time(tmp_path: Path) -> None:
 
 def test_custom_message_without_custom_type_is_kept(tmp_path: Path) -> None:
     session = Session.open(write(tmp_path / "c.jsonl", [
-        HEADER,
+        V3_HEADER,
         msg("a1", None, 1, user("one", 1)),
         entry("custom_message", "a2", "a1", 2, content="injected"),
-        msg("a3", "a2", 3, assistant("three", 3)),
+        msg("a3", "a2", 3, openai_assistant("three", 3)),
     ]))
     assert session.warnings == []
     assert session.messages()[1] == {"role": "custom", "customType": "", "content": "injected", "display": False,
@@ -225,7 +195,7 @@ def test_custom_message_without_custom_type_is_kept(tmp_path: Path) -> None:
 
 def test_model_change_without_provider_is_kept_and_names_no_provider(tmp_path: Path) -> None:
     session = Session.open(write(tmp_path / "m.jsonl", [
-        HEADER,
+        V3_HEADER,
         msg("a1", None, 1, user("one", 1)),
         entry("model_change", "a2", "a1", 2, modelId="claude-x"),
         msg("a3", "a2", 3, user("two", 3)),
@@ -237,7 +207,7 @@ def test_model_change_without_provider_is_kept_and_names_no_provider(tmp_path: P
 
 def test_thinking_level_change_without_a_level_is_kept_and_means_no_level(tmp_path: Path) -> None:
     session = Session.open(write(tmp_path / "th.jsonl", [
-        HEADER,
+        V3_HEADER,
         entry("thinking_level_change", "a1", None, 1, thinkingLevel="high"),
         msg("a2", "a1", 2, user("one", 2)),
         entry("thinking_level_change", "a3", "a2", 3),
@@ -250,9 +220,9 @@ def test_thinking_level_change_without_a_level_is_kept_and_means_no_level(tmp_pa
 
 def test_null_content_is_an_empty_message_for_every_role(tmp_path: Path) -> None:
     session = Session.open(write(tmp_path / "n.jsonl", [
-        HEADER,
+        V3_HEADER,
         msg("a1", None, 1, {"role": "user", "content": None, "timestamp": 1}),
-        msg("a2", "a1", 2, {**assistant("", 2), "content": None}),
+        msg("a2", "a1", 2, {**openai_assistant("", 2), "content": None}),
         msg("a3", "a2", 3, {"role": "toolResult", "toolCallId": "c", "toolName": "read", "content": None,
                             "isError": False, "timestamp": 3}),
         entry("custom_message", "a4", "a3", 4, customType="note", content=None, display=True),
@@ -267,7 +237,7 @@ def test_null_content_is_an_empty_message_for_every_role(tmp_path: Path) -> None
 
 def test_invalid_utf8_reads_as_replacement_characters(tmp_path: Path) -> None:
     bad = json.dumps(msg("a2", "a1", 2, user("caf\u00e9 XX", 2))).encode().replace(b"XX", b"\xff\xfe")
-    session = Session.open(write(tmp_path / "u.jsonl", [HEADER, msg("a1", None, 1, user("one", 1)), bad,
+    session = Session.open(write(tmp_path / "u.jsonl", [V3_HEADER, msg("a1", None, 1, user("one", 1)), bad,
                                                          msg("a3", "a2", 3, user("three", 3))]))
     assert session.warnings == []
     assert texts(session) == ["user:one", "user:caf\u00e9 \ufffd\ufffd", "user:three"]
@@ -275,8 +245,8 @@ def test_invalid_utf8_reads_as_replacement_characters(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("end", [b"\r\n", b"\n"], ids=["crlf", "lf"])
 def test_line_ends_and_a_missing_final_newline(tmp_path: Path, end: bytes) -> None:
-    path = write(tmp_path / "e.jsonl", [HEADER, msg("a1", None, 1, user("one", 1)),
-                                        msg("a2", "a1", 2, assistant("two", 2))], end=end)
+    path = write(tmp_path / "e.jsonl", [V3_HEADER, msg("a1", None, 1, user("one", 1)),
+                                        msg("a2", "a1", 2, openai_assistant("two", 2))], end=end)
     path.write_bytes(path.read_bytes().removesuffix(end))
     session = Session.open(path)
     assert session.warnings == []
@@ -285,23 +255,23 @@ def test_line_ends_and_a_missing_final_newline(tmp_path: Path, end: bytes) -> No
 
 
 def test_byte_order_mark_before_the_header_is_ignored(tmp_path: Path) -> None:
-    path = write(tmp_path / "bom.jsonl", [HEADER, msg("a1", None, 1, user("one", 1))])
+    path = write(tmp_path / "bom.jsonl", [V3_HEADER, msg("a1", None, 1, user("one", 1))])
     path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
     assert texts(Session.open(path)) == ["user:one"]
 
 
 def test_two_entries_on_one_line_are_both_read(tmp_path: Path) -> None:
-    first, second = msg("a2", "a1", 2, assistant("two", 2)), msg("a3", "a2", 3, user("three", 3))
+    first, second = msg("a2", "a1", 2, openai_assistant("two", 2)), msg("a3", "a2", 3, user("three", 3))
     glued = json.dumps(first, separators=(",", ":")) + json.dumps(second, separators=(",", ":"))
-    session = Session.open(write(tmp_path / "g.jsonl", [HEADER, msg("a1", None, 1, user("one", 1)), glued]))
+    session = Session.open(write(tmp_path / "g.jsonl", [V3_HEADER, msg("a1", None, 1, user("one", 1)), glued]))
     assert session.warnings == []
     assert texts(session) == ["user:one", "assistant:two", "user:three"]
     assert session.leaf_id == "a3"
 
 
 def test_torn_tail_after_an_entry_keeps_the_entry(tmp_path: Path) -> None:
-    torn = json.dumps(msg("a2", "a1", 2, assistant("two", 2))) + '{"type":"message","id":"a3","par'
-    path = write(tmp_path / "torn.jsonl", [HEADER, msg("a1", None, 1, user("one", 1)), torn])
+    torn = json.dumps(msg("a2", "a1", 2, openai_assistant("two", 2))) + '{"type":"message","id":"a3","par'
+    path = write(tmp_path / "torn.jsonl", [V3_HEADER, msg("a1", None, 1, user("one", 1)), torn])
     session = Session.open(path)
     assert texts(session) == ["user:one", "assistant:two"]
     assert len(session.warnings) == 1
@@ -313,9 +283,9 @@ def test_torn_tail_after_an_entry_keeps_the_entry(tmp_path: Path) -> None:
 
 def test_an_unusable_line_keeps_its_children_on_the_branch(tmp_path: Path) -> None:
     path = write(tmp_path / "b.jsonl", [
-        HEADER,
+        V3_HEADER,
         msg("a1", None, 1, user("one", 1)),
-        msg("a2", "a1", 2, assistant("two", 2)),
+        msg("a2", "a1", 2, openai_assistant("two", 2)),
         msg("a3", "a2", 3, {"role": "user", "content": [{"type": "text"}], "timestamp": 3}),  # text without text
         msg("a4", "a3", 4, user("four", 4)),
     ])
@@ -330,12 +300,12 @@ def test_a_line_torn_after_its_parent_id_keeps_its_children_on_their_branch(tmp_
     hang from its parent, even when the line before it is on another branch."""
     torn = json.dumps(msg("a3", "a2", 4, user("three", 4)), separators=(",", ":"))[:60]
     path = write(tmp_path / "t.jsonl", [
-        HEADER,
+        V3_HEADER,
         msg("a1", None, 1, user("one", 1)),
-        msg("a2", "a1", 2, assistant("two", 2)),
-        msg("b2", "a1", 3, assistant("other branch", 3)),
+        msg("a2", "a1", 2, openai_assistant("two", 2)),
+        msg("b2", "a1", 3, openai_assistant("other branch", 3)),
         torn,
-        msg("a4", "a3", 5, assistant("four", 5)),
+        msg("a4", "a3", 5, openai_assistant("four", 5)),
     ])
     session = Session.open(path)
     assert texts(session) == ["user:one", "assistant:two", "assistant:four"]
@@ -347,11 +317,11 @@ def test_a_line_torn_before_its_id_costs_only_that_line(tmp_path: Path) -> None:
     """Nothing names the lost entry: its child hangs from the entry before it in the file, so the
     conversation before the damage stays on the branch (Pi's walk would stop there)."""
     path = write(tmp_path / "t.jsonl", [
-        HEADER,
+        V3_HEADER,
         msg("a1", None, 1, user("one", 1)),
-        msg("a2", "a1", 2, assistant("two", 2)),
+        msg("a2", "a1", 2, openai_assistant("two", 2)),
         '{"type":"mess',
-        msg("a4", "a3", 4, assistant("four", 4)),
+        msg("a4", "a3", 4, openai_assistant("four", 4)),
         msg("a5", "a4", 5, user("five", 5)),
     ])
     session = Session.open(path)
@@ -363,7 +333,7 @@ def test_a_line_torn_before_its_id_costs_only_that_line(tmp_path: Path) -> None:
 
 def test_entries_without_an_id_or_with_a_bad_message_are_skipped_and_named(tmp_path: Path) -> None:
     path = write(tmp_path / "x.jsonl", [
-        HEADER,
+        V3_HEADER,
         msg("a1", None, 1, user("one", 1)),
         {"type": "message", "parentId": "a1", "timestamp": iso(2), "message": user("no id", 2)},
         msg("a3", "a1", 3, {"role": "narrator", "content": "?"}),
@@ -377,7 +347,7 @@ def test_entries_without_an_id_or_with_a_bad_message_are_skipped_and_named(tmp_p
 
 
 def test_a_line_that_is_not_an_entry_is_named_as_the_file_shows_it(tmp_path: Path) -> None:
-    path = write(tmp_path / "n.jsonl", [HEADER, "null", "42", '"text"', msg("a1", None, 1, user("one", 1)),
+    path = write(tmp_path / "n.jsonl", [V3_HEADER, "null", "42", '"text"', msg("a1", None, 1, user("one", 1)),
                                         {**msg("a2", "a1", 2, user("two", 2)), "parentId": 7}])
     reasons = [w.reason for w in Session.open(path).warnings]
     assert reasons == ["not an entry (null)", "not an entry (42)", "not an entry (a string)",
@@ -387,13 +357,13 @@ def test_a_line_that_is_not_an_entry_is_named_as_the_file_shows_it(tmp_path: Pat
 @pytest.mark.parametrize("first_kept", [2, 3], ids=["the-skipped-line", "after-a-skipped-line"])
 def test_compaction_keeps_from_its_first_kept_line_counting_skipped_lines_as_pi_does(tmp_path: Path,
                                                                                      first_kept: int) -> None:
-    v1_header = {k: v for k, v in HEADER.items() if k != "version"}
+    v1_header = {k: v for k, v in V3_HEADER.items() if k != "version"}
     session = Session.open(write(tmp_path / "v1.jsonl", [
         v1_header,
         {"type": "message", "timestamp": iso(1), "message": user("one", 1)},
-        {"type": "message", "timestamp": iso(2), "message": {**assistant("", 2), "content": "not a list"}},
+        {"type": "message", "timestamp": iso(2), "message": {**openai_assistant("", 2), "content": "not a list"}},
         {"type": "message", "timestamp": iso(3), "message": user("three", 3)},
-        {"type": "message", "timestamp": iso(4), "message": assistant("four", 4)},
+        {"type": "message", "timestamp": iso(4), "message": openai_assistant("four", 4)},
         {"type": "compaction", "timestamp": iso(5), "summary": "S", "firstKeptEntryIndex": first_kept,
          "tokensBefore": 9},
         {"type": "message", "timestamp": iso(6), "message": user("five", 6)},
@@ -406,10 +376,10 @@ def test_compaction_keeps_from_its_first_kept_line_counting_skipped_lines_as_pi_
 
 def test_leaf_is_the_last_line_even_on_an_older_branch_and_a_new_turn_continues_there(tmp_path: Path) -> None:
     path = write(tmp_path / "leaf.jsonl", [
-        HEADER,
+        V3_HEADER,
         msg("a1", None, 1, user("one", 1)),
-        msg("a2", "a1", 2, assistant("two", 2)),
-        msg("b2", "a1", 3, assistant("other", 3)),
+        msg("a2", "a1", 2, openai_assistant("two", 2)),
+        msg("b2", "a1", 3, openai_assistant("other", 3)),
         msg("a3", "a2", 4, user("three", 4)),
         entry("session_info", "a4", "a3", 5, name="named"),
     ])
@@ -423,10 +393,10 @@ def test_leaf_is_the_last_line_even_on_an_older_branch_and_a_new_turn_continues_
 
 def test_a_skipped_last_line_leaves_the_leaf_on_its_branch(tmp_path: Path) -> None:
     path = write(tmp_path / "skip.jsonl", [
-        HEADER,
+        V3_HEADER,
         msg("a1", None, 1, user("one", 1)),
-        msg("a2", "a1", 2, assistant("two", 2)),
-        msg("b2", "a1", 3, assistant("other", 3)),
+        msg("a2", "a1", 2, openai_assistant("two", 2)),
+        msg("b2", "a1", 3, openai_assistant("other", 3)),
         msg("a3", "a2", 4, {"role": "assistant", "content": "not a list", "timestamp": 4}),
     ])
     session = Session.open(path)
@@ -438,7 +408,7 @@ def test_a_skipped_last_line_leaves_the_leaf_on_its_branch(tmp_path: Path) -> No
 
 def test_an_entry_whose_parent_is_missing_starts_its_own_path(tmp_path: Path) -> None:
     session = Session.open(write(tmp_path / "orphan.jsonl", [
-        HEADER,
+        V3_HEADER,
         msg("a1", None, 1, user("one", 1)),
         msg("a3", "gone", 3, user("three", 3)),
     ]))
@@ -448,10 +418,10 @@ def test_an_entry_whose_parent_is_missing_starts_its_own_path(tmp_path: Path) ->
 
 def test_a_repeated_id_means_the_later_entry(tmp_path: Path) -> None:
     session = Session.open(write(tmp_path / "dup.jsonl", [
-        HEADER,
+        V3_HEADER,
         msg("a1", None, 1, user("one", 1)),
-        msg("dd", "a1", 2, assistant("first", 2)),
-        msg("dd", "a1", 3, assistant("second", 3)),
+        msg("dd", "a1", 2, openai_assistant("first", 2)),
+        msg("dd", "a1", 3, openai_assistant("second", 3)),
         msg("a4", "dd", 4, user("four", 4)),
     ]))
     assert texts(session) == ["user:one", "assistant:second", "user:four"]

@@ -13,7 +13,6 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -21,12 +20,12 @@ from pi_tui.cli import main
 from pi_tui.paths import ensure_private_dir
 from pi_tui.session.store import Session
 from tests.conftest import corpus_path
-from tests.pi_tui.session.test_store import assistant, user, write_lines
+from tests.support.session_checks import assert_every_parent_resolves, by_text, first_texts, no_temp_files
+from tests.support.session_lines import V1_HEADER, assistant, user, write_lines
 from tests.support.typed import plain
 from tests.support.waiting import wait_until
 
 REPO = Path(__file__).resolve().parents[3]
-V1_HEADER = {"type": "session", "id": "old-1", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/w"}
 
 
 def small_v1(path: Path) -> Path:
@@ -39,31 +38,6 @@ def corpus_copy(folder: Path, name: str = "pi-large-session.jsonl") -> Path:
     shutil.copyfile(corpus_path(name), path)  # the corpus files are read-only: copy the bytes, not the mode
     path.chmod(0o644)
     return path
-
-
-def by_text(session: Session) -> dict[str, dict[str, Any]]:
-    """Message entries by their first text block, in file order."""
-    return {e["message"]["content"][0]["text"]: e for e in session.entries
-            if e["type"] == "message" and e["message"]["role"] in ("user", "assistant")
-            and e["message"]["content"] and e["message"]["content"][0].get("type") == "text"}
-
-
-def texts(session: Session) -> list[str]:
-    return list(by_text(session))
-
-
-def assert_every_parent_resolves(path: Path) -> Session:
-    session = Session.open(path)
-    assert session.warnings == []
-    ids = {e["id"] for e in session.entries}
-    assert len(ids) == len(session.entries), "no id twice"
-    dangling = [e["id"] for e in session.entries if e["parentId"] is not None and e["parentId"] not in ids]
-    assert dangling == [], f"parentIds pointing nowhere: {dangling}"
-    return session
-
-
-def no_temp_files(folder: Path) -> list[Path]:
-    return [p for p in folder.rglob("*") if p.name.endswith(".tmp")]
 
 
 # ----- one process with a stale view -------------------------------------------------------------
@@ -80,7 +54,7 @@ def test_a_stale_v1_session_joins_the_migration_another_process_made(tmp_path: P
 
     on_disk = assert_every_parent_resolves(path)
     assert on_disk.source_version == 3
-    assert sorted(texts(on_disk)) == sorted(["hello", "hi", "from first", "from second", "reply to first",
+    assert sorted(first_texts(on_disk)) == sorted(["hello", "hi", "from first", "from second", "reply to first",
                                              "reply to second"])
     entry = by_text(on_disk)
     assert entry["reply to second"]["parentId"] == entry["from second"]["id"], "each reply under its message"
@@ -89,7 +63,7 @@ def test_a_stale_v1_session_joins_the_migration_another_process_made(tmp_path: P
     assert [p.name for p in tmp_path.glob("*.bak")] == ["s.jsonl.v1.bak"]
     assert (tmp_path / "s.jsonl.v1.bak").read_bytes() == original
     # the stale process picked up the other's entries, and its own branch is untouched
-    assert "from first" in texts(second)
+    assert "from first" in first_texts(second)
     assert [m["content"][0]["text"] for m in plain(second.messages())] == [
         "hello", "hi", "from second", "reply to second"]
     assert no_temp_files(tmp_path) == []
@@ -103,7 +77,7 @@ def test_a_v3_session_open_twice_appends_under_its_own_leaf_and_keeps_the_others
         first.append_message(user(f"first {n}"))
         second.append_message(user(f"second {n}"))
     on_disk = assert_every_parent_resolves(path)
-    assert [t for t in texts(on_disk) if t.startswith(("first", "second"))] == [
+    assert [t for t in first_texts(on_disk) if t.startswith(("first", "second"))] == [
         "first 0", "second 0", "first 1", "second 1", "first 2", "second 2"]
     assert [m["content"][0]["text"] for m in plain(first.messages())][-3:] == ["first 0", "first 1", "first 2"]
     # each one knows what the other wrote before its own last write
@@ -231,7 +205,7 @@ def test_a_symlinked_session_is_rewritten_at_its_target_and_stays_a_link(tmp_pat
     session.append_message(user("through the link"))
     session.append_message(assistant("answer"))
     assert link.is_symlink() and link.resolve() == real
-    assert texts(Session.open(real)) == ["hello", "hi", "through the link", "answer"]
+    assert first_texts(Session.open(real)) == ["hello", "hi", "through the link", "answer"]
     assert Session.open(real).source_version == 3
     assert (tmp_path / "store" / "real.jsonl.v1.bak").read_bytes() == original
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.jsonl", "store"]
@@ -260,7 +234,7 @@ def test_replay_into_an_existing_folder_keeps_its_mode(tmp_path: Path) -> None:
     assert main(["replay", str(source), "-o", str(existing / "out.jsonl")]) == 0
     assert stat.S_IMODE(existing.stat().st_mode) == 0o755
     assert stat.S_IMODE((existing / "out.jsonl").stat().st_mode) == 0o600
-    assert texts(Session.open(existing / "out.jsonl")) == ["hello", "hi"]
+    assert first_texts(Session.open(existing / "out.jsonl")) == ["hello", "hi"]
 
 
 def test_replay_refuses_a_missing_output_folder_like_cp(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

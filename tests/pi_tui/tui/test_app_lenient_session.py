@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pi_tui.widgets.answer import AssistantText
 from pi_tui.widgets.blocks import UserBlock
-from tests.pi_tui.modes.test_show import every_leniency
+from tests.support.session_lines import every_leniency
 
 
 async def test_a_lenient_session_opens_with_every_usable_message(make_app, tmp_path: Path, wait) -> None:

@@ -10,16 +10,8 @@ import shutil
 from condense.measure import estimate_tokens
 from pi_tui.screens.picker import PickerScreen
 from tests.conftest import corpus_path
+from tests.support.footer import FIGURE, footer_figures, tokens
 from tests.support.typed import present
-
-FIGURE = re.compile(r"│ prune: ON · reads (\S+) · saves (\S+) \(-(\d+)%\)")
-
-
-def tokens(text: str) -> tuple[int, int]:
-    """A footer figure back to a count, with how far the rounding may be off."""
-    if text.endswith("k"):
-        return round(float(text[:-1]) * 1000), 50 if "." in text else 500
-    return int(text), 0
 
 
 async def on_demand_task(app, pilot, send, wait) -> None:
@@ -81,12 +73,6 @@ async def test_after_a_flush_the_context_figure_is_what_the_model_reads(make_app
         await wait_for(pilot, lambda: FIGURE.fullmatch(app.bridge.statuses["condense"]) is not None)
         reads, reads_off = tokens(present(FIGURE.fullmatch(app.bridge.statuses["condense"]))[1])
         assert abs(footer_context(app) - reads) <= reads_off + 100
-
-
-def footer_figures(app) -> tuple[str, str]:
-    """The footer's context figure and its pruning line, as a user reads them."""
-    lines = [line.plain for line in app.main.footer.lines(118)]
-    return lines[1].split()[-2], lines[-1]
 
 
 async def test_a_flush_on_a_loaded_session_drops_the_context_figure_to_what_the_model_reads(

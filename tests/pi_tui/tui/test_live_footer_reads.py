@@ -10,7 +10,7 @@ import pytest
 
 from condense.measure import estimate_tokens
 from tests.conftest import corpus_path
-from tests.pi_tui.tui.test_live_footer import FIGURE, footer_figures, tokens
+from tests.support.footer import FIGURE, footer_figures, tokens
 
 
 @pytest.mark.parametrize("name", ["pi-large-session.jsonl", "pi-compaction-check.jsonl"])

@@ -1,0 +1,17 @@
+"""Running `pi-tui` in a child process, for tests whose subject is the command itself (exit codes,
+stderr, signals) rather than what `pi_tui.cli.main` returns in-process."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def run_cli(*args: str, cwd: Path, timeout: float = 120, env: dict[str, str] | None = None,
+            ) -> subprocess.CompletedProcess[str]:
+    """The real console entry point in a fresh process, as a person at a shell would run it."""
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run([sys.executable, "-m", "pi_tui", *args], cwd=cwd, env=full_env, capture_output=True,
+                          text=True, timeout=timeout)

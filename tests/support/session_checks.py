@@ -1,0 +1,37 @@
+"""Reading back a session file that writers raced or a full disk interrupted: does every entry hang on
+the tree, is no temporary file left behind, and which turns did it keep."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pi_tui.session.store import Session
+
+
+def by_text(session: Session) -> dict[str, dict[str, Any]]:
+    """Message entries by their first text block, in file order."""
+    return {e["message"]["content"][0]["text"]: e for e in session.entries
+            if e["type"] == "message" and e["message"]["role"] in ("user", "assistant")
+            and e["message"]["content"] and e["message"]["content"][0].get("type") == "text"}
+
+
+def first_texts(session: Session) -> list[str]:
+    """The first text of each user and assistant message in the file: which turns survived, in order."""
+    return list(by_text(session))
+
+
+def assert_every_parent_resolves(path: Path) -> Session:
+    """The file loads cleanly and no entry points at a parent the file lacks (a lost turn would)."""
+    session = Session.open(path)
+    assert session.warnings == []
+    ids = {e["id"] for e in session.entries}
+    assert len(ids) == len(session.entries), "no id twice"
+    dangling = [e["id"] for e in session.entries if e["parentId"] is not None and e["parentId"] not in ids]
+    assert dangling == [], f"parentIds pointing nowhere: {dangling}"
+    return session
+
+
+def no_temp_files(folder: Path) -> list[Path]:
+    """The `.tmp` files a whole-file write left below `folder` (a finished or failed one leaves none)."""
+    return [p for p in folder.rglob("*") if p.name.endswith(".tmp")]
