@@ -4,9 +4,11 @@ Run: .venv/bin/python benchmarks/sweep.py [NAME ...]     (default: every variant
 
 Each variant is condense with some settings changed from the defaults (extractive summaries, priced
 as a model's), replayed by `pi-tui whatif` under Anthropic's cache rule. The table gives, per session,
-the variant's total against the cheapest runnable strategy that is not condense (the baselines below
-are run once per session), whether it beats the defaults on every session, and whether every pruned
-output came back whole from `context_tree_query`. Paste the table into docs/WHATIF.md.
+the variant's cost with recovery against the cheapest runnable strategy that is not condense, also with
+recovery (the baselines below are run once per session), and the share of the tool-given identifiers
+the model used that its context showed; then whether it beats the defaults on every session, and
+whether nothing was lost (every pruned output came back whole from `context_tree_query`, no use lost).
+Paste the table into docs/WHATIF.md.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from pi_tui.session.store import Session  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 SESSIONS = ("pi-large-session", "pi-before-compaction", "pi-compact-hooks", "pi-compaction-check")
-BASELINES = ["recorded", "pi-compaction", "anthropic-clear-tool-inputs", "openhands-condenser"]
+BASELINES = ["recorded", "pi-compaction", "masking", "anthropic-clear-tool-inputs", "openhands-condenser",
+             "openhands-sdk-agent", "openhands-sdk"]
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "defaults": {},
@@ -51,7 +54,7 @@ def settings(name: str) -> dict[str, Any]:
 
 
 def sweep(names: list[str]) -> dict[str, dict[str, dict[str, Any]]]:
-    """variant -> session -> {ratio, cost, recoverable}; the baseline per session under "baseline"."""
+    """variant -> session -> {ratio, cost, visible, kept}; the baseline per session under "baseline"."""
     table: dict[str, dict[str, dict[str, Any]]] = {}
     variants = {name: settings(name) for name in names}
     for session in SESSIONS:
@@ -59,32 +62,40 @@ def sweep(names: list[str]) -> dict[str, dict[str, dict[str, Any]]]:
         options = WhatifOptions([*BASELINES, *variants], variants=variants)
         report = run_whatif(Session.open(CORPUS / f"{session}.jsonl"), options)
         rows = {r.name: r for r in report.strategies}
-        table.setdefault("baseline", {})[session] = {"name": report.baseline,
-                                                     "cost": rows[report.baseline].total_cost if report.baseline else 0}
+        base = report.baseline_with_recovery
+        table.setdefault("baseline", {})[session] = {"name": base,
+                                                     "cost": rows[base].cost_with_recovery if base else 0}
         for name in variants:
             row = rows[name]
-            recovery = row.recovery
+            recovery, retention = row.recovery, row.retention
             table.setdefault(name, {})[session] = {
-                "ratio": row.ratio_to_baseline, "cost": row.total_cost, "can_run": row.can_run,
-                "recoverable": recovery.recoverable == recovery.pruned}
+                "ratio": row.ratio_with_recovery, "cost": row.cost_with_recovery, "can_run": row.can_run,
+                "visible": retention.all.visible_share if retention else None,
+                "kept": recovery.recoverable == recovery.pruned and not (retention and retention.all.lost)}
     return table
+
+
+def _cell(result: dict[str, Any]) -> str:
+    if not result["can_run"]:
+        return "cannot run"
+    visible = "" if result["visible"] is None else f", {result['visible']:.0%} visible"
+    return f"{result['ratio']:.3f}x (${result['cost']:.2f}{visible})"
 
 
 def markdown(table: dict[str, dict[str, dict[str, Any]]]) -> str:
     base = table["baseline"]
-    head = "| variant | " + " | ".join(SESSIONS) + " | beats defaults on all | all recoverable |"
+    head = "| variant | " + " | ".join(SESSIONS) + " | beats defaults on all | nothing lost |"
     lines = [head, "|" + "---|" * (len(SESSIONS) + 3),
-             "| baseline (cheapest runnable, not condense) | "
+             "| baseline (cheapest runnable, not condense, with recovery) | "
              + " | ".join(f"{base[s]['name']} ${base[s]['cost']:.2f}" for s in SESSIONS) + " | | |"]
     defaults = table.get("defaults")
     for name, per in table.items():
         if name == "baseline":
             continue
-        cells = [f"{per[s]['ratio']:.3f}x (${per[s]['cost']:.2f})" if per[s]["can_run"] else "cannot run"
-                 for s in SESSIONS]
+        cells = [_cell(per[s]) for s in SESSIONS]
         wins = "-" if defaults is None or name == "defaults" else \
             "yes" if all(per[s]["cost"] < defaults[s]["cost"] for s in SESSIONS) else "no"
-        kept = "yes" if all(per[s]["recoverable"] for s in SESSIONS) else "no"
+        kept = "yes" if all(per[s]["kept"] for s in SESSIONS) else "no"
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {wins} | {kept} |")
     return "\n".join(lines)
 

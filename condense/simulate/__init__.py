@@ -25,8 +25,9 @@ from condense.simulate.pricing import CACHE_READ_FACTOR, CACHE_WRITE_1H_FACTOR, 
 from condense.simulate.prompt import CharEncoder, Encoder, Meter, Prompt, Segment, common_units, message_text
 from condense.simulate.recorded import MissRate, RecordedRequest, observed_miss_rate, recorded_requests
 from condense.simulate.recovery import Query, Recovery, check_recovery, returns_original
+from condense.simulate.recovery_cost import CALL_TOKENS, RecoveryCost, RecoveryFigures
 from condense.simulate.report import SessionReport, format_report
-from condense.simulate.retention import Lookup, Retention, RetentionMeter, Shares, Use, find_uses
+from condense.simulate.retention import Hidden, Lookup, Retention, RetentionMeter, Shares, Use, find_uses
 from condense.simulate.simulation import (
     Calibration,
     RequestOutcome,
@@ -56,6 +57,7 @@ __all__ = [
     "CACHE_READ_FACTOR",
     "CACHE_WRITE_1H_FACTOR",
     "CACHE_WRITE_FACTOR",
+    "CALL_TOKENS",
     "CLEARED_RESULT",
     "CONDENSE_STRATEGIES",
     "DEFAULT_TTL_MS",
@@ -74,6 +76,7 @@ __all__ = [
     "Compaction",
     "ContextEditing",
     "Encoder",
+    "Hidden",
     "Lookup",
     "Meter",
     "MissRate",
@@ -85,6 +88,8 @@ __all__ = [
     "Query",
     "RecordedRequest",
     "Recovery",
+    "RecoveryCost",
+    "RecoveryFigures",
     "RequestOutcome",
     "Retention",
     "RetentionMeter",

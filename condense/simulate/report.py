@@ -11,7 +11,8 @@ from condense.simulate.retention import Shares
 from condense.simulate.simulation import Calibration, StrategyResult
 
 COLUMNS = ("strategy", "requests", "mean ctx", "peak ctx", "cache hit", "busts", "main $", "summ. $",
-           "total $", "prefix $", "vs base", "recoverable", "ids vis/rec/lost", "earlier turn")
+           "total $", "prefix $", "vs base", "w/ recovery $", "vs base", "recoverable", "ids vis/rec/lost",
+           "earlier turn")
 
 
 class SessionReport(BaseModel):
@@ -23,6 +24,7 @@ class SessionReport(BaseModel):
     cache_ttl_ms: int
     context_window: int
     baseline: str | None  # the cheapest runnable strategy that is not condense
+    baseline_with_recovery: str | None = None  # the same, by cost with recovery
     miss_rate: MissRate
     unpriced_requests: int
     calibration: Calibration | None
@@ -45,17 +47,18 @@ def _shares(shares: Shares | None) -> str:
     return "/".join(map(str, cells)) + f"% of {shares.uses}"
 
 
-def _ratio(result: StrategyResult) -> str:
+def _ratio(result: StrategyResult, ratio: float | None) -> str:
     if not result.can_run:
         return "cannot run"
-    return "-" if result.ratio_to_baseline is None else f"{result.ratio_to_baseline:.2f}x"
+    return "-" if ratio is None else f"{ratio:.2f}x"
 
 
 def _row(result: StrategyResult) -> tuple[str, ...]:
     return (result.name, f"{result.requests}", f"{result.mean_context_tokens:,.0f}",
             f"{result.peak_context_tokens:,.0f}", f"{result.cache_hit_rate:.1%}", f"{result.cache_busts}",
             f"{result.main_cost:.2f}", f"{result.summariser_cost:.2f}", f"{result.total_cost:.2f}",
-            f"{result.prefix_model_cost:.2f}", _ratio(result), _recoverable(result),
+            f"{result.prefix_model_cost:.2f}", _ratio(result, result.ratio_to_baseline),
+            f"{result.cost_with_recovery:.2f}", _ratio(result, result.ratio_with_recovery), _recoverable(result),
             _shares(result.retention.all if result.retention else None),
             _shares(result.retention.earlier_turn if result.retention else None))
 
@@ -101,11 +104,14 @@ def format_report(report: SessionReport) -> str:
     left_out = f" ({unpriced} with no recorded usage left out)" if unpriced else ""
     miss = report.miss_rate
     base = report.baseline or "none could run"
+    base_recovering = report.baseline_with_recovery or "none could run"
     lines = [f"{Path(report.session).name}: {priced} priced requests{left_out}",
              f"tokens: {report.tokenizer}; prices: {report.pricing}; cache model {report.cache_model}, "
              f"TTL {report.cache_ttl_ms / 60000:g} min; window {report.context_window:,}",
              f"vs base: against {base}, the cheapest strategy that fits the window and is not condense;"
              " prefix $: the total under the `prefix` cache model",
+             "w/ recovery $: the total plus fetching back each hidden identifier the model used (a"
+             f" context_tree_query, or re-running the tool), and its vs base against {base_recovering}",
              "ids vis/rec/lost: of the tool-given identifiers the model used for the first time, the share"
              " its context showed, held behind a condense ref, or lost (earlier turn: from a tool output of"
              " an earlier user turn)", ""]

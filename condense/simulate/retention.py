@@ -161,6 +161,15 @@ def _first_uses(text: str, request: int, turn_start: int, seen: set[str], words:
     return uses
 
 
+@dataclass(frozen=True)
+class Hidden:
+    """A use its request's context did not show: recoverable or lost, and the output holding it."""
+
+    token: str
+    kind: str  # RECOVERABLE or LOST
+    source: int  # history position of the tool result a model would fetch again
+
+
 class Shares(BaseModel):
     """How many uses were visible, recoverable and lost, and each as a share of all (None when none)."""
 
@@ -212,26 +221,33 @@ class RetentionMeter:
     def wants(self, request: int) -> bool:
         return request in self._by_request
 
-    def classify(self, use: Use, context: str, lookup: Lookup | None) -> str:
+    def classify(self, use: Use, context: str, lookup: Lookup | None) -> tuple[str, int | None]:
+        """The use's kind, and the history position of the output a model would fetch to see it again:
+        the one whose ref the context shows when it is recoverable, the newest source when it is lost."""
         if use.token in context:
-            return VISIBLE
+            return VISIBLE, None
         if lookup is None:
-            return LOST
+            return LOST, use.sources[0]
         for position in use.sources:
             source = self.history[position]
             found = lookup(source)
             if found is not None and _shows(found[0], context) and \
                     returns_original(content_text(source.get("content") or []), found[1])[0]:
-                return RECOVERABLE
-        return LOST
+                return RECOVERABLE, position
+        return LOST, use.sources[0]
 
-    def observe(self, request: int, context: str, lookup: Lookup | None = None) -> None:
-        """`context`: everything the model read at `request`; `lookup`: the strategy's refs, if any."""
+    def observe(self, request: int, context: str, lookup: Lookup | None = None) -> list[Hidden]:
+        """`context`: everything the model read at `request`; `lookup`: the strategy's refs, if any.
+        Returns the uses the context did not show, for recovery to price."""
+        hidden = []
         for use in self._by_request.get(request, ()):
-            kind = self.classify(use, context, lookup)
+            kind, source = self.classify(use, context, lookup)
             self._all[kind] = self._all.get(kind, 0) + 1
             if use.earlier_turn:
                 self._earlier[kind] = self._earlier.get(kind, 0) + 1
+            if source is not None:
+                hidden.append(Hidden(use.token, kind, source))
+        return hidden
 
     def result(self) -> Retention:
         return Retention(all=Shares.of(self._all), earlier_turn=Shares.of(self._earlier))

@@ -13,13 +13,14 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from pydantic import BaseModel
+from pydantic import BaseModel, computed_field
 
 from condense.simulate.cache import DEFAULT_TTL_MS, Cache, CacheModel, CacheRead, make_cache
 from condense.simulate.pricing import PriceTable
 from condense.simulate.prompt import Prompt
 from condense.simulate.recorded import MissRate, RecordedRequest
 from condense.simulate.recovery import Recovery
+from condense.simulate.recovery_cost import RecoveryFigures
 from condense.simulate.retention import Retention
 
 
@@ -49,9 +50,17 @@ class StrategyResult(BaseModel):
     can_run: bool = True  # its peak context fits the model's window
     ratio_to_baseline: float | None = None  # against the cheapest runnable non-condense strategy
     recovery: Recovery
+    recovering: RecoveryFigures = RecoveryFigures()  # what fetching back the hidden tokens it used adds
+    ratio_with_recovery: float | None = None  # the same against the cheapest such strategy, both with recovery
     retention: Retention | None = None  # what the model had in reach of the tokens it reached back for
     context_tokens: list[float]  # per priced request, in order
     bust_requests: list[int]  # positions in `context_tokens`
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def cost_with_recovery(self) -> float:
+        """The total plus what fetching back the hidden tokens the model used would have cost."""
+        return self.total_cost + self.recovering.cost
 
 
 class _Lane:
@@ -106,10 +115,12 @@ class StrategySimulation:
         self.summariser_prefix_cost += prefix_cost
         return cost
 
-    def result(self, recovery: Recovery, retention: Retention | None = None) -> StrategyResult:
+    def result(self, recovery: Recovery, retention: Retention | None = None,
+               recovering: RecoveryFigures | None = None) -> StrategyResult:
         tokens = [o.tokens for o in self.outcomes]
         prompt_total = sum(tokens)
         main_cost = sum(o.cost for o in self.outcomes)
+        recovering = recovering or RecoveryFigures()
         return StrategyResult(
             name=self.name, requests=len(tokens),
             mean_context_tokens=prompt_total / len(tokens) if tokens else 0.0,
@@ -118,6 +129,7 @@ class StrategySimulation:
             cache_busts=sum(o.bust for o in self.outcomes), main_cost=main_cost,
             summariser_calls=self.summariser_calls, summariser_cost=self.summariser_cost,
             total_cost=main_cost + self.summariser_cost,
+            recovering=recovering,
             prefix_model_cost=sum(o.prefix_model_cost for o in self.outcomes) + self.summariser_prefix_cost,
             recovery=recovery, retention=retention, context_tokens=tokens,
             bust_requests=[i for i, o in enumerate(self.outcomes) if o.bust])
@@ -127,20 +139,25 @@ def with_ratios(results: list[StrategyResult], window: int | None = None,
                 condense: Collection[str] = ()) -> list[StrategyResult]:
     """Marks the strategies whose peak context is over `window` as unable to run, and sets each total
     against `none` (when it ran) and against the baseline: the cheapest runnable strategy that is not
-    one of `condense`. A strategy that could never have run is never a denominator."""
+    one of `condense`; the cost with recovery against the cheapest such strategy with recovery (it
+    may be another one). A strategy that could never have run is never a denominator."""
     marked = [r.model_copy(update={"can_run": window is None or r.peak_context_tokens <= window})
               for r in results]
     none = next((r for r in marked if r.name == "none" and r.total_cost > 0), None)
-    base = baseline(marked, condense)
+    base, base_recovering = baseline(marked, condense), baseline(marked, condense, with_recovery=True)
     return [r.model_copy(update={
         "ratio_to_none": r.total_cost / none.total_cost if none else None,
-        "ratio_to_baseline": r.total_cost / base.total_cost if base else None}) for r in marked]
+        "ratio_to_baseline": r.total_cost / base.total_cost if base else None,
+        "ratio_with_recovery": r.cost_with_recovery / base_recovering.cost_with_recovery
+        if base_recovering else None}) for r in marked]
 
 
-def baseline(results: list[StrategyResult], condense: Collection[str]) -> StrategyResult | None:
-    """The cheapest strategy that could have run and is not a condense strategy."""
+def baseline(results: list[StrategyResult], condense: Collection[str],
+             with_recovery: bool = False) -> StrategyResult | None:
+    """The cheapest strategy that could have run and is not a condense strategy, by its total or by
+    its cost with recovery."""
     candidates = [r for r in results if r.can_run and r.name not in condense and r.total_cost > 0]
-    return min(candidates, key=lambda r: r.total_cost, default=None)
+    return min(candidates, key=lambda r: r.cost_with_recovery if with_recovery else r.total_cost, default=None)
 
 
 class Calibration(BaseModel):

@@ -129,7 +129,7 @@ class _Strategies:
         recovery = run_strategy(name, run, self.window, self.options.variants, self.options.condense)
         calibration = calibrate(run.sim.outcomes, self.recording.requests, self.miss) if name == "recorded" else None
         self.meter.forget_messages()
-        return run.sim.result(recovery, retention.result()), calibration, pricing
+        return run.sim.result(recovery, retention.result(), run.recovering.figures), calibration, pricing
 
 
 _worker: _Strategies | None = None  # a worker process's own, set up by `_start_worker`
@@ -193,10 +193,12 @@ def run_whatif(session: Session, options: WhatifOptions, encoder: Encoder | None
     condense = CONDENSE_STRATEGIES | set(options.variants)
     results = with_ratios([result for result, _, _ in outcomes], window, condense)
     base = baseline(results, condense)
+    base_recovering = baseline(results, condense, with_recovery=True)
     return SessionReport(
         session=str(session.path), tokenizer=meter.encoder.name, pricing=pricing.describe(),
         cache_model=options.cache_model, cache_ttl_ms=options.ttl_ms, context_window=window,
         baseline=base.name if base else None, miss_rate=miss,
+        baseline_with_recovery=base_recovering.name if base_recovering else None,
         unpriced_requests=sum(1 for r in recording.requests if not r.billed),
         calibration=calibration, pricing_forced=pricing.forced is not None, strategies=results,
         notes=sorted(set(pricing.notes)) + _window_notes(results, window))

@@ -30,6 +30,7 @@ from condense.simulate import (
     Query,
     RecordedRequest,
     Recovery,
+    RecoveryCost,
     RetentionMeter,
     SdkCondenser,
     StrategySimulation,
@@ -165,6 +166,7 @@ class StrategyRun:
     sent: int = 0
     edit: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] | None = None  # the provider's, server-side
     lookup: Lookup | None = None  # condense's refs, for the retention measure
+    recovering: RecoveryCost = field(default_factory=RecoveryCost)
 
     def request(self, number: int, context: Sequence[Mapping[str, Any]]) -> None:
         recorded = self.recording.requests[number]
@@ -172,9 +174,14 @@ class StrategyRun:
         if not recorded.billed:
             return
         prompt = self.meter.prompt(self.provider_view(context, number))
-        self.sim.request(prompt, recorded, self.pricing.for_model(recorded.model))
+        prices = self.pricing.for_model(recorded.model)
+        outcome = self.sim.request(prompt, recorded, prices)
+        hidden = []
         if self.retention is not None and self.retention.wants(number):
-            self.retention.observe(number, "\n".join(s.text for s in prompt.segments), self.lookup)
+            hidden = self.retention.observe(number, "\n".join(s.text for s in prompt.segments), self.lookup)
+        history = self.recording.history
+        needed = [(h.source, self.meter.segment(history[h.source]).tokens) for h in hidden]
+        self.recovering.request(prompt.tokens, outcome.bust, needed, prices)
 
     def provider_view(self, context: Sequence[Mapping[str, Any]], number: int) -> list[dict[str, Any]]:
         """What the model reads of `context`: converted, transformed for the model, edited server-side."""

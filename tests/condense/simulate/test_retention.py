@@ -73,7 +73,9 @@ def test_visible_behind_a_condense_ref_or_lost() -> None:
 
     condensed = [*HISTORY[:2], stub(HISTORY[2], "t1"), HISTORY[3], stub(HISTORY[4], "t9"), *HISTORY[5:8]]
     meter = RetentionMeter(HISTORY, uses)
-    meter.observe(3, text_of(condensed), lookup)
+    hidden = meter.observe(3, text_of(condensed), lookup)
+    assert {(h.token, h.kind, h.source) for h in hidden} == {(OLD, "recoverable", 2), (LOST, "lost", 4)}, \
+        "each hidden use names the output a model would fetch again"
     shares = meter.result().all
     assert (shares.visible, shares.recoverable, shares.lost) == (1, 1, 1), \
         "fresh is in the context, old behind t1; the stub of b shows t9, whose query is not b's"

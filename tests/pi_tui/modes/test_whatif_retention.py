@@ -65,6 +65,23 @@ def test_the_table_shows_the_retention_columns(tmp_path: Path, capsys: pytest.Ca
     assert main(["whatif", str(_write(tmp_path)), "--strategies", "none,masking"]) == 0
     lines = capsys.readouterr().out.splitlines()
     header = next(line for line in lines if line.startswith("strategy"))
-    assert "ids vis/rec/lost" in header and "earlier turn" in header
+    assert "ids vis/rec/lost" in header and "earlier turn" in header and "w/ recovery $" in header
     masking = next(line for line in lines if line.startswith("masking"))
     assert masking.split()[-3:] == ["0/0/100%", "of", "1"], "the earlier-turn use is lost under masking"
+
+
+def test_each_row_prices_fetching_back_what_its_context_hid(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    names = "none,masking,condense"
+    assert main(["whatif", str(_write(tmp_path)), "--json", "--strategies", names]) == 0
+    report = json.loads(capsys.readouterr().out)["sessions"][0]
+    rows = {s["name"]: s for s in report["strategies"]}
+    assert rows["none"]["cost_with_recovery"] == rows["none"]["total_cost"], "none hides nothing"
+    for name in ("masking", "condense"):
+        row = rows[name]
+        assert row["recovering"]["round_trips"] >= 1 and row["recovering"]["fetches"] >= 1, name
+        assert row["cost_with_recovery"] == pytest.approx(row["total_cost"] + row["recovering"]["cost"])
+        assert row["cost_with_recovery"] > row["total_cost"], name
+    assert report["baseline_with_recovery"] in ("none", "masking")
+    base = rows[report["baseline_with_recovery"]]
+    assert rows["condense"]["ratio_with_recovery"] == pytest.approx(
+        rows["condense"]["cost_with_recovery"] / base["cost_with_recovery"])
