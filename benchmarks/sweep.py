@@ -38,6 +38,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "budget_turn_delta=0.02": {"budget_turn_delta": 0.02},
     "budget_turn_delta=off": {"budget_turn_delta": 0},
     "purge_summarized_args": {"purge_summarized_args": True},
+    **{f"keep_recent={n}": {"keep_recent": n} for n in (0, 2)},
+    "cold_cache=off": {"cold_cache_ms": 0},
     "superseded_reads": {"superseded_reads": True},
     "superseded_reads=off": {"superseded_reads": False},  # on by default since the sweep in docs/WHATIF.md
     **{f"min_flush_chars={n // 1000}k": {"min_flush_chars": n} for n in (20_000, 50_000, 100_000)},

@@ -138,6 +138,15 @@ class CondenseConfig(_Table):
         description="Flush when context use grows by this share in one turn (0 = off).",
         json_schema_extra=_FRACTION_EXPECTED,
     )
+    keep_recent: Count = Field(
+        1, description="Newest tool turns whose outputs a budget flush leaves as they are: the model has not"
+        " read them yet (0 = flush them too); a spilled output is spilled regardless."
+    )
+    cold_cache_ms: Count = Field(
+        300_000, description="Before a request sent this long after the previous one (or the first after a"
+        " session opens), flush pending work: the provider's prompt cache has expired, so the rewrite is free"
+        " (0 = off)."
+    )
     min_flush_chars: Count = Field(
         0, description="At a final reply, flush only once the pending tool outputs hold this many characters"
         " (0 = always); a flush rewrites the cached prompt, so it should remove enough to pay for that."

@@ -38,6 +38,7 @@ from condense.local_host import LocalHost
 from condense.measure import estimate_from_chars, model_chars
 from condense.messages import AgentMessage, ToolResultMessage, tool_calls
 from condense.metrics import REARMED, ContextMetrics, MetricsScan, compute_context_metrics
+from condense.occurrence import message_key
 from condense.protect import is_protected
 from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_LABEL, QUERY_TOOL_NAME, QUERY_TOOL_PARAMETERS, run_query
 from condense.records import FLUSH_METRICS, SUMMARY, Batch, SummaryRef
@@ -48,6 +49,7 @@ from condense.render.stub import StubMemo
 from condense.spill import spill_oversized_batch, spill_record
 from condense.stats import PruneStats, Reclaim, status_line, status_text
 from condense.summarize import Summarizer, SummaryHook
+from condense.supersede import without_keys
 
 log = logging.getLogger("condense")
 
@@ -110,6 +112,9 @@ class CondenseEngine:
         self._config_version = 0
         self._args_memo = ArgsPurgeMemo()
         self._last_input: list[AgentMessage] | None = None  # the last request's messages, measured again after a flush
+        self._unread: list[set[str]] = []  # result keys of the newest tool turns, newest last (`keep_recent`)
+        self._last_request_ms: int | None = None  # when the last request was sent; None: none since loading
+        self._unsent = False  # the newest tool turn's results came after the last request: no model read them
         self.figure = ContextFigure(self.stats)
         self.check_renders = os.environ.get("CONDENSE_CHECK_RENDERS") == "1"
 
@@ -243,6 +248,8 @@ class CondenseEngine:
         if not self.config.enabled or (not results and not self.rearmed):
             return
         pushed = self._capture(message, results, turn_index) if results else False
+        if results:
+            self._note_unread(results)
         if not pushed and not self.rearmed:
             return
         usage = self.host.context_usage()
@@ -251,11 +258,53 @@ class CondenseEngine:
         fraction = usage_fraction(usage)
         if fraction is not None:
             self.previous_fraction = fraction
-        if (self.pending or self.rearmed) and not self.flushing and (budget_hit or delta_hit):
+        keep = self._unread_keys()
+        if (self._pending_beyond(keep) or self.rearmed) and not self.flushing and (budget_hit or delta_hit):
             trigger: FlushTrigger = "rearmed" if not self.pending else "budget" if budget_hit else "delta"
             self.host.notify(f"pruner: context {'budget reached' if budget_hit else 'jumped this turn'}"
                              " — summarizing pending tool work", "info")
-            await self.flush(trigger)
+            await self.flush(trigger, keep=keep)
+
+    async def before_request(self, now_ms: int) -> None:
+        """The agent is about to send a request at `now_ms`. When the provider's cache is cold anyway (the
+        previous request is older than `cold_cache_ms`, or none was sent since the session opened: a
+        resumed session), pending work is flushed first: the request rewrites the whole prompt either
+        way, so the flush costs no extra rewrite, and a resumed session over the budget is not sent whole."""
+        last, self._last_request_ms = self._last_request_ms, now_ms
+        window = self.config.cold_cache_ms
+        if not self.config.enabled or not window or self.flushing or (last is not None and now_ms - last < window):
+            self._unsent = False
+            return
+        keep = frozenset(self._unread[-1]) if self._unread and self._unsent else frozenset()
+        self._unsent = False
+        if last is None:
+            keep |= self._trailing_results()
+        if self._pending_beyond(keep) or self.rearmed:
+            await self.flush("cold-cache", keep=keep)
+
+    def _trailing_results(self) -> frozenset[str]:
+        """The results after a loaded branch's last assistant message: no model has read them yet."""
+        keys = set()
+        for message in reversed(self.host.context_messages()):
+            if message.get("role") == "assistant":
+                break
+            if message.get("role") == "toolResult":
+                keys.add(message_key(message))
+        return frozenset(keys)
+
+    def _note_unread(self, results: Sequence[ToolResultMessage]) -> None:
+        self._unread.append({message_key(result) for result in results})
+        self._unsent = True
+        del self._unread[:-self.config.keep_recent or len(self._unread)]
+
+    def _unread_keys(self) -> frozenset[str]:
+        """The outputs a budget flush must leave alone: those of the newest `keep_recent` tool turns, which
+        no request has carried to the model yet (or only one it answered with more calls)."""
+        recent = self._unread[-self.config.keep_recent:] if self.config.keep_recent else []
+        return frozenset(key for keys in recent for key in keys)
+
+    def _pending_beyond(self, keep: frozenset[str]) -> bool:
+        return any(record.key not in keep for batch in self.pending for record in batch.tool_calls)
 
     async def on_message_end(self, message: AgentMessage) -> None:
         """The final reply of a run closes the batch: flush (agent-message mode)."""
@@ -285,7 +334,8 @@ class CondenseEngine:
         self._cancel.aborted = True
 
     async def flush(self, trigger: FlushTrigger, sequential: bool = False, progress: Progress | None = None,
-                    closing: AgentMessage | None = None) -> FlushResult:
+                    closing: AgentMessage | None = None, keep: frozenset[str] = frozenset()) -> FlushResult:
+        """`keep`: occurrence keys this flush leaves pending (the budget triggers' unread outputs)."""
         if self.flushing:
             return FlushResult("already-flushing")
         self.rearmed = False
@@ -293,13 +343,15 @@ class CondenseEngine:
         self._cancel = _Cancel()
         result = FlushResult("error")
         try:
-            batches = self.flusher.supersede(self.flusher.collect(self.is_protected), self.is_protected)
+            batches = without_keys(self.flusher.collect(self.is_protected), set(keep))
+            batches = self.flusher.supersede(batches, self.is_protected)
+            unread = [batch for batch in self.pending if any(record.key in keep for record in batch.tool_calls)]
             self.pending = []
             if batches:
                 diag = status_suffix(self.diagnostics.counts())
                 self.host.set_status(STATUS_KEY, status_line(f"prune: summarizing…{diag}"))
             result, restore = await self.flusher.run(batches, self._cancel, sequential, progress)
-            self.pending = restore
+            self.pending = [*restore, *unread]
             chains = self.config.chain_compression
             if result.processed and chains.enabled:
                 await self.compress(chains.rolling_window, closing)

@@ -32,7 +32,7 @@ _PRECEDENCE: tuple[BatchOutcome, ...] = ("summarized", "skipped-oversized", "ski
 
 Progress = Callable[[int, str, int], None]  # (batch number, state, streamed chars)
 BatchFilter = Callable[[Batch], bool]  # False keeps a batch out of every flush (a simulation's restriction)
-FlushTrigger = Literal["manual", "message-end", "budget", "delta", "rearmed", "overflow"]
+FlushTrigger = Literal["manual", "message-end", "budget", "delta", "rearmed", "overflow", "cold-cache"]
 """Why a flush ran (recorded in its metrics entry): a command, the final reply, a budget trigger, work a
 reload found pending, or a request the provider refused as too long."""
 

@@ -70,6 +70,7 @@ class Replayer:
         self.requests = 0
         self.assistants = 0
         self._open_turn: tuple[AgentMessage, int, list[ToolResultMessage]] | None = None
+        self._sent_at = 0  # when the next request goes out: the newest message before it, as recorded
 
     async def _close_turn(self) -> None:
         if self._open_turn is not None:
@@ -90,8 +91,11 @@ class Replayer:
         if role != "toolResult":
             await self._close_turn()
         if role == "assistant":
+            await self.engine.before_request(self._sent_at)
             self._render()
         id_map[entry["id"]] = self.out.append("message", {"message": message}, timestamp=entry.get("timestamp"))
+        stamp = message.get("timestamp")
+        self._sent_at = stamp if isinstance(stamp, int) else self._sent_at
         if role == "assistant":
             index = self.assistants
             self.assistants += 1

@@ -150,6 +150,8 @@ def test_every_key_has_the_designed_default() -> None:
         "summarizer_max_timeout_ms": 180000,
         "auto_budget_threshold": 0.735,
         "budget_turn_delta": 0.04,
+        "keep_recent": 1,
+        "cold_cache_ms": 300000,
         "min_flush_chars": 0,
         "purge_summarized_args": False,
         "superseded_reads": True,

@@ -26,7 +26,8 @@ async def test_the_budget_trigger_still_flushes_below_the_minimum() -> None:
     await drive.prompt("go", 100)
     host.usage = ContextUsage(190_000, 200_000)
     await drive.tool_turn(110, [("c1", BIG)])
-    assert stubbed(drive.render()) == ["c1"]
+    await drive.tool_turn(120, [("c2", BIG + "2")])
+    assert stubbed(drive.render()) == ["c1"], "c2, the newest turn, stays for the model to read"
 
 
 async def test_off_by_default_every_final_reply_flushes() -> None:

@@ -137,21 +137,39 @@ async def test_disabled_engine_renders_nothing_and_captures_nothing() -> None:
     assert engine.status() == "prune: OFF"
 
 
-async def test_budget_trigger_flushes_mid_run_and_delta_trigger_on_a_jump() -> None:
+async def test_budget_trigger_flushes_mid_run_but_never_the_outputs_the_model_has_not_read() -> None:
     host, _engine, drive = make()
     await drive.prompt("go", 100)
     host.usage = ContextUsage(150_000, 200_000)  # 75% of the window: over 0.735
     await drive.tool_turn(110, [("c1", BIG)])
+    assert host.custom("context-prune-flush-metrics") == [], "c1 is the newest turn: the model has not read it"
+    assert stubbed(drive.render()) == []
+    await drive.tool_turn(120, [("c2", BIG + "2")])
+    assert host.custom("context-prune-flush-metrics")[-1]["trigger"] == "budget"
+    assert stubbed(drive.render()) == ["c1"], "the model read c1 in the request that made turn 2; c2 waits"
+    await drive.final(200)
+    assert stubbed(drive.render()) == ["c1", "c2"], "the final reply's flush takes what the budget flush left"
+
+
+async def test_keep_recent_zero_lets_the_budget_trigger_flush_the_newest_turn_too() -> None:
+    host, _engine, drive = make({"keep_recent": 0})
+    await drive.prompt("go", 100)
+    host.usage = ContextUsage(150_000, 200_000)
+    await drive.tool_turn(110, [("c1", BIG)])
     assert host.custom("context-prune-flush-metrics")[-1]["trigger"] == "budget"
     assert stubbed(drive.render()) == ["c1"]
-    host2, _engine2, drive2 = make({"auto_budget_threshold": None})
-    await drive2.prompt("go", 100)
-    host2.usage = ContextUsage(10_000, 200_000)
-    await drive2.tool_turn(110, [("c1", BIG)])
-    assert host2.custom("context-prune-flush-metrics") == []
-    host2.usage = ContextUsage(20_000, 200_000)  # +5% in one turn: over the 0.04 delta
-    await drive2.tool_turn(120, [("c2", BIG + "2")])
-    assert host2.custom("context-prune-flush-metrics")[-1]["trigger"] == "delta"
+
+
+async def test_delta_trigger_flushes_on_a_jump_leaving_the_newest_turn() -> None:
+    host, _engine, drive = make({"auto_budget_threshold": None})
+    await drive.prompt("go", 100)
+    host.usage = ContextUsage(10_000, 200_000)
+    await drive.tool_turn(110, [("c1", BIG)])
+    assert host.custom("context-prune-flush-metrics") == []
+    host.usage = ContextUsage(20_000, 200_000)  # +5% in one turn: over the 0.04 delta
+    await drive.tool_turn(120, [("c2", BIG + "2")])
+    assert host.custom("context-prune-flush-metrics")[-1]["trigger"] == "delta"
+    assert stubbed(drive.render()) == ["c1"]
 
 
 async def test_errored_and_aborted_final_replies_do_not_flush() -> None:

@@ -133,6 +133,7 @@ class Driver:
 
     async def tool_turn(self, ts: int, calls: list[tuple[str, str]], name: str = "read") -> None:
         """One assistant turn calling `name` once per (id, output) pair, with its results."""
+        await self.engine.before_request(ts)
         message = assistant(ts, *(call(cid, name) for cid, _ in calls))
         self.host.add_message(message)
         results = [result(cid, out, ts + 1 + i, name) for i, (cid, out) in enumerate(calls)]
@@ -142,6 +143,7 @@ class Driver:
         self.turn += 1
 
     async def final(self, ts: int, text: str = "done") -> None:
+        await self.engine.before_request(ts)
         message = assistant(ts, text=text)
         self.host.add_message(message)
         await self.engine.on_message_end(message)

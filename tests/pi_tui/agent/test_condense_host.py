@@ -204,3 +204,20 @@ async def test_a_rejected_key_stops_a_rearmed_flush_at_one_summariser_call(fake_
     assert added[-1].get("stopReason") == "error"
     assert len(fake_openai.requests) == asked + 2, "the turn, then one summariser call, not one per batch"
     assert any("summarization stopped" in text and "3 batches" in text for _, text in notes.notices)
+
+
+async def test_a_resumed_session_with_pending_work_is_flushed_before_its_first_request(
+        fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    first, _ = await read_three_files(fake_openai, tmp_path, prune_on="on-demand")  # nothing flushed
+    assert first.session.path is not None
+    model = ModelSpec(provider="openai", id="fake-model", base_url=fake_openai.base_url)
+    host = AgentHost(Session.open(first.session.path), LiteLLMClient(), AgentConfig(model, "You are a test.", tmp_path),
+                     make_tools(["read"]), Notes())
+    install(host, CondenseConfig.model_validate({"summarizer_model": "extractive"}), lambda spec: LiteLLMClient())
+    await host.start()
+    fake_openai.push(text_reply("hello again"))
+    await host.prompt("hello")
+    sent = json.dumps(fake_openai.requests[-1]["messages"])
+    assert sent.count("line of a") < 10 and sent.count("line of c") < 10, \
+        "the cache is cold after a reopen: the pending reads were pruned before the request, not sent whole"
+    assert "t1" in sent and "t3" in sent, "their refs stand in for them"

@@ -37,18 +37,19 @@ def sonnet_runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ui: Notes) -
     return build_runtime(options, LiveSettings(settings), ui)
 
 
-async def one_tool_turn(runtime: Runtime, context_tokens: int) -> None:
+async def one_tool_turn(runtime: Runtime, context_tokens: int, turn: int = 0) -> None:
     """A finished tool turn after which the host counts exactly `context_tokens` in the context."""
-    result: ToolResultMessage = {"role": "toolResult", "toolCallId": "call_1", "toolName": "read",
-                                 "content": [{"type": "text", "text": "x = 1\n" * 400}], "isError": False,
-                                 "timestamp": 2}
+    call_id = f"call_{turn + 1}"
+    result: ToolResultMessage = {"role": "toolResult", "toolCallId": call_id, "toolName": "read",
+                                 "content": [{"type": "text", "text": f"x = {turn}\n" * 400}], "isError": False,
+                                 "timestamp": 2 * turn + 2}
     assistant: AssistantMessage = {
-        "role": "assistant", "content": [{"type": "toolCall", "id": "call_1", "name": "read",
-                                          "arguments": {"path": "a.py"}}],
+        "role": "assistant", "content": [{"type": "toolCall", "id": call_id, "name": "read",
+                                          "arguments": {"path": f"a{turn}.py"}}],
         "api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5",
         "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 1,
                   "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
-        "stopReason": "toolUse", "timestamp": 1}
+        "stopReason": "toolUse", "timestamp": 2 * turn + 1}
     host = runtime.host
     await host.insert_message(assistant)
     await host.insert_message(result)
@@ -56,7 +57,7 @@ async def one_tool_turn(runtime: Runtime, context_tokens: int) -> None:
     assistant["usage"]["totalTokens"] = context_tokens - tail
     assert present(host.context_usage()).tokens == context_tokens
     assert present(host.context_usage()).percent == pytest.approx(context_tokens / SONNET_WINDOW * 100)  # the footer's
-    await runtime.engine.on_turn_end(assistant, [result], 0)
+    await runtime.engine.on_turn_end(assistant, [result], turn)
 
 
 def test_the_footer_and_condense_read_the_models_real_window(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -73,7 +74,8 @@ async def test_the_budget_trigger_fires_at_0735_of_the_real_window(
     runtime = sonnet_runtime(tmp_path, monkeypatch, ui)
     threshold = min(300_000, 0.735 * SONNET_WINDOW)
     assert threshold == 147_000
-    await one_tool_turn(runtime, tokens)
+    await one_tool_turn(runtime, tokens)  # the newest turn's output is left for the model to read
+    await one_tool_turn(runtime, tokens, turn=1)
     summaries = [e for e in runtime.host.session.entries if e.get("customType") == "context-prune-summary"]
     assert bool(summaries) is flushes
     assert any("budget reached" in line for line in ui.lines) is flushes
