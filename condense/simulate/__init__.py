@@ -18,6 +18,7 @@ from condense.simulate.cache import (
     CacheModel,
     CacheRead,
     PrefixCache,
+    min_cacheable_tokens,
 )
 from condense.simulate.context_editing import CLEARED_RESULT, ClearToolUses, ContextEditing
 from condense.simulate.openhands_sdk import SdkCondenser
@@ -112,6 +113,7 @@ __all__ = [
     "format_report",
     "mask_placeholder",
     "message_text",
+    "min_cacheable_tokens",
     "model_summary_tokens",
     "observed_miss_rate",
     "plot_svg",

@@ -11,6 +11,9 @@ however long the unchanged stretch before the rewrite is.
 `prefix` is the older, more generous model: the common prefix with the previous request of the lane,
 token by token, wherever it ends. No provider gives that credit; it is kept as a comparison.
 
+A prefix shorter than the model's minimum cacheable length (`min_cacheable_tokens`) is never cached:
+its breakpoint writes nothing and its tokens are plain input, as Anthropic bills it.
+
 A cache bust is a request inside the TTL that could not read everything the previous request of its
 lane wrote. Main-model requests and summariser calls are separate lanes. Recorded sessions show one
 more effect no cache rule explains: many first requests after a new user message are full misses;
@@ -29,6 +32,20 @@ LONG_TTL_MS = 60 * 60 * 1000
 LOOKBACK_BLOCKS = 20
 CacheModel = Literal["anthropic", "prefix"]
 CACHE_MODELS: tuple[CacheModel, ...] = ("anthropic", "prefix")
+
+
+# Anthropic's minimum cacheable prompt length by model family, longest match first (prompt caching docs)
+_MIN_CACHEABLE: tuple[tuple[str, int], ...] = (
+    ("opus-4-6", 4096), ("opus-4-5", 4096), ("haiku-4-5", 4096), ("sonnet-4-6", 2048),
+    ("haiku-3", 2048), ("3-haiku", 2048), ("3-5-haiku", 2048),
+)
+DEFAULT_MIN_CACHEABLE = 1024  # Sonnet 4.5, Opus 4.1 and 4, Sonnet 4 and 3.7
+
+
+def min_cacheable_tokens(model: str) -> int:
+    """The fewest tokens a prefix must hold for Anthropic to cache it, for a model id such as
+    `claude-opus-4-5-20251101` or `anthropic/claude-sonnet-4-5`."""
+    return next((tokens for family, tokens in _MIN_CACHEABLE if family in model), DEFAULT_MIN_CACHEABLE)
 
 
 @dataclass(frozen=True)
@@ -65,9 +82,11 @@ class AnthropicCache:
     """Entries keyed by the exact segment sequence they cover. A prefix key comes from a trie of
     segment identities, so equal prefixes get equal keys in one walk over the prompt."""
 
-    def __init__(self, ttl_ms: int = DEFAULT_TTL_MS, lookback_blocks: int = LOOKBACK_BLOCKS) -> None:
+    def __init__(self, ttl_ms: int = DEFAULT_TTL_MS, lookback_blocks: int = LOOKBACK_BLOCKS,
+                 min_tokens: float = 0.0) -> None:
         self.ttl_ms = ttl_ms
         self.lookback_blocks = lookback_blocks
+        self.min_tokens = min_tokens
         self._trie: dict[tuple[int, int], int] = {}
         self._entries: dict[int, int] = {}  # prefix key -> when it was last written or read
         self._previous_end = 0.0  # tokens up to the previous request's last breakpoint
@@ -106,10 +125,11 @@ class AnthropicCache:
         hit = self._hit(prompt, keys, time_ms)
         if hit:
             self._entries[keys[hit]] = time_ms
-        for breakpoint in prompt.breakpoints:
+        cacheable = [b for b in prompt.breakpoints if prompt.tokens_before(b) >= self.min_tokens]
+        for breakpoint in cacheable:
             self._entries[keys[breakpoint]] = time_ms
         cached = prompt.tokens_before(hit)
-        end = prompt.tokens_before(max(prompt.breakpoints, default=0))
+        end = prompt.tokens_before(max(cacheable, default=0))
         previous_time, self._previous_time = self._previous_time, time_ms
         previous_end, self._previous_end = self._previous_end, end
         expired = previous_time is not None and time_ms - previous_time >= self.ttl_ms
@@ -117,5 +137,8 @@ class AnthropicCache:
         return CacheRead(cached, max(0.0, end - cached), bust, expired)
 
 
-def make_cache(model: CacheModel, units_per_token: float, ttl_ms: int) -> Cache:
-    return AnthropicCache(ttl_ms) if model == "anthropic" else PrefixCache(units_per_token, ttl_ms)
+def make_cache(model: CacheModel, units_per_token: float, ttl_ms: int, min_tokens: float = 0.0) -> Cache:
+    """`min_tokens`: the answering model's minimum cacheable length (the `anthropic` model only)."""
+    if model == "anthropic":
+        return AnthropicCache(ttl_ms, min_tokens=min_tokens)
+    return PrefixCache(units_per_token, ttl_ms)

@@ -176,10 +176,11 @@ class Meter:
         self._by_message[id(message)] = (message, segment)
         return segment
 
-    def prompt(self, messages: Sequence[dict[str, Any]], system: bool = True) -> Prompt:
+    def prompt(self, messages: Sequence[dict[str, Any]], system: bool = True, head_segment: Segment | None = None
+               ) -> Prompt:
         """The request for `messages`; with `system`, the system prompt (a breakpoint of its own)
-        comes first."""
-        head = (self.system,) if system else ()
+        comes first: `head_segment` where a strategy sends more tools than the others."""
+        head = (head_segment or self.system,) if system else ()
         marks = ((1,) if system else ()) + breakpoints(messages, len(head))
         return Prompt(head + tuple(self.segment(m) for m in messages), marks)
 

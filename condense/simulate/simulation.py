@@ -66,8 +66,8 @@ class StrategyResult(BaseModel):
 class _Lane:
     """One stream of requests (the main model, or the summariser) and its cache(s)."""
 
-    def __init__(self, model: CacheModel, units_per_token: float, ttl_ms: int) -> None:
-        self.cache = make_cache(model, units_per_token, ttl_ms)
+    def __init__(self, model: CacheModel, units_per_token: float, ttl_ms: int, min_tokens: float = 0.0) -> None:
+        self.cache = make_cache(model, units_per_token, ttl_ms, min_tokens)
         self.prefix: Cache | None = make_cache("prefix", units_per_token, ttl_ms) if model != "prefix" else None
 
     def price(self, prompt: Prompt, time_ms: int, miss: float, output: float,
@@ -89,11 +89,13 @@ def _priced(prompt: Prompt, read: CacheRead, miss: float, output: float, prices:
 
 class StrategySimulation:
     def __init__(self, name: str, units_per_token: float, miss_rate: float,
-                 ttl_ms: int = DEFAULT_TTL_MS, cache_model: CacheModel = "anthropic") -> None:
+                 ttl_ms: int = DEFAULT_TTL_MS, cache_model: CacheModel = "anthropic",
+                 min_cacheable: float = 0.0) -> None:
+        """`min_cacheable`: the session model's minimum cacheable prompt length, in tokens."""
         self.name = name
         self.miss_rate = miss_rate
-        self._main = _Lane(cache_model, units_per_token, ttl_ms)
-        self._side = _Lane(cache_model, units_per_token, ttl_ms)
+        self._main = _Lane(cache_model, units_per_token, ttl_ms, min_cacheable)
+        self._side = _Lane(cache_model, units_per_token, ttl_ms, min_cacheable)
         self.outcomes: list[RequestOutcome] = []
         self.summariser_calls = 0
         self.summariser_cost = 0.0

@@ -39,6 +39,7 @@ from condense.simulate import (
     baseline,
     calibrate,
     find_uses,
+    min_cacheable_tokens,
     observed_miss_rate,
     unknown_strategies,
     with_ratios,
@@ -123,7 +124,7 @@ class _Strategies:
     def run(self, name: str) -> tuple[StrategyResult, Calibration | None, Pricing]:
         pricing = _pricing(self.options)
         sim = StrategySimulation(name, self.meter.units_per_token, self.miss.rate, self.options.ttl_ms,
-                                 self.options.cache_model)
+                                 self.options.cache_model, min_cacheable_tokens(self.recording.main_model))
         retention = RetentionMeter(self.recording.history, self.uses)
         run = StrategyRun(self.recording, self.meter, pricing, sim, retention)
         recovery = run_strategy(name, run, self.window, self.options.variants, self.options.condense)

@@ -6,6 +6,7 @@ and compares the results.
 from __future__ import annotations
 
 import asyncio
+import json
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from condense import BatchFilter, CondenseEngine
 from condense.config import CondenseConfig
 from condense.messages import AgentMessage, plain_messages, typed_messages
 from condense.occurrence import message_key
+from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_NAME, QUERY_TOOL_PARAMETERS
 from condense.simulate import (
     ANTHROPIC_EDITS,
     OPENHANDS_SDK,
@@ -33,6 +35,7 @@ from condense.simulate import (
     RecoveryCost,
     RetentionMeter,
     SdkCondenser,
+    Segment,
     StrategySimulation,
     SummarizingCondenser,
     check_recovery,
@@ -167,13 +170,14 @@ class StrategyRun:
     edit: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] | None = None  # the provider's, server-side
     lookup: Lookup | None = None  # condense's refs, for the retention measure
     recovering: RecoveryCost = field(default_factory=RecoveryCost)
+    system: Segment | None = None  # the system prompt and tools, where the strategy adds a tool
 
     def request(self, number: int, context: Sequence[Mapping[str, Any]]) -> None:
         recorded = self.recording.requests[number]
         self.sent = number + 1
         if not recorded.billed:
             return
-        prompt = self.meter.prompt(self.provider_view(context, number))
+        prompt = self.meter.prompt(self.provider_view(context, number), head_segment=self.system)
         prices = self.pricing.for_model(recorded.model)
         outcome = self.sim.request(prompt, recorded, prices)
         hidden = []
@@ -279,7 +283,17 @@ def _condense_lookup(engine: CondenseEngine) -> Lookup:
     return lookup
 
 
+def _with_query_tool(meter: Meter) -> Segment:
+    """The system prompt and tools plus `context_tree_query`'s definition, which condense adds to every
+    request: its tokens count against condense."""
+    tool = json.dumps({"name": QUERY_TOOL_NAME, "description": QUERY_TOOL_DESCRIPTION,
+                       "input_schema": QUERY_TOOL_PARAMETERS})
+    return meter.fixed_segment("<system prompt, tools and context_tree_query>",
+                               meter.system.tokens + meter.text_tokens(tool))
+
+
 def _run_condense(run: StrategyRun, config: CondenseConfig, window: int, after_read: bool = False) -> Recovery:
+    run.system = _with_query_tool(run.meter)
     source = without_compactions(run.recording.session)
     with tempfile.TemporaryDirectory(prefix="pi-tui-whatif-") as folder:
         out = output_session(source, Path(folder) / "replay.jsonl")

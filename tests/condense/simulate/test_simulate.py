@@ -33,6 +33,7 @@ from condense.simulate import (
     condense_config,
     format_report,
     mask_placeholder,
+    min_cacheable_tokens,
     model_summary_tokens,
     observed_miss_rate,
     plot_svg,
@@ -170,6 +171,27 @@ def test_anthropic_tokens_after_the_last_breakpoint_are_plain_input() -> None:
     outcome = sim.request(prompt, RecordedRequest(0, 0, "m", 0, 0, 0, 0.0, False), PRICES)
     plain = prompt.tokens - read.written
     assert outcome.cost == pytest.approx(read.written * 1.25 + plain * 1.0)
+
+
+def test_anthropic_a_prefix_under_the_models_minimum_is_not_cached_and_costs_plain_input() -> None:
+    meter = Meter(CharEncoder(1.0), system_tokens=10)
+    short = meter.prompt([user("go", 0), *turns(1)])
+    longer = meter.prompt([user("go", 0), *turns(2)])
+    cache = AnthropicCache(min_tokens=longer.tokens)
+    first = cache.send(short, 0)
+    assert (first.cached, first.written) == (0, 0), "too short to cache: all of it plain input"
+    second = cache.send(longer, MINUTE)
+    assert (second.cached, second.written) == (0, longer.tokens), "nothing to read; long enough to write"
+    assert cache.send(longer, 2 * MINUTE).cached == longer.tokens
+
+
+def test_the_minimum_cacheable_length_follows_anthropics_table() -> None:
+    assert min_cacheable_tokens("claude-opus-4-5-20251101") == 4096
+    assert min_cacheable_tokens("anthropic/claude-haiku-4-5") == 4096
+    assert min_cacheable_tokens("claude-sonnet-4-6") == 2048
+    assert min_cacheable_tokens("claude-3-5-haiku-20241022") == 2048
+    assert min_cacheable_tokens("claude-sonnet-4-5") == 1024
+    assert min_cacheable_tokens("claude-opus-4-1") == 1024
 
 
 # ----- the prefix cache -----------------------------------------------------------------------------

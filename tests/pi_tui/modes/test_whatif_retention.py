@@ -85,3 +85,11 @@ def test_each_row_prices_fetching_back_what_its_context_hid(tmp_path: Path, caps
     base = rows[report["baseline_with_recovery"]]
     assert rows["condense"]["ratio_with_recovery"] == pytest.approx(
         rows["condense"]["cost_with_recovery"] / base["cost_with_recovery"])
+
+
+def test_condense_pays_for_the_tool_definition_it_adds_to_every_request(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["whatif", str(_write(tmp_path)), "--json", "--strategies", "none,condense"]) == 0
+    rows = {s["name"]: s for s in json.loads(capsys.readouterr().out)["sessions"][0]["strategies"]}
+    extra = rows["condense"]["context_tokens"][0] - rows["none"]["context_tokens"][0]
+    assert 100 < extra < 1_000, "the first requests carry the same messages; condense adds context_tree_query"
