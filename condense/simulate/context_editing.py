@@ -10,10 +10,19 @@ model reads it (it keeps no state between requests). Two edits, applied in this 
   with `clear_tool_inputs` the call's arguments go too; tools in `exclude_tools` are never cleared.
   `clear_at_least`: when the clearing would free fewer tokens than this, the edit is not applied.
 
-Because each request is edited afresh, the clearing point moves forward with every new tool use once
-the trigger is passed: under Anthropic's cache rule each such request re-writes the prompt from the
-newly cleared result on. Cleared copies are made once per message and pinned, so the meter sees the
-same object for the same edit on every request.
+Two readings of when the clearing point moves, both simulated:
+
+- per request (`sticky=False`, the rows without a suffix): each request is edited afresh from its own
+  content, as a stateless API would; once the trigger is passed the clearing point moves forward with
+  every new tool use, and under Anthropic's cache rule each such request re-writes the prompt from the
+  newly cleared result on.
+- sticky (`sticky=True`, the `-sticky` rows): the documentation says later requests reuse the cached
+  prefix of the edited prompt, which needs a cut that stays where it is; here the cleared tool uses stay
+  exactly those until the edited prompt crosses the trigger again, when all but the newest `keep` are
+  cleared once more.
+
+Cleared copies are made once per message and pinned, so the meter sees the same object for the same
+edit on every request.
 """
 
 from __future__ import annotations
@@ -58,11 +67,14 @@ def _has_thinking(message: Message) -> bool:
 
 
 class ContextEditing:
-    def __init__(self, meter: Meter, clear: ClearToolUses, thinking_keep: int = 1) -> None:
-        """`thinking_keep` >= 1: the newest thinking turns whose thinking stays."""
+    def __init__(self, meter: Meter, clear: ClearToolUses, thinking_keep: int = 1, sticky: bool = False) -> None:
+        """`thinking_keep` >= 1: the newest thinking turns whose thinking stays; `sticky`: the second
+        reading above (a cut kept until the edited prompt crosses the trigger again)."""
         self.meter = meter
         self.clear = clear
         self.thinking_keep = thinking_keep
+        self.sticky = sticky
+        self._cut = 0  # sticky: how many of the oldest clearable tool uses stay cleared
         self._copies: dict[tuple[int, str], tuple[Message, Message]] = {}  # pins the original
 
     def _copy(self, message: Message, key: str, make: Any) -> Message:
@@ -90,11 +102,25 @@ class ContextEditing:
         return out
 
     def clear_tool_uses(self, messages: list[Message]) -> list[Message]:
+        if not self.sticky:
+            return self._cleared(messages, None) if self.meter.tokens(messages) > self.clear.trigger else messages
+        kept = self._cleared(messages, self._cut) if self._cut else messages
+        if self.meter.tokens(kept) <= self.clear.trigger:
+            return kept
+        uses = len(_tool_uses(messages))
+        moved = self._cleared(messages, None)
+        if moved is not messages and moved is not kept:
+            self._cut = max(0, uses - self.clear.keep)
+            return moved
+        return kept
+
+    def _cleared(self, messages: list[Message], cut: int | None) -> list[Message]:
+        """`messages` with the oldest `cut` tool uses cleared (None: all but the newest `keep`); the same
+        list when there is nothing to clear or it would free less than `clear_at_least`."""
         rule = self.clear
-        if self.meter.tokens(messages) <= rule.trigger:
-            return messages
         uses = _tool_uses(messages)
-        cleared = [u for u in uses[: max(0, len(uses) - rule.keep)] if u.name not in rule.exclude_tools]
+        end = max(0, len(uses) - rule.keep) if cut is None else min(cut, len(uses))
+        cleared = [u for u in uses[:end] if u.name not in rule.exclude_tools]
         if not cleared:
             return messages
         out = list(messages)

@@ -21,6 +21,9 @@ STRATEGIES: dict[str, str] = {
                                  " but the 3 newest tool results cleared (and old thinking)",
     "anthropic-clear-at-least": "the same edit, applied only when it clears at least 5,000 tokens",
     "anthropic-clear-tool-inputs": "the same edit, clearing the calls' arguments too",
+    "anthropic-clear-tool-uses-sticky": "Anthropic's edit with its defaults, read as a cut that stays put"
+                                        " until the edited prompt passes the trigger again",
+    "anthropic-clear-tool-inputs-sticky": "the sticky reading, clearing the calls' arguments too",
     "openhands-condenser": "a simplified OpenHands condenser (one message = one event, 120/4, the whole"
                            " messages summarised): kept to compare with earlier figures",
     "openhands-sdk-agent": "OpenHands' default agent's condenser as the SDK runs it: past 80 events (a"
@@ -54,7 +57,10 @@ ANTHROPIC_EDITS: dict[str, ClearToolUses] = {
     "anthropic-clear-tool-uses": ClearToolUses(),
     "anthropic-clear-at-least": ClearToolUses(clear_at_least=5_000),
     "anthropic-clear-tool-inputs": ClearToolUses(clear_tool_inputs=True),
+    "anthropic-clear-tool-uses-sticky": ClearToolUses(),
+    "anthropic-clear-tool-inputs-sticky": ClearToolUses(clear_tool_inputs=True),
 }
+STICKY_EDITS = frozenset({"anthropic-clear-tool-uses-sticky", "anthropic-clear-tool-inputs-sticky"})
 
 # A turn_end flush runs after the turn's results arrived but before the next request, so it would
 # summarise outputs the model never read, and no cached prefix would ever be rewritten. Per-turn

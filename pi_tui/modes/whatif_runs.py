@@ -22,6 +22,7 @@ from condense.simulate import (
     ANTHROPIC_EDITS,
     OPENHANDS_SDK,
     PRUNE_AFTER_READ,
+    STICKY_EDITS,
     Compaction,
     ContextEditing,
     Lookup,
@@ -329,7 +330,7 @@ def run_strategy(name: str, run: StrategyRun, window: int, variants: dict[str, d
         max_size, keep_first = OPENHANDS_SDK[name]
         return _run_summarising(run, SdkCondenser(run.meter, max_size, keep_first, max_tokens=window))
     if name in ANTHROPIC_EDITS:
-        return _run_context_edit(run, ContextEditing(run.meter, ANTHROPIC_EDITS[name]))
+        return _run_context_edit(run, ContextEditing(run.meter, ANTHROPIC_EDITS[name], sticky=name in STICKY_EDITS))
     if name in variants:
         return _run_condense(run, condense_config_with(variants[name], condense), window)
     return _run_condense(run, condense_config(name, condense), window, name in PRUNE_AFTER_READ)

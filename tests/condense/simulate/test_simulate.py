@@ -376,6 +376,21 @@ def test_clear_tool_uses_waits_for_the_trigger_then_keeps_only_the_three_newest_
     assert editing.apply(grown)[2] is edited[2], "a cleared copy is made once, so the meter sees one object"
 
 
+def test_sticky_clearing_keeps_its_cut_until_the_edited_prompt_passes_the_trigger_again() -> None:
+    meter = Meter(CharEncoder(1.0), system_tokens=0)
+    history = _tool_history(uses=6, output_chars=1_000)
+    trigger = meter.tokens(history) - 1  # six uses are just over it
+    fresh = ContextEditing(meter, ClearToolUses(trigger=trigger))  # type: ignore[arg-type]
+    sticky = ContextEditing(meter, ClearToolUses(trigger=trigger), sticky=True)  # type: ignore[arg-type]
+    assert _result_texts(sticky.apply(history))[:3] == [CLEARED_RESULT] * 3
+    grown = [*history, call("c6", 13), result("c6", "x" * 1_000, 14)]
+    assert _result_texts(fresh.apply(grown)).count(CLEARED_RESULT) == 4, "per request: the cut moves on"
+    assert _result_texts(sticky.apply(grown)).count(CLEARED_RESULT) == 3, "sticky: the edited prompt is small"
+    bigger = [*grown, *(m for n in range(7, 12) for m in (call(f"c{n}", 2 * n), result(f"c{n}", "y" * 1_000, 2 * n)))]
+    assert _result_texts(sticky.apply(bigger)).count(CLEARED_RESULT) == 12 - 3, \
+        "past the trigger again: all but the newest three cleared once more"
+
+
 def test_clear_tool_uses_defaults_are_anthropics() -> None:
     assert ClearToolUses() == ClearToolUses(trigger=100_000, keep=3, clear_at_least=0, clear_tool_inputs=False)
 

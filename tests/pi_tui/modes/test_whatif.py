@@ -160,3 +160,13 @@ def test_whatif_on_the_large_corpus_session_is_calibrated_within_15_percent(
         recovery = results[name]["recovery"]
         assert recovery["recoverable"] == recovery["pruned"] > 0, name
         assert results[name]["total_cost"] < results["none"]["total_cost"], name
+
+
+def test_the_help_names_every_strategy_whatif_runs(capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "2000")  # argparse would wrap inside a hyphenated name
+    with pytest.raises(SystemExit):
+        main(["whatif", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    missing = [name for name in STRATEGIES if name not in text]
+    assert missing == []
