@@ -29,6 +29,7 @@ from condense.simulate.recovery import Query, Recovery, check_recovery, returns_
 from condense.simulate.recovery_cost import CALL_TOKENS, RecoveryCost, RecoveryFigures
 from condense.simulate.report import SessionReport, format_report
 from condense.simulate.retention import Hidden, Lookup, Retention, RetentionMeter, Shares, Use, find_uses
+from condense.simulate.server_compaction import COMPACT_TRIGGER_TOKENS, ServerCompaction
 from condense.simulate.simulation import (
     Calibration,
     RequestOutcome,
@@ -61,6 +62,7 @@ __all__ = [
     "CACHE_WRITE_FACTOR",
     "CALL_TOKENS",
     "CLEARED_RESULT",
+    "COMPACT_TRIGGER_TOKENS",
     "CONDENSE_STRATEGIES",
     "DEFAULT_TTL_MS",
     "LONG_TTL_MS",
@@ -98,6 +100,7 @@ __all__ = [
     "RetentionMeter",
     "SdkCondenser",
     "Segment",
+    "ServerCompaction",
     "SessionReport",
     "Shares",
     "StrategyResult",

@@ -83,6 +83,15 @@ def extractive_compaction(previous: str | None, folded: Sequence[dict[str, Any]]
     return "\n".join(lines)[-COMPACTION_SUMMARY_CHARS:]
 
 
+PI_IMAGE_CHARS = 4_800
+
+
+def pi_estimate(message: dict[str, Any]) -> float:
+    """Pi's token estimate for a message (`estimateTokens`): its characters / 4, an image as 4,800."""
+    text = message_text(message)
+    return (len(text) + text.count("[image]") * (PI_IMAGE_CHARS - len("[image]"))) / 4
+
+
 class PiCompaction:
     """Pi's compaction rule over a growing history; `context` is what a request carries."""
 
@@ -99,16 +108,17 @@ class PiCompaction:
         return kept if self.summary is None else [self.summary, *kept]
 
     def _cut(self, history: list[dict[str, Any]]) -> int | None:
-        """First kept index: about `keep_recent` tokens from the end, moved back to a message that is
-        not a tool result (a result must stay with its call); None when nothing could be folded."""
+        """First kept index as Pi finds it: walking back, Pi's own estimate (characters / 4, an image
+        4,800 characters) reaches `keep_recent`, then the cut moves forward to the nearest message that
+        is not a tool result (a result stays with its call); None when nothing could be folded."""
         kept = 0.0
         index = len(history)
         while index > self.first_kept and kept < self.keep_recent:
             index -= 1
-            kept += self.meter.segment(history[index]).tokens
-        while index > self.first_kept and history[index].get("role") == "toolResult":
-            index -= 1
-        return index if index > self.first_kept else None
+            kept += pi_estimate(history[index])
+        while index < len(history) and history[index].get("role") == "toolResult":
+            index += 1
+        return index if self.first_kept < index < len(history) else None
 
     def maybe_compact(self, history: list[dict[str, Any]], time_ms: int) -> Compaction | None:
         """Compact before a request whose context is over the threshold; returns what was folded."""

@@ -117,6 +117,15 @@ class StrategySimulation:
         self.summariser_prefix_cost += prefix_cost
         return cost
 
+    def server_call(self, prompt: Prompt, output_tokens: float, time_ms: int, prices: PriceTable) -> float:
+        """A step the provider samples on the request itself (server-side compaction's summary): priced
+        on the main stream's cache, counted with the summariser's calls."""
+        _, _, cost, prefix_cost = self._main.price(prompt, time_ms, 0.0, output_tokens, prices)
+        self.summariser_calls += 1
+        self.summariser_cost += cost
+        self.summariser_prefix_cost += prefix_cost
+        return cost
+
     def result(self, recovery: Recovery, retention: Retention | None = None,
                recovering: RecoveryFigures | None = None) -> StrategyResult:
         tokens = [o.tokens for o in self.outcomes]

@@ -24,6 +24,8 @@ STRATEGIES: dict[str, str] = {
     "anthropic-clear-tool-uses-sticky": "Anthropic's edit with its defaults, read as a cut that stays put"
                                         " until the edited prompt passes the trigger again",
     "anthropic-clear-tool-inputs-sticky": "the sticky reading, clearing the calls' arguments too",
+    "anthropic-compaction": "Anthropic's server-side compaction (compact_20260112) with its default trigger:"
+                            " past 150k input tokens, the whole conversation becomes one summary",
     "openhands-condenser": "a simplified OpenHands condenser (one message = one event, 120/4, the whole"
                            " messages summarised): kept to compare with earlier figures",
     "openhands-sdk-agent": "OpenHands' default agent's condenser as the SDK runs it: past 80 events (a"

@@ -37,6 +37,7 @@ from condense.simulate import (
     RetentionMeter,
     SdkCondenser,
     Segment,
+    ServerCompaction,
     StrategySimulation,
     SummarizingCondenser,
     check_recovery,
@@ -194,6 +195,15 @@ class StrategyRun:
         plain = plain_messages(llm)
         return plain if self.edit is None else self.edit(plain)
 
+    def server_summary(self, context: Sequence[Mapping[str, Any]], output: str, number: int) -> None:
+        """The provider's own summarising step on request `number` (it reads that request's prompt)."""
+        recorded = self.recording.requests[number]
+        if not recorded.billed:
+            return
+        prompt = self.meter.prompt(self.provider_view(context, number), head_segment=self.system)
+        self.sim.server_call(prompt, self.meter.text_tokens(output), recorded.time_ms,
+                             self.pricing.for_model(recorded.model))
+
     def summariser_call(self, prompt: str | list[dict[str, Any]], output: str, time_ms: int,
                         head_tokens: float = 0.0) -> None:
         """Priced at the session's model and at the length a model writes, not the extractive text's (see
@@ -236,13 +246,16 @@ def _run_masking(run: StrategyRun) -> Recovery:
     return check_recovery(history, masking.apply(history), None)
 
 
-def _run_summarising(run: StrategyRun, summariser: PiCompaction | SummarizingCondenser | SdkCondenser) -> Recovery:
+def _run_summarising(run: StrategyRun,
+                     summariser: PiCompaction | SummarizingCondenser | SdkCondenser | ServerCompaction) -> Recovery:
     """A strategy that folds old history into one summary before a request when its rule says so."""
     history = run.recording.history
     for number, before in enumerate(run.recording.before):
         time_ms = run.recording.requests[number].time_ms
         done: Compaction | None = summariser.maybe_compact(history[:before], time_ms)
-        if done is not None:
+        if done is not None and isinstance(summariser, ServerCompaction):
+            run.server_summary(done.folded, done.summary, number)
+        elif done is not None:
             asked = done.folded if done.prompt is None else done.prompt
             run.summariser_call(asked, done.summary, time_ms, done.head_tokens)
         run.request(number, summariser.context(history[:before]))
@@ -326,6 +339,8 @@ def run_strategy(name: str, run: StrategyRun, window: int, variants: dict[str, d
         return _run_summarising(run, PiCompaction(run.meter, window))
     if name == "openhands-condenser":
         return _run_summarising(run, SummarizingCondenser())
+    if name == "anthropic-compaction":
+        return _run_summarising(run, ServerCompaction(run.meter))
     if name in OPENHANDS_SDK:
         max_size, keep_first = OPENHANDS_SDK[name]
         return _run_summarising(run, SdkCondenser(run.meter, max_size, keep_first, max_tokens=window))

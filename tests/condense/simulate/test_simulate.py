@@ -41,7 +41,7 @@ from condense.simulate import (
     returns_original,
     with_ratios,
 )
-from condense.simulate.baselines import COMPACTION_SUMMARY_CHARS
+from condense.simulate.baselines import COMPACTION_SUMMARY_CHARS, pi_estimate
 
 MINUTE = 60_000
 PRICES = PriceTable.from_prices("test-model", input_price=1.0, output_price=5.0)
@@ -339,6 +339,19 @@ def test_pi_compaction_folds_old_messages_near_the_window_and_never_cuts_at_a_to
     assert done.folded[0] is history[0] and done.folded[-1] is history[compaction.first_kept - 1]
 
 
+def test_pi_compaction_keeps_recent_by_pis_own_estimate_and_cuts_forward_of_a_tool_result() -> None:
+    meter = Meter(CharEncoder(8.0), system_tokens=0)  # a tokenizer that disagrees with Pi's chars / 4
+    compaction = PiCompaction(meter, context_window=6_000, reserve=1_000, keep_recent=2_000)
+    history: list[dict[str, Any]] = [user("start", 0)]
+    for n in range(12):
+        history += [call(f"c{n}", n * 10), result(f"c{n}", "r" * 4_000, n * 10 + 1)]
+    assert compaction.maybe_compact(history, 500) is not None
+    kept = history[compaction.first_kept:]
+    assert kept[0]["role"] == "assistant", "the walk back ends on a result; the cut moves forward past it"
+    assert [m["toolCallId"] for m in kept if m["role"] == "toolResult"] == ["c11"], \
+        "two results reach 2,000 by chars / 4; the forward move leaves the newest turn (the tokenizer would keep four)"
+
+
 def test_condense_strategies_change_only_their_own_settings() -> None:
     every, default = condense_config("every-turn"), condense_config("condense")
     assert default.summarizer_model == every.summarizer_model == "extractive"
@@ -570,3 +583,15 @@ def test_the_report_prints_a_row_per_strategy_and_the_chart_is_valid_svg() -> No
     for line in lines:
         points = [tuple(map(float, p.split(","))) for p in line.get("points", "").split()]
         assert len(points) == 13 and all(math.isfinite(v) for point in points for v in point)
+
+
+def test_a_server_side_step_reads_the_prefix_the_previous_request_wrote() -> None:
+    meter = Meter(CharEncoder(1.0), system_tokens=10)
+    sim = StrategySimulation("s", 1.0, miss_rate=0.0)
+    first = meter.prompt([user("go", 0), *turns(3)])
+    sim.request(first, RecordedRequest(0, 0, "m", 0, 0, 0, 0.0, False), PRICES)
+    grown = meter.prompt([user("go", 0), *turns(4)])
+    cost = sim.server_call(grown, 100, MINUTE, PRICES)
+    new = grown.tokens - first.tokens
+    assert cost == pytest.approx(first.tokens * PRICES.cache_read + new * PRICES.cache_write + 100 * PRICES.output)
+    assert sim.summariser_calls == 1 and sim.summariser_cost == pytest.approx(cost)
