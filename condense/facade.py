@@ -117,6 +117,10 @@ class Condenser:
         recorded, it lets `pi-tui whatif` price the conversation."""
         converted = self._to_pi(messages)
         await self._add_pi(typed_messages(converted if usage is None else with_usage(converted, usage)))
+        if converted and converted[-1].get("role") in ("user", "toolResult"):
+            # a request follows: where the provider's cache has gone cold (or none was sent since this
+            # store was opened), pending work is flushed first, its rewrite being free
+            await self.engine.before_request(int(time.time() * 1000))
 
     def add_sync(self, messages: list[dict[str, Any]], usage: Any = None) -> None:
         """`add` for an agent without an event loop of its own."""

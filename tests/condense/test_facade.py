@@ -278,3 +278,17 @@ async def test_a_history_holding_summaries_renders_each_request_from_the_last() 
     await condenser.add([{"role": "user", "content": "and the tests?"}])
     condenser.messages()
     assert condenser.engine.last_render_kind == "incremental"
+
+
+async def test_a_store_reopened_with_pending_work_is_pruned_before_its_next_request(tmp_path: Path) -> None:
+    first = OpenAICondenser(tmp_path / "agent-state", config={"prune_on": "on-demand"})
+    await openai_run(first, turns=2)
+    assert [m["content"] for m in first.messages() if m["role"] == "tool"] == [output(0), output(1)], \
+        "on demand: nothing pruned yet"
+    first.close()
+    again = OpenAICondenser(tmp_path / "agent-state")
+    await again.add([{"role": "user", "content": "and now the tests"}])
+    request = again.messages()
+    assert not {output(0), output(1)} & {m["content"] for m in request if isinstance(m.get("content"), str)}, \
+        "no request since the store opened: the cache is cold, so the pending work is pruned first"
+    assert output(0) in again.query(["t1"])

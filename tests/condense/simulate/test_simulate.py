@@ -41,7 +41,7 @@ from condense.simulate import (
     returns_original,
     with_ratios,
 )
-from condense.simulate.baselines import COMPACTION_SUMMARY_CHARS, pi_estimate
+from condense.simulate.baselines import COMPACTION_SUMMARY_CHARS
 
 MINUTE = 60_000
 PRICES = PriceTable.from_prices("test-model", input_price=1.0, output_price=5.0)
