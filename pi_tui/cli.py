@@ -155,10 +155,13 @@ def _load_settings() -> Settings:
 
 
 def _open(arg: str) -> Session:
+    """A Pi session file, or a Claude Code transcript read as one."""
+    from pi_tui.session.claude_code import is_claude_code_transcript, open_claude_code
     from pi_tui.session.listing import resolve_session_arg
     from pi_tui.session.store import Session
 
-    session = Session.open(resolve_session_arg(arg, os.getcwd()))
+    path = resolve_session_arg(arg, os.getcwd())
+    session = open_claude_code(path) if is_claude_code_transcript(path) else Session.open(path)
     for warning in session.warnings:
         print(f"pi-tui: warning: {warning}", file=sys.stderr)
     return session
