@@ -147,6 +147,14 @@ class CondenseConfig(_Table):
         " session opens), flush pending work: the provider's prompt cache has expired, so the rewrite is free"
         " (0 = off)."
     )
+    fold_keep_turns: Count = Field(
+        3, description="Fold everything before this many newest user messages into one block behind a ref, where"
+        " a flush or a cold cache rewrites the prompt anyway (0 = never fold)."
+    )
+    fold_min_chars: Count = Field(
+        32_000, description="Fold only when the stretch a fold would take out of view holds at least this many"
+        " characters."
+    )
     min_flush_chars: Count = Field(
         0, description="At a final reply, flush only once the pending tool outputs hold this many characters"
         " (0 = always); a flush rewrites the cached prompt, so it should remove enough to pay for that."

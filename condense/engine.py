@@ -30,6 +30,7 @@ from condense.diagnostics import DiagnosticSink, status_suffix
 from condense.entry_log import MemoryLog
 from condense.figure import ContextFigure
 from condense.flush import BatchFilter, Flusher, FlushResult, FlushTrigger, Progress
+from condense.fold import FOLD, HistoryFold, fold_saving, plan_fold, reconstruct_folds
 from condense.frontier import reconstruct as reconstruct_frontier
 from condense.frontier import trim_batch
 from condense.host import ContextUsage, Host
@@ -102,9 +103,12 @@ class CondenseEngine:
         self.rearmed = False
         self.previous_fraction: float | None = None
         self._cancel = _Cancel()
-        self._reclaim_version = -1
+        self._reclaim_version: tuple[int, int] | None = None
         self._stub_memo = StubMemo()
         self._renderer = IncrementalRender()
+        self.history_fold = HistoryFold()
+        self._fold_saving = 0  # characters the fold in force keeps out of the last render
+        self._fold_key: tuple[int, ...] | None = None  # what `_fold_saving` was measured for
         self._options: tuple[object, RenderOptions] | None = None
         self._metrics = MetricsScan()  # the branch as measured for the last flush's metrics
         self._chain_detector = ChainDetector()
@@ -133,10 +137,14 @@ class CondenseEngine:
         self.chains.rebuild(branch)
         self.stats.reconstruct(branch)
         self.flusher.frontier = reconstruct_frontier(branch)
+        self.history_fold.reset(reconstruct_folds(branch))
+        self.index.register_summary_refs(ref for fold in self.history_fold.folds for raw in fold.refs
+                                         if (ref := SummaryRef.from_json(raw)) is not None)
+        self._fold_saving, self._fold_key = 0, None
         self.diagnostics.reset()
         self.pending = []
         self.previous_fraction = None
-        self._reclaim_version = -1
+        self._reclaim_version = None
         self._stub_memo = StubMemo()  # the index was rebuilt: no decision carries over
         self._renderer = IncrementalRender()
         self._chain_detector = ChainDetector()
@@ -197,10 +205,15 @@ class CondenseEngine:
     def _measure_quietly(self, messages: list[AgentMessage]) -> None:
         """The saving a request of `messages` would have now, from a full render that reports nothing:
         opening a session writes nothing (a render's diagnostics are a request's to report)."""
+        rendered = self.history_fold.apply(self._render_quietly(messages))
+        self.stats.set_live_reclaim(model_chars(messages), model_chars(rendered))
+
+    def _render_quietly(self, messages: list[AgentMessage]) -> list[AgentMessage]:
+        """A full render that reports nothing (no diagnostics, no orphan notices) and keeps no state."""
         options = self._render_options()
         quiet = replace(options, memo=None, report_orphans=lambda swept: None,
                         chains=None if options.chains is None else self._chain_phase(None))
-        self.stats.set_live_reclaim(model_chars(messages), model_chars(prune_messages(messages, self.index, quiet)))
+        return prune_messages(messages, self.index, quiet)
 
     def _measured(self, branch: list[dict[str, Any]], messages: list[AgentMessage]) -> Reclaim | None:
         """What a request of `messages` would have left out when the session held only `branch` (an
@@ -281,6 +294,8 @@ class CondenseEngine:
             keep |= self._trailing_results()
         if self._pending_beyond(keep) or self.rearmed:
             await self.flush("cold-cache", keep=keep)
+        else:
+            self._maybe_fold()
 
     def _trailing_results(self) -> frozenset[str]:
         """The results after a loaded branch's last assistant message: no model has read them yet."""
@@ -355,6 +370,8 @@ class CondenseEngine:
             chains = self.config.chain_compression
             if result.processed and chains.enabled:
                 await self.compress(chains.rolling_window, closing)
+            if result.processed:
+                self._maybe_fold()
             if result.halted:
                 held = f"{len(restore)} batch{'' if len(restore) == 1 else 'es'}"
                 self.host.notify(f"pruner: summarization stopped: {result.halted.rstrip('.')}. The tool work"
@@ -446,19 +463,34 @@ class CondenseEngine:
         if not self.config.enabled:
             return messages
         self._last_input = messages
+        out = self._render_unfolded(messages)
+        folded = self.history_fold.apply(out)
+        self._count_fold_saving(out, folded)
+        version = (len(self.index), len(self.history_fold.folds))
+        if folded is not messages and self._reclaim_version != version:
+            self._reclaim_version = version
+            # what the model reads (text, thinking, arguments, results), counted as the history grows,
+            # where serialising the whole unpruned context would cost seconds with a 10 MB output in it
+            chars_in, chars_out = self._renderer.model_chars()
+            self.stats.set_live_reclaim(chars_in, chars_out - self._fold_saving)
+            self.figure.count_if_unknown()
+            self.update_status()
+        return folded
+
+    def _count_fold_saving(self, out: list[AgentMessage], folded: list[AgentMessage]) -> None:
+        """What the fold keeps out of this render, measured again only when what it folds may differ:
+        another cut, another fold, or a flush or compression that re-rendered the folded stretch."""
+        cut = len(out) - len(folded) + 1 if folded is not out else 0
+        key = (cut, len(self.history_fold.folds), len(self.index.changed_keys), self.chains.version)
+        if key != self._fold_key:
+            self._fold_key = key
+            self._fold_saving = fold_saving(out, folded)
+
+    def _render_unfolded(self, messages: list[AgentMessage]) -> list[AgentMessage]:
         options = self._render_options()
         key = (options.version, self.chains.version if options.chains is not None else None)
         out = self._renderer.render(messages, self.index, options, key)
-        if self.check_renders:
-            out = self._checked(messages, out, options)
-        if out is not messages and self._reclaim_version != len(self.index):
-            self._reclaim_version = len(self.index)
-            # what the model reads (text, thinking, arguments, results), counted as the history grows,
-            # where serialising the whole unpruned context would cost seconds with a 10 MB output in it
-            self.stats.set_live_reclaim(*self._renderer.model_chars())
-            self.figure.count_if_unknown()
-            self.update_status()
-        return out
+        return self._checked(messages, out, options) if self.check_renders else out
 
     @property
     def last_render_kind(self) -> str:
@@ -468,13 +500,13 @@ class CondenseEngine:
 
     def rendered_tokens(self) -> int:
         """Estimated tokens of the last render (what the model reads, plus the system prompt)."""
-        return estimate_from_chars(self._renderer.model_chars()[1])
+        return estimate_from_chars(self._renderer.model_chars()[1] - self._fold_saving)
 
     def full_render(self, messages: list[AgentMessage]) -> list[AgentMessage]:
         """The reference render: every phase over every message, nothing reused from an earlier render."""
         if not self.config.enabled:
             return messages
-        return prune_messages(messages, self.index, replace(self._render_options(), memo=None))
+        return self.history_fold.apply(prune_messages(messages, self.index, replace(self._render_options(), memo=None)))
 
     def _checked(self, messages: list[AgentMessage], out: list[AgentMessage],
                  options: RenderOptions) -> list[AgentMessage]:
@@ -567,7 +599,38 @@ class CondenseEngine:
     tool_parameters = QUERY_TOOL_PARAMETERS
 
     def query(self, tool_call_ids: list[str]) -> tuple[str, dict[str, Any]]:
-        return run_query(self.index, tool_call_ids, self.host.blobs_dir())
+        return run_query(self.index, tool_call_ids, self.host.blobs_dir(),
+                         lambda ref: self.history_fold.transcript(ref, self.host.context_messages()))
+
+    # ----- folding ----------------------------------------------------------------------------
+
+    def _maybe_fold(self) -> None:
+        """Fold the oldest requests out of view when enough has gathered before the newest
+        `fold_keep_turns` (see `condense.fold`); called only where the prompt is rewritten anyway. The
+        outputs no flush indexed are indexed first, so each stays recoverable by its id. Never raises."""
+        config = self.config
+        if not config.enabled or not config.fold_keep_turns:
+            return
+        try:
+            inputs = self.host.context_messages()
+            # rendered as `_measure_again` renders them: the next request's way once one was sent
+            out = self._render_unfolded(inputs) if self._last_input is not None else self._render_quietly(inputs)
+            plan = plan_fold(inputs, out, self.history_fold.folds, config.fold_keep_turns, config.fold_min_chars,
+                             self.is_protected)
+            if plan is None:
+                return
+            keys = {message_key(m) for m in plan.folded_inputs if m.get("role") == "toolResult"}
+            records = records_for_keys(self.host.branch(), {k for k in keys if not self.index.is_summarized(k)})
+            refs = self.index.allocate_summary_refs(records)
+            self.index.add_batch(records, self.host.append_entry)
+            self.index.register_summary_refs(refs)
+            fold = plan.fold(self.index.get_short_ref, [ref.to_json() for ref in refs])
+            self.host.append_entry(FOLD, fold.to_json())
+        except Exception as exc:
+            log.exception("pruner: folding history failed: %s", exc)
+            return
+        self.history_fold.add(fold)
+        self.host.notify(f"pruner: folded the first {len(fold.requests)} requests out of view ({fold.ref})", "info")
 
     # ----- settings ---------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -45,14 +46,20 @@ SEPARATOR = "\n\n---\n\n"
 MISSING_SIDECAR = "(spilled output unavailable — sidecar file missing)"
 
 
-def run_query(indexer: ToolCallIndexer, tool_call_ids: list[str],
-              blobs_dir: Path | None = None) -> tuple[str, dict[str, Any]]:
+def run_query(indexer: ToolCallIndexer, tool_call_ids: list[str], blobs_dir: Path | None = None,
+              transcript: Callable[[str], str | None] | None = None) -> tuple[str, dict[str, Any]]:
     """The tool's text (one block per record, or a not-found block per unknown input) and details
     `{"results": {label: record}}`. `blobs_dir` is the session's spill folder as it is now, where a
-    sidecar whose recorded path went stale is looked for."""
+    sidecar whose recorded path went stale is looked for; `transcript` gives a folded stretch of the
+    conversation by its fold ref (`fN`, see `condense.fold`)."""
     blocks: list[str] = []
     results: dict[str, Any] = {}
     for wanted in tool_call_ids:
+        folded = transcript(wanted) if transcript is not None else None
+        if folded is not None:
+            blocks.append(f"## toolRef: {wanted}\nFolded history (the requests and replies a fold took out of"
+                          f" view; ask for an output by its id for the whole of it)\n\n{_truncated(folded)}")
+            continue
         matches = indexer.get_records_for_id(wanted)
         if not matches:
             blocks.append(f"## toolRef: {wanted}\n(not found in index — may not have been summarized yet)")

@@ -152,6 +152,8 @@ def test_every_key_has_the_designed_default() -> None:
         "budget_turn_delta": 0.04,
         "keep_recent": 1,
         "cold_cache_ms": 300000,
+        "fold_keep_turns": 3,
+        "fold_min_chars": 32_000,
         "min_flush_chars": 0,
         "purge_summarized_args": False,
         "superseded_reads": True,
