@@ -10,6 +10,9 @@ it before it can write the reply the recording holds. Priced here, the same way 
 - The recorded request then carries those calls and their answers (the whole output) after its own
   prompt: it reads that prompt from the cache (the extra request just wrote it) and writes the calls
   and answers.
+- An output a history fold took out of view (condense's `fN` blocks list its ref, not what it holds)
+  takes one more round trip first: the model reads the fold's transcript to find the ref, then fetches
+  the output. The transcript is carried like any answer.
 - The answers stay in the context, read from the cache by every later request, until the strategy
   next rewrites its prompt (a cache bust: condense's next flush prunes them again, a summarising
   strategy folds them in, Anthropic's edit clears them). While they are there, a later use from the
@@ -52,19 +55,25 @@ class RecoveryCost:
         self.figures = RecoveryFigures()
 
     def request(self, prompt_tokens: float, bust: bool, needed: Sequence[tuple[int, float]],
-                prices: PriceTable) -> None:
-        """One priced request: its prompt's size, whether it rewrote the cached prompt, and the outputs
-        (history position, tokens) its hidden uses come from."""
+                prices: PriceTable, first: Sequence[tuple[int, float]] = ()) -> None:
+        """One priced request: its prompt's size, whether it rewrote the cached prompt, the outputs
+        (history position, tokens) its hidden uses come from, and what must be read before those can
+        be asked for (a fold's transcript: any key that is no history position, and its tokens)."""
         if bust:
             self._carried.clear()
-        carried = sum(self._carried.values())
+        self.figures.cost += prices.cost(sum(self._carried.values()), 0.0, 0.0)
+        for stage in (first, needed):
+            self._round_trip(prompt_tokens, stage, prices)
+
+    def _round_trip(self, prompt_tokens: float, needed: Sequence[tuple[int, float]], prices: PriceTable) -> None:
+        """One extra request fetching what is not carried yet; its answers are carried from then on."""
         wanted = dict((position, tokens) for position, tokens in needed if position not in self._carried)
-        figures = self.figures
-        figures.cost += prices.cost(carried, 0.0, 0.0)
         if not wanted:
             return
+        carried = sum(self._carried.values())
         calls = len(wanted) * self.call_tokens
         fetched = sum(wanted.values())
+        figures = self.figures
         figures.cost += prices.cost(prompt_tokens + carried, fetched + calls, calls)
         figures.round_trips += 1
         figures.fetches += len(wanted)

@@ -46,6 +46,7 @@ from condense.simulate import (
     model_summary_tokens,
     recorded_requests,
 )
+from condense.simulate.retention import RECOVERABLE
 from pi_tui.ai.convert import convert_to_llm
 from pi_tui.ai.pricing import price_table
 from pi_tui.ai.transform import transform_messages
@@ -173,6 +174,9 @@ class StrategyRun:
     lookup: Lookup | None = None  # condense's refs, for the retention measure
     recovering: RecoveryCost = field(default_factory=RecoveryCost)
     system: Segment | None = None  # the system prompt and tools, where the strategy adds a tool
+    # what must be read before a hidden output can be asked for (condense: a fold's transcript), as a
+    # key that is no history position and its tokens
+    detour: Callable[[dict[str, Any]], tuple[int, float] | None] | None = None
 
     def request(self, number: int, context: Sequence[Mapping[str, Any]]) -> None:
         recorded = self.recording.requests[number]
@@ -187,7 +191,9 @@ class StrategyRun:
             hidden = self.retention.observe(number, "\n".join(s.text for s in prompt.segments), self.lookup)
         history = self.recording.history
         needed = [(h.source, self.meter.segment(history[h.source]).tokens) for h in hidden]
-        self.recovering.request(prompt.tokens, outcome.bust, needed, prices)
+        first = [step for h in hidden if h.kind == RECOVERABLE and self.detour is not None
+                 and (step := self.detour(history[h.source])) is not None]
+        self.recovering.request(prompt.tokens, outcome.bust, needed, prices, first)
 
     def provider_view(self, context: Sequence[Mapping[str, Any]], number: int) -> list[dict[str, Any]]:
         """What the model reads of `context`: converted, transformed for the model, edited server-side."""
@@ -286,15 +292,38 @@ def _read_turns_only(run: StrategyRun) -> BatchFilter:
     return lambda batch: batch.turn_index < run.sent - 1
 
 
+def _output_ref(engine: CondenseEngine, message: dict[str, Any]) -> str:
+    return engine.index.get_short_ref(message_key(message)) or str(message.get("toolCallId"))
+
+
+def _unlisted_fold(engine: CondenseEngine, message: dict[str, Any]) -> str | None:
+    """The fold whose stretch holds this output when the block in view does not list the output's ref
+    (older than the requests it lists): the model finds the ref in that fold's transcript."""
+    return engine.history_fold.unlisted(message_key(message), _output_ref(engine, message),
+                                        engine.host.context_messages())
+
+
 def _condense_lookup(engine: CondenseEngine) -> Lookup:
-    """A pruned output's ref as condense's placeholders show it (a short ref, else the call's id) and
-    what `context_tree_query` answers for it, as the engine stands at the moment it is asked."""
+    """A pruned output's ref as condense's placeholders show it (a short ref, else the call's id; for an
+    output a fold no longer lists, the fold's ref) and what `context_tree_query` answers for it, as the
+    engine stands at the moment it is asked."""
     def lookup(message: dict[str, Any]) -> tuple[str, str] | None:
         key = message_key(message)
         if not engine.index.is_summarized(key):
             return None
-        return engine.index.get_short_ref(key) or str(message.get("toolCallId")), engine.query([key])[0]
+        return _unlisted_fold(engine, message) or _output_ref(engine, message), engine.query([key])[0]
     return lookup
+
+
+def _fold_detour(engine: CondenseEngine, meter: Meter) -> Callable[[dict[str, Any]], tuple[int, float] | None]:
+    """For an output only a fold's transcript names: that transcript (keyed -N for fold fN), which the
+    model reads first to find the output's ref."""
+    def detour(message: dict[str, Any]) -> tuple[int, float] | None:
+        ref = _unlisted_fold(engine, message)
+        if ref is None:
+            return None
+        return -int(ref[1:]), meter.text_tokens(engine.query([ref])[0])
+    return detour
 
 
 def _with_query_tool(meter: Meter) -> Segment:
@@ -319,6 +348,7 @@ def _run_condense(run: StrategyRun, config: CondenseConfig, window: int, after_r
                             batch_filter=_read_turns_only(run) if after_read else None,
                             on_summary=lambda asked, text: run.summariser_call(asked, text, _latest_time(out)))
         run.lookup = _condense_lookup(replayer.engine)
+        run.detour = _fold_detour(replayer.engine, run.meter)
         asyncio.run(replayer.run())
         engine = replayer.engine
         final = engine.render(out.messages())

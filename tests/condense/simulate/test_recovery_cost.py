@@ -45,3 +45,15 @@ def test_nothing_hidden_costs_nothing() -> None:
     for tokens in (1_000, 2_000, 3_000):
         recovery.request(tokens, bust=tokens == 2_000, needed=[], prices=PRICES)
     assert recovery.figures.cost == 0 and recovery.figures.round_trips == 0
+
+
+def test_a_folded_output_takes_its_folds_transcript_first_in_a_round_trip_of_its_own() -> None:
+    recovery = RecoveryCost()
+    recovery.request(10_000, bust=False, needed=[(7, 2_000)], prices=PRICES, first=[(-1, 3_000)])
+    call = CALL_TOKENS
+    transcript = 10_000 * 0.1 + (3_000 + call) * 1.25 + call * 10.0
+    output = (10_000 + 3_000 + call) * 0.1 + (2_000 + call) * 1.25 + call * 10.0  # the transcript is carried
+    assert recovery.figures.cost == pytest.approx(transcript + output)
+    assert (recovery.figures.round_trips, recovery.figures.fetches) == (2, 2)
+    recovery.request(10_500, bust=False, needed=[(8, 100)], prices=PRICES, first=[(-1, 3_000)])
+    assert recovery.figures.round_trips == 3, "the transcript is carried: only the new output is fetched"
