@@ -43,6 +43,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "superseded_reads": {"superseded_reads": True},
     "superseded_reads=off": {"superseded_reads": False},  # on by default since the sweep in docs/WHATIF.md
     **{f"min_flush_chars={n // 1000}k": {"min_flush_chars": n} for n in (20_000, 50_000, 100_000)},
+    **{f"fold_keep_turns={n}": {"fold_keep_turns": n} for n in (0, 2, 5, 8)},
+    **{f"fold_min_chars={n // 1000}k": {"fold_min_chars": n} for n in (16_000, 64_000)},
 }
 
 
