@@ -91,8 +91,8 @@ def _parser() -> argparse.ArgumentParser:
                              " none, pi-compaction, masking, anthropic-clear-tool-uses,"
                              " anthropic-clear-at-least, anthropic-clear-tool-inputs,"
                              " anthropic-clear-tool-uses-sticky, anthropic-clear-tool-inputs-sticky,"
-                             " anthropic-compaction, openhands-condenser, openhands-sdk-agent, openhands-sdk,"
-                             " every-turn, condense, condense-no-chains, condense-group-batches,"
+                             " anthropic-compaction, openai-compaction, openhands-condenser, openhands-sdk-agent,"
+                             " openhands-sdk, every-turn, condense, condense-no-chains, condense-group-batches,"
                              " condense-purge-args")
     whatif.add_argument("--pricing", metavar="NAME",
                         help="price every request with this model's table: claude-opus-4-5, claude-sonnet-4-5"

@@ -29,7 +29,7 @@ from condense.simulate.recovery import Query, Recovery, check_recovery, returns_
 from condense.simulate.recovery_cost import CALL_TOKENS, RecoveryCost, RecoveryFigures
 from condense.simulate.report import SessionReport, format_report
 from condense.simulate.retention import Hidden, Lookup, Retention, RetentionMeter, Shares, Use, find_uses
-from condense.simulate.server_compaction import COMPACT_TRIGGER_TOKENS, ServerCompaction
+from condense.simulate.server_compaction import COMPACT_TRIGGER_TOKENS, ServerCompaction, openai_compaction
 from condense.simulate.simulation import (
     Calibration,
     RequestOutcome,
@@ -121,6 +121,7 @@ __all__ = [
     "min_cacheable_tokens",
     "model_summary_tokens",
     "observed_miss_rate",
+    "openai_compaction",
     "plot_svg",
     "recorded_requests",
     "returns_original",

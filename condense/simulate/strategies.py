@@ -26,6 +26,8 @@ STRATEGIES: dict[str, str] = {
     "anthropic-clear-tool-inputs-sticky": "the sticky reading, clearing the calls' arguments too",
     "anthropic-compaction": "Anthropic's server-side compaction (compact_20260112) with its default trigger:"
                             " past 150k input tokens, the whole conversation becomes one summary",
+    "openai-compaction": "OpenAI's Responses compaction (context_management compact_threshold at 80% of the"
+                         " window): past it, the whole input becomes one compaction item",
     "openhands-condenser": "a simplified OpenHands condenser (one message = one event, 120/4, the whole"
                            " messages summarised): kept to compare with earlier figures",
     "openhands-sdk-agent": "OpenHands' default agent's condenser as the SDK runs it: past 80 events (a"

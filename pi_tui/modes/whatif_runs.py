@@ -44,6 +44,7 @@ from condense.simulate import (
     condense_config,
     condense_config_with,
     model_summary_tokens,
+    openai_compaction,
     recorded_requests,
 )
 from condense.simulate.retention import RECOVERABLE
@@ -371,6 +372,8 @@ def run_strategy(name: str, run: StrategyRun, window: int, variants: dict[str, d
         return _run_summarising(run, SummarizingCondenser())
     if name == "anthropic-compaction":
         return _run_summarising(run, ServerCompaction(run.meter))
+    if name == "openai-compaction":
+        return _run_summarising(run, openai_compaction(run.meter, window))
     if name in OPENHANDS_SDK:
         max_size, keep_first = OPENHANDS_SDK[name]
         return _run_summarising(run, SdkCondenser(run.meter, max_size, keep_first, max_tokens=window))

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from condense.simulate import CharEncoder, Meter, ServerCompaction
+from condense.simulate import CharEncoder, Meter, ServerCompaction, openai_compaction
 
 
 def message(role: str, text: str, ts: int) -> dict[str, Any]:
@@ -46,5 +46,17 @@ def test_a_second_compaction_folds_the_previous_summary_in() -> None:
 
 
 def test_a_trigger_under_anthropics_minimum_is_refused() -> None:
-    with pytest.raises(ValueError, match="50000"):
+    with pytest.raises(ValueError, match="minimum is 50000"):
         ServerCompaction(Meter(CharEncoder(1.0)), trigger=10_000)
+
+
+def test_openai_compaction_compacts_at_its_threshold_share_of_the_window_with_no_minimum() -> None:
+    meter = Meter(CharEncoder(1.0), system_tokens=0)
+    compaction = openai_compaction(meter, window=40_000)  # threshold 32,000: under Anthropic's minimum
+    assert compaction.trigger == 32_000
+    three = history(3)  # 30k characters: under the threshold
+    assert compaction.maybe_compact(three, 0) is None
+    four = history(4)  # 40k: over it
+    done = compaction.maybe_compact(four, 1)
+    assert done is not None and done.folded == four
+    assert compaction.context(four) == [compaction.summary]
