@@ -103,8 +103,17 @@ def call_subject(name: str, arguments: Mapping[str, Any]) -> str:
             text = " ".join(value.split())
             if key in ("path", "file_path"):
                 text = "/".join(text.rstrip("/").split("/")[-2:])
-            return f"{name} {text[:SUBJECT_CHARS]}"
+            return f"{name} {_clip_words(text, SUBJECT_CHARS)}"
     return name
+
+
+def _clip_words(text: str, limit: int) -> str:
+    """Cut at the last space that fits, so a subject never ends in half a word or half a flag; a single
+    word longer than the limit is cut and marked."""
+    if len(text) <= limit:
+        return text
+    space = text.rfind(" ", 0, limit)
+    return (text[:space] if space > 0 else text[: limit - 1]) + "…"
 
 
 RefOf = Callable[[str], str | None]  # occurrence key -> the short ref the index gave it

@@ -8,7 +8,7 @@ from typing import Any
 
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
-from condense.fold import FOLD, REQUEST_LINE_CHARS, Fold, reconstruct_folds, request_line
+from condense.fold import FOLD, REQUEST_LINE_CHARS, SUBJECT_CHARS, Fold, call_subject, reconstruct_folds, request_line
 from condense.occurrence import message_key
 from condense.simulate import check_recovery
 from tests.support.memory_host import Driver, make, user
@@ -128,3 +128,12 @@ def test_a_request_line_is_one_short_line() -> None:
     line = request_line(user("fix\n\n  the   bug " + "x" * 500, 1))
     assert line.startswith("fix the bug ") and len(line) == REQUEST_LINE_CHARS and line.endswith("…")
 
+
+
+def test_a_call_subject_ends_on_a_whole_word() -> None:
+    command = "cd /work/project && python -m pytest tests/test_engine.py -x --maxfail=1"
+    subject = call_subject("bash", {"command": command})
+    assert subject == "bash cd /work/project && python -m…", subject
+    assert call_subject("read", {"path": "src/app.ts"}) == "read src/app.ts"
+    long_word = call_subject("bash", {"command": "x" * 80})
+    assert long_word == "bash " + "x" * (SUBJECT_CHARS - 1) + "…"
