@@ -45,6 +45,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     **{f"min_flush_chars={n // 1000}k": {"min_flush_chars": n} for n in (20_000, 50_000, 100_000)},
     **{f"fold_keep_turns={n}": {"fold_keep_turns": n} for n in (0, 2, 5, 8)},
     **{f"fold_min_chars={n // 1000}k": {"fold_min_chars": n} for n in (16_000, 64_000)},
+    **{f"summary_names={n}": {"summary_names": n} for n in (0, 10, 20, 40, 80)},
 }
 
 

@@ -113,6 +113,10 @@ class CondenseConfig(_Table):
     min_batch_chars: Count = Field(
         2000, description="Skip summarizing batches smaller than this many characters (0 disables)."
     )
+    summary_names: Count = Field(
+        20, description="Each summary ends with a line per pruned output naming up to this many of the identifiers"
+        " it used most (paths, functions, types, flags), so later work can write them exactly (0 = none)."
+    )
     dedup_by_content_hash: bool = Field(
         True, description="Reuse an earlier summary for a byte-identical output instead of a new model call."
     )

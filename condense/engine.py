@@ -409,7 +409,8 @@ class CondenseEngine:
                 chains, keep, messages=messages, registry=self.chains,
                 index=self.index, append=self.host.append_entry, compressed_at=self._now_marker(),
                 grace_keys=branch.ages.in_grace(self.config.recovery_grace_turns), fuser=fuse, signal=self._cancel,
-                spill=spill, diagnostics=self.diagnostics, stats=self.stats, boundaries=boundaries)
+                spill=spill, diagnostics=self.diagnostics, stats=self.stats, boundaries=boundaries,
+                names_limit=self.config.summary_names)
         except Exception as exc:
             log.exception("pruner: chain compression failed: %s", exc)
             return []

@@ -128,7 +128,7 @@ class Flusher:
         """Persist one summary, then its index records. Returns (outcome, summary chars)."""
         refs = self.index.allocate_summary_refs(batch.tool_calls)
         names = [r.tool_name for r in batch.tool_calls]
-        content = build_summary_content(llm_text, refs, names)
+        content = build_summary_content(llm_text, refs, batch.tool_calls, self._config().summary_names)
         if len(content) >= batch.raw_chars:  # ARCHITECTURE decision: >= skips
             return "skipped-oversized", len(content)
         details = {"toolCallRefs": [r.to_json() for r in refs], "toolNames": names,

@@ -27,6 +27,7 @@ from condense.chains.render import Boundaries, Reporter
 from condense.chains.select import select_eligible
 from condense.host import CancelSignal
 from condense.index import Append, Spiller, ToolCallIndexer
+from condense.names import carried_names, names_lines
 from condense.records import CHAIN, STATS
 from condense.stats import PruneStats
 from condense.summarize import SummaryOutcome
@@ -74,6 +75,7 @@ class _Job:
     diagnostics: Reporter | None
     stats: PruneStats | None
     boundaries: Boundaries | None
+    names_limit: int
 
 
 async def compress_eligible(
@@ -81,13 +83,15 @@ async def compress_eligible(
     index: ToolCallIndexer, append: Append, compressed_at: int, grace_keys: AbstractSet[str] = frozenset(),
     fuser: RangeFuser | None = None, signal: CancelSignal | None = None, spill: Spiller | None = None,
     diagnostics: Reporter | None = None, stats: PruneStats | None = None, boundaries: Boundaries | None = None,
+    names_limit: int = 0,
 ) -> CompressResult:
     """Compress every eligible chain of `chains` (detected on `messages`, which must be the very list
     detection walked, closing message included). `fuser` None means no fusion. An append failure of
     a chain entry propagates; entries written before it stay written and registered. `boundaries`, when
-    given, are those of `messages` (kept by the caller as the branch grows)."""
+    given, are those of `messages` (kept by the caller as the branch grows); `names_limit` is
+    `summary_names` (`condense.names`)."""
     job = _Job(messages, registry, index, append, compressed_at, fuser, signal or _NotAborted(), spill,
-               diagnostics, stats, boundaries)
+               diagnostics, stats, boundaries, names_limit)
     result = CompressResult(skipped=[
         Skipped(chain.start_user_timestamp, "already-compressed")
         for chain in chains if chain.closed and chain.start_user_timestamp in registry
@@ -150,7 +154,8 @@ async def _fuse(summaries: list[str], job: _Job) -> str | None:
         return None
     if stats is not None:
         stats.add_ranges_summarized(1)
-    return text
+    carried = [line for line in carried_names(summaries) if line not in text]
+    return "\n".join([text.rstrip(), *carried]) if carried else text
 
 
 def _deterministic(chain: ChainRange, job: _Job, keys: tuple[str, ...]) -> ChainEntry | None:
@@ -166,7 +171,10 @@ def _deterministic(chain: ChainRange, job: _Job, keys: tuple[str, ...]) -> Chain
                                    f"middles={len(chain.middle_tool_call_ids)}")
         return None
     refs = _tool_refs(keys, job.index)
-    return _entry(chain, job, deterministic_body(members, refs), "deterministic", refs)
+    body = deterministic_body(members, refs)
+    outputs = [(job.index.get_short_ref(record.key) or record.tool_call_id, record.result_text) for record in members]
+    names = names_lines(outputs, job.names_limit, body)
+    return _entry(chain, job, "\n".join([body, *names]), "deterministic", refs)
 
 
 def _entry(chain: ChainRange, job: _Job, body: str | None, source: Literal["deterministic"] | None,

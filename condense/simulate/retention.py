@@ -29,30 +29,12 @@ from typing import Any
 from pydantic import BaseModel
 
 from condense.messages import content_parts, content_text, model_parts
+from condense.names import identifiers
 from condense.simulate.recovery import returns_original
-
-MIN_CHARS = 6
-_RUN = re.compile(r"[A-Za-z0-9_./:$-]+")
-_MARKS = frozenset("_./-:$")
-_CAMEL = re.compile(r"[a-z][A-Z]")
 
 Lookup = Callable[[dict[str, Any]], tuple[str, str] | None]
 """A pruned tool result -> (the ref a context would show for it, what its query answers); None when
 the strategy has no ref for it."""
-
-
-def identifiers(text: str) -> set[str]:
-    """The identifier-like tokens of `text`: runs of letters, digits and `_ . / - : $`, sentence
-    punctuation stripped from the end, of six characters or more, with a digit, one of those marks or
-    a camelCase hump."""
-    found = set()
-    for run in _RUN.findall(text):
-        token = run.rstrip(".:-")
-        if len(token) < MIN_CHARS or not any(c.isalnum() for c in token):
-            continue
-        if any(c.isdigit() for c in token) or _MARKS.intersection(token) or _CAMEL.search(token):
-            found.add(token)
-    return found
 
 
 def _strings(value: Any) -> Iterator[str]:

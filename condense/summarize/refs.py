@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from condense.names import names_lines
 from condense.records import SummaryRef, ToolCallRecord
 
 SHORT_REF_PREFIX = "t"
@@ -63,9 +64,14 @@ def format_refs_footer(refs: Sequence[SummaryRef]) -> str:
     return f"\n\n---\n{refs_line([ref.short_id for ref in refs])}\n{FOOTER_HINT}"
 
 
-def build_summary_content(llm_text: str, refs: Sequence[SummaryRef], tool_names: Sequence[str]) -> str:
-    """The persisted summary message: the model's text with inline refs, then the footer (always)."""
-    return substitute_inline_refs(llm_text, refs, tool_names) + format_refs_footer(refs)
+def build_summary_content(llm_text: str, refs: Sequence[SummaryRef], records: Sequence[ToolCallRecord],
+                          names_limit: int = 0) -> str:
+    """The persisted summary message: the model's text with inline refs, the names each output used
+    most that the text leaves out (`condense.names`), then the footer (always)."""
+    text = substitute_inline_refs(llm_text, refs, [record.tool_name for record in records])
+    outputs = [(ref.short_id, record.result_text) for ref, record in zip(refs, records, strict=True)]
+    names = names_lines(outputs, names_limit, text)
+    return "\n".join([text, *names]) + format_refs_footer(refs)
 
 
 def build_short_refs(records: Sequence[ToolCallRecord], start: int) -> tuple[list[SummaryRef], int]:

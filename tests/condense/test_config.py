@@ -143,6 +143,7 @@ def test_every_key_has_the_designed_default() -> None:
         "spill_threshold": 65536,
         "spill_preview_bytes": 2048,
         "min_batch_chars": 2000,
+        "summary_names": 20,
         "dedup_by_content_hash": True,
         "recovery_grace_turns": 3,
         "quiet_oversized_skips": False,

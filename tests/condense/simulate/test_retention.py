@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from condense.simulate import ObservationMasking, RetentionMeter, find_uses, message_text
-from condense.simulate.retention import identifiers
 
 
 def user(text: str) -> dict[str, Any]:
@@ -46,11 +45,6 @@ def text_of(context: list[dict[str, Any]]) -> str:
 
 def stub(message: dict[str, Any], ref: str) -> dict[str, Any]:
     return {**message, "content": [{"type": "text", "text": f"[pruned: summary here; ref `{ref}`]"}]}
-
-
-def test_identifiers_are_six_characters_with_a_digit_a_mark_or_a_hump() -> None:
-    found = identifiers("see src/a.py, parseConfig, a1b2c3, v1.2, plainword, ------ and $HOME_DIR. Done: x_y_z1:")
-    assert found == {"src/a.py", "parseConfig", "a1b2c3", "$HOME_DIR", "x_y_z1"}
 
 
 def test_a_first_use_is_a_token_from_an_earlier_tool_output_that_no_one_wrote_before() -> None:

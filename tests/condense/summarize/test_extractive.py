@@ -40,7 +40,7 @@ def test_every_call_gets_one_labelled_bullet_that_inline_refs_substitute() -> No
     labels = [line.split(" ", 2)[1] for line in lines]
     assert labels == ["[[1:bash]]", "[[2:read]]", "[[3:edit]]", "[[4:write]]"]
     refs, _ = build_short_refs(BATCH.tool_calls, 7)
-    content = build_summary_content(text, refs, [c.tool_name for c in BATCH.tool_calls])
+    content = build_summary_content(text, refs, BATCH.tool_calls)
     body = content.split("\n\n---\n")[0]
     assert "[[" not in body
     assert [line.split(" ", 2)[1] for line in body.split("\n")] == ["`t7`", "`t8`", "`t9`", "`t10`"]
@@ -111,6 +111,7 @@ def test_range_fusion_of_bodies_without_footers_keeps_them_as_they_are() -> None
     assert extractive_range([]) == ""
 
 
-def _refs(short_id: str, tool: str) -> tuple[list[SummaryRef], list[str]]:
-    refs, _ = build_short_refs([call("id", tool, {}, "")], int(short_id[1:]))
-    return refs, [tool]
+def _refs(short_id: str, tool: str) -> tuple[list[SummaryRef], list[ToolCallRecord]]:
+    records = [call("id", tool, {}, "")]
+    refs, _ = build_short_refs(records, int(short_id[1:]))
+    return refs, records

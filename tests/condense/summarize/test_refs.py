@@ -136,7 +136,9 @@ def test_composition_with_format_summary_tool_call_refs_footer() -> None:
         "\n\n---\n**Summarized tool refs**: `t1`, `t2`.\n"
         "Use `context_tree_query` with these refs to retrieve the original full outputs."
     )
-    assert build_summary_content("- [[1:read]] a\n- [[2:bash]] b", REFS, NAMES) == body + footer
+    records = [ToolCallRecord(ref.tool_call_id, name, {}, "out", False, 0, 0)
+               for ref, name in zip(REFS, NAMES, strict=True)]
+    assert build_summary_content("- [[1:read]] a\n- [[2:bash]] b", REFS, records) == body + footer
 
 
 # ----- occurrence-aware refs -----
