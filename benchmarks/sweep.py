@@ -20,13 +20,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from condense.simulate.strategies import CONDENSE_STRATEGIES, STRATEGIES  # noqa: E402
 from pi_tui.modes.whatif import WhatifOptions, run_whatif  # noqa: E402
 from pi_tui.session.store import Session  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 SESSIONS = ("pi-large-session", "pi-before-compaction", "pi-compact-hooks", "pi-compaction-check")
-BASELINES = ["recorded", "pi-compaction", "masking", "anthropic-clear-tool-inputs", "openhands-condenser",
-             "openhands-sdk-agent", "openhands-sdk"]
+BASELINES = [name for name in STRATEGIES if name not in CONDENSE_STRATEGIES]  # every strategy that is not condense
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "defaults": {},

@@ -1,6 +1,6 @@
 """`pi-tui whatif` reports retention per strategy: a path a tool printed in the first task and used at
-the end of the second is visible with nothing pruned, behind a ref under condense, lost under
-masking; and the OpenHands SDK rows run beside them."""
+the end of the second is visible with nothing pruned, behind a ref under condense without its names
+line, lost under masking; and the OpenHands SDK rows run beside them."""
 
 from __future__ import annotations
 
@@ -52,13 +52,21 @@ def _write(folder: Path) -> Path:
 def test_whatif_reports_visible_recoverable_and_lost_per_strategy(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     names = "none,masking,condense,openhands-sdk-agent,openhands-sdk"
-    assert main(["whatif", str(_write(tmp_path)), "--json", "--strategies", names]) == 0
+    # without the names line under its summary (which would show the path), condense has it only behind a ref
+    assert main(["whatif", str(_write(tmp_path)), "--json", "--strategies", names, "--set", "summary_names=0"]) == 0
     results = {s["name"]: s["retention"] for s in json.loads(capsys.readouterr().out)["sessions"][0]["strategies"]}
     for name, kind in (("none", "visible"), ("condense", "recoverable"), ("masking", "lost")):
         shares = results[name]["earlier_turn"]
         assert shares["uses"] == 1 and shares[kind] == 1 and shares[f"{kind}_share"] == 1.0, name
         assert results[name]["all"]["uses"] >= 1
     assert results["openhands-sdk-agent"]["all"]["uses"] == results["none"]["all"]["uses"]
+
+
+def test_condense_keeps_a_pruned_outputs_names_in_view(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["whatif", str(_write(tmp_path)), "--json", "--strategies", "condense"]) == 0
+    row = json.loads(capsys.readouterr().out)["sessions"][0]["strategies"][0]
+    assert row["retention"]["earlier_turn"]["visible"] == 1, "the summary's names line holds the path"
+    assert row["recovering"]["fetches"] == 0
 
 
 def test_the_table_shows_the_retention_columns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -72,7 +80,7 @@ def test_the_table_shows_the_retention_columns(tmp_path: Path, capsys: pytest.Ca
 
 def test_each_row_prices_fetching_back_what_its_context_hid(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     names = "none,masking,condense"
-    assert main(["whatif", str(_write(tmp_path)), "--json", "--strategies", names]) == 0
+    assert main(["whatif", str(_write(tmp_path)), "--json", "--strategies", names, "--set", "summary_names=0"]) == 0
     report = json.loads(capsys.readouterr().out)["sessions"][0]
     rows = {s["name"]: s for s in report["strategies"]}
     assert rows["none"]["cost_with_recovery"] == rows["none"]["total_cost"], "none hides nothing"
