@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from pi_tui import __version__
 from pi_tui.errors import UserError
 from pi_tui.logs import install_log_file
+from pi_tui.redaction import remember_base_url, scrub
 
 if TYPE_CHECKING:  # imported lazily at run time: `pi-tui --version` and the TUI's start stay fast
     from pi_tui.session.store import Session
@@ -300,6 +301,7 @@ def cmd_tui(args: argparse.Namespace) -> int:
 
 def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     _check_paths(args)
+    remember_base_url(args.base_url)  # before anything could quote it: its `?key=` is a key
     if args.command == "sessions":
         return cmd_sessions(args)
     if args.command == "show":
@@ -334,7 +336,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _dispatch(args, parser)
     except UserError as exc:
-        print(f"pi-tui: error: {exc}", file=sys.stderr)
+        print(f"pi-tui: error: {scrub(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
@@ -343,7 +345,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if os.environ.get("PI_TUI_DEBUG"):
             raise
-        print(f"pi-tui: internal error: {type(exc).__name__}: {exc} (run with PI_TUI_DEBUG=1 for details)",
+        print(f"pi-tui: internal error: {type(exc).__name__}: {scrub(str(exc))} (run with PI_TUI_DEBUG=1 for details)",
               file=sys.stderr)
         return 1
 
