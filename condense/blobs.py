@@ -4,7 +4,9 @@ A tool-call id comes from the provider (or from a session file someone else wrot
 as hostile: file names keep only `[A-Za-z0-9_-]` and are capped at 255 bytes (the usual file-system
 limit), which makes it impossible for any id to name a file outside the blobs folder. Writes go
 through a temporary file and `os.replace`, so a crash never leaves a half-written sidecar under the
-final name that recovery would then trust.
+final name that recovery would then trust. A blobs folder that is a symbolic link is never written
+through nor chmodded (it could point at any folder of the user's): the spill is refused and the output
+stays inline; a folder that exists keeps its mode, only one created here is made 0700.
 """
 
 from __future__ import annotations
@@ -73,12 +75,34 @@ def head_preview(text: str, max_bytes: int) -> str:
     return head[:newline] if newline > 0 else head
 
 
+class SymlinkedBlobsError(OSError):
+    """The blobs folder is a symbolic link: nothing is written through it."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__(f"{folder} is a symbolic link; spill files are never written through one"
+                         " (make it a folder to spill again)")
+
+
+def _blobs_folder(folder: Path) -> None:
+    """`folder` made 0700 if this call creates it (a created parent keeps the umask's mode); an existing
+    folder keeps its mode, and a symbolic link raises SymlinkedBlobsError."""
+    if folder.is_symlink():
+        raise SymlinkedBlobsError(folder)
+    try:
+        folder.mkdir(mode=0o700, parents=True)
+    except FileExistsError:
+        if folder.is_symlink():  # put there since the first look
+            raise SymlinkedBlobsError(folder) from None
+        return
+    folder.chmod(0o700)  # the umask may have narrowed mkdir's mode further
+
+
 def write_sidecar(path: Path, text: str) -> None:
-    """Write `text` to `path` atomically, folder 0700 and file 0600: outputs may hold secrets.
-    Raises OSError on failure, leaving no temporary file behind."""
+    """Write `text` to `path` atomically, file 0600 in a 0700 folder when the folder is ours: outputs
+    may hold secrets. Raises OSError on failure (SymlinkedBlobsError for a linked folder), leaving no
+    temporary file behind."""
     folder = path.parent
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    folder.chmod(0o700)
+    _blobs_folder(folder)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".spill-", suffix=".tmp")  # created 0600
     try:
         with os.fdopen(fd, "wb") as handle:

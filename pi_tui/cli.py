@@ -20,12 +20,15 @@ from typing import TYPE_CHECKING
 from pi_tui import __version__
 from pi_tui.errors import UserError
 from pi_tui.logs import install_log_file
+from pi_tui.redaction import remember_base_url, scrub
+from pi_tui.terminal import visible_controls
 
 if TYPE_CHECKING:  # imported lazily at run time: `pi-tui --version` and the TUI's start stay fast
     from pi_tui.session.store import Session
     from pi_tui.settings import Settings
 
 EXIT_USAGE = 2
+_RAW_HELP = "write control characters (terminal escapes) as they are, for a pipe; by default they are shown escaped"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -42,6 +45,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--session", metavar="FILE", help="open (or create) this session file")
     parser.add_argument("-c", "--continue", dest="continue_recent", action="store_true",
                         help="continue the newest session of this folder")
+    parser.add_argument("--raw", dest="raw_output", action="store_true",
+                        help="with -p: write the reply's control characters as they are (for a pipe), not escaped")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     sessions = sub.add_parser("sessions", help="list the sessions of this folder, newest first",
@@ -52,6 +57,7 @@ def _parser() -> argparse.ArgumentParser:
                           description="Print the current branch of a session as readable text.")
     show.add_argument("session", metavar="SESSION", help="a session file, or part of a name from `pi-tui sessions`")
     show.add_argument("--full", action="store_true", help="print tool outputs whole instead of their first lines")
+    show.add_argument("--raw", action="store_true", help=_RAW_HELP)
 
     context = sub.add_parser("context", help="print the messages the next model request would carry",
                              description="Print the messages the next model request would carry.")
@@ -65,6 +71,7 @@ def _parser() -> argparse.ArgumentParser:
                                        " keys or tool call ids of a session.")
     query.add_argument("session", metavar="SESSION", help="a session file, or part of a name from `pi-tui sessions`")
     query.add_argument("refs", metavar="REF", nargs="+", help="t12, call_1@1700000000000 or a raw tool call id")
+    query.add_argument("--raw", action="store_true", help=_RAW_HELP)
 
     replay = sub.add_parser("replay", help="re-enact a recorded session with condense active, into a new file",
                             description="Re-enact a recorded session turn by turn through condense (no tool runs,"
@@ -177,7 +184,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
 def cmd_show(args: argparse.Namespace) -> int:
     from pi_tui.modes.show import show_session
 
-    print(show_session(_open(args.session), args.full), end="")
+    print(_terminal(show_session(_open(args.session), args.full), args.raw), end="")
     return 0
 
 
@@ -193,7 +200,7 @@ def cmd_query(args: argparse.Namespace) -> int:
     from pi_tui.modes.query import query_refs
 
     answer = query_refs(_open(args.session), _load_settings().condense, args.refs)
-    print(answer.text)
+    print(_terminal(answer.text, args.raw))
     if answer.missing:
         print(f"pi-tui: not found in {args.session}: {', '.join(answer.missing)}", file=sys.stderr)
         return 1
@@ -285,7 +292,7 @@ def cmd_print(args: argparse.Namespace) -> int:
     runtime = build_runtime(options, LiveSettings(settings))  # a `/pruner` change in the task is saved
     for notice in runtime.notices:
         print(f"pi-tui: {notice}", file=sys.stderr)
-    return asyncio.run(run_print(runtime.host, args.print_prompt))
+    return asyncio.run(run_print(runtime.host, args.print_prompt, raw=args.raw_output))
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
@@ -298,8 +305,14 @@ def cmd_tui(args: argparse.Namespace) -> int:
     return run_tui(options)
 
 
+def _terminal(text: str, raw: bool) -> str:
+    """What a tool or a model wrote, as `show` and `query` print it: see pi_tui.terminal."""
+    return text if raw else visible_controls(text)
+
+
 def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     _check_paths(args)
+    remember_base_url(args.base_url)  # before anything could quote it: its `?key=` is a key
     if args.command == "sessions":
         return cmd_sessions(args)
     if args.command == "show":
@@ -334,7 +347,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _dispatch(args, parser)
     except UserError as exc:
-        print(f"pi-tui: error: {exc}", file=sys.stderr)
+        print(f"pi-tui: error: {scrub(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
@@ -343,7 +356,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if os.environ.get("PI_TUI_DEBUG"):
             raise
-        print(f"pi-tui: internal error: {type(exc).__name__}: {exc} (run with PI_TUI_DEBUG=1 for details)",
+        print(f"pi-tui: internal error: {type(exc).__name__}: {scrub(str(exc))} (run with PI_TUI_DEBUG=1 for details)",
               file=sys.stderr)
         return 1
 

@@ -2,21 +2,26 @@
 
 Textual owns the terminal while the TUI runs, so anything logged to stderr is lost; without a file a
 failed chain compression or flush-metrics write would leave no trace at all. The file sits in pi-tui's
-private home (0700) and is itself 0600, and every record is scrubbed of credentials first: a provider's
-error text can quote the key it rejected.
+private home (0700) and is itself 0600 (its rotated files and a crash report too), and every record is
+scrubbed of credentials first: a provider's error text can quote the key it rejected, a tool's output
+can hold one, and a traceback quotes both.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sys
+import time
+import traceback
 from collections.abc import Callable
+from io import TextIOWrapper
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
-from pi_tui.ai.errors import scrub_secrets
 from pi_tui.paths import ensure_private_dir, home_dir
+from pi_tui.redaction import scrub
 
 MAX_BYTES = 2_000_000
 BACKUPS = 3
@@ -33,15 +38,37 @@ class _ScrubbingFormatter(logging.Formatter):
     """Formats the whole record, traceback too, then blanks out anything that looks like a secret."""
 
     def format(self, record: logging.LogRecord) -> str:
-        return scrub_secrets(super().format(record))
+        return scrub(super().format(record))
+
+
+def _open_private(path: Path) -> TextIOWrapper:
+    """`path` for appending, created 0600 (the umask would make it 0644) in a folder pi-tui keeps private."""
+    ensure_private_dir(path.parent)
+    return open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "a", encoding="utf-8")
+
+
+class _PrivateRotatingHandler(RotatingFileHandler):
+    """The standard handler opens each new file after a rotation with the umask's mode: ours stay 0600."""
+
+    def _open(self) -> TextIOWrapper:
+        return _open_private(Path(self.baseFilename))
 
 
 def _handler(path: Path) -> RotatingFileHandler:
-    ensure_private_dir(path.parent)
-    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))  # 0600 before the handler opens it
-    handler = RotatingFileHandler(path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8")
+    _open_private(path).close()  # the folder and the file exist before the handler's first open
+    handler = _PrivateRotatingHandler(path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8")
     handler.setFormatter(_ScrubbingFormatter(_FORMAT))
     return handler
+
+
+def write_crash_report(exc: BaseException) -> Path:
+    """Append `exc`'s traceback, scrubbed, to the log file (where the notice sends the person), even
+    when logging is off. A report that cannot be written is dropped: the crash is being said anyway."""
+    path = log_file()
+    report = f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} crash\n{''.join(traceback.format_exception(exc))}"
+    with contextlib.suppress(OSError), _open_private(path) as log:
+        log.write(scrub(report))
+    return path
 
 
 def install_log_file() -> Path | None:
@@ -82,7 +109,7 @@ class _FailureNotices(logging.Handler):
         if self.notify is None or str(record.msg) in self._shown:
             return
         self._shown.add(str(record.msg))
-        first_line = scrub_secrets(record.getMessage()).splitlines()[0] if record.getMessage() else ""
+        first_line = scrub(record.getMessage()).splitlines()[0] if record.getMessage() else ""
         where = log_file() if _log_is_on() else "nowhere: logging is off"
         self.notify(f"{first_line.removeprefix('pruner: ').removeprefix('condense: ')}"
                     f" (condense; details in {where})")

@@ -6,10 +6,18 @@ import contextlib
 import os
 from pathlib import Path
 
+from pi_tui.errors import UserError
+
 
 def home_dir() -> Path:
-    """`$PI_TUI_HOME`, else `~/.pi-tui`."""
+    """`$PI_TUI_HOME`, else `~/.pi-tui`. An empty `HOME` is refused rather than read as `/` (Python's
+    reading), which would put a person's sessions in `/.pi-tui`, shared by everyone on the machine."""
     override = os.environ.get("PI_TUI_HOME")
+    if override and not override.startswith("~"):
+        return Path(override)
+    if "HOME" in os.environ and not os.environ["HOME"].strip():
+        raise UserError("HOME is empty and PI_TUI_HOME is not set: set HOME, or PI_TUI_HOME to the folder"
+                        " pi-tui keeps its files in")
     return Path(override).expanduser() if override else Path.home() / ".pi-tui"
 
 

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from pi_tui.redaction import is_secret_name
+
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 pytest_plugins = ["tests.support.fixtures"]
@@ -43,7 +45,7 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     monkeypatch.setenv("TMPDIR", str(temp))  # for the processes a test starts
     monkeypatch.setattr(tempfile, "tempdir", str(temp))
     for name in list(os.environ):
-        if name.endswith("_API_KEY"):
+        if is_secret_name(name):  # every credential pi-tui redacts, so a test sees the same text everywhere
             monkeypatch.delenv(name)
     return home
 

@@ -22,6 +22,7 @@ from pi_tui.agent.events import EventBus, MessageEndEvent
 from pi_tui.agent.loop import Agent, AgentConfig
 from pi_tui.ai.models import require_key
 from pi_tui.ai.types import ModelClient
+from pi_tui.redaction import redact_json
 from pi_tui.session.context import in_time_order
 from pi_tui.session.store import Session, SessionWriteError
 from pi_tui.tools.base import Tool
@@ -184,7 +185,9 @@ class AgentHost:
             await self.insert_message(message)
 
     async def insert_message(self, message: AgentMessage) -> None:
-        """Put a message into the conversation and the session now, with its events (no turn starts)."""
+        """Put a message into the conversation and the session now, with its events (no turn starts).
+        Redacted first: a `!cmd` that printed a key must not carry it into the file or the next request."""
+        message = redact_json(message)
         await self.bus.emit({"type": "message_start", "message": message})
         self.agent.messages.append(message)
         await self.bus.emit({"type": "message_end", "message": message})

@@ -31,6 +31,7 @@ from pi_tui.ai.convert import convert_to_llm
 from pi_tui.ai.errors import classify_error_text
 from pi_tui.ai.transform import transform_messages
 from pi_tui.ai.types import ModelClient, ModelRequest, ModelSpec, StreamEvent, ToolSpec
+from pi_tui.redaction import redact_json
 from pi_tui.tools.base import Tool, ToolContext, ToolError, ToolOutput
 
 QueueMode = Literal["one-at-a-time", "all"]
@@ -363,7 +364,8 @@ class Agent:
                                                        "content": output.content, "details": output.details,
                                                        "isError": False})
             output = ToolOutput(patched["content"], patched["details"])
-        result = _tool_result(call, output, is_error)
+        # the one door every tool result comes through: a key it printed reaches neither file nor provider
+        result = redact_json(_tool_result(call, output, is_error))
         await self.bus.emit({"type": "tool_execution_end", "toolCallId": call["id"], "toolName": call["name"],
                              "result": {"content": result["content"], "details": result.get("details")},
                              "isError": is_error})

@@ -12,10 +12,10 @@ for text written by someone else it falls back to Pi's own regexes.
 from __future__ import annotations
 
 import json
-import os
 import re
-from collections.abc import Mapping
 from typing import Literal
+
+from pi_tui.redaction import scrub
 
 ErrorKind = Literal["context_overflow", "transient", "auth", "bad_request", "other"]
 
@@ -157,28 +157,6 @@ def classify_error_text(text: str) -> ErrorKind:
 
 _LITELLM_PREFIXES = re.compile(r"^(?:litellm\.\w+:\s*|\w+(?:Error|Exception):\s*|\w+Exception\s*-\s*)+")
 _JSON_MESSAGE = re.compile(r'"message"\s*:\s*"((?:[^"\\]|\\.)*)"')
-_SECRET_PATTERNS = (
-    (re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"), "sk-***"),
-    (re.compile(r"\bBearer\s+[A-Za-z0-9._~+/=\-]+", re.IGNORECASE), "Bearer ***"),
-    (
-        re.compile(r"((?:api[_-]?key|x-api-key)[\"']?\s*[:=]\s*[\"']?)[^\"'\s,&;]{6,}", re.IGNORECASE),
-        r"\1***",
-    ),
-)
-_SECRET_ENV_SUFFIXES = ("_API_KEY", "_AUTH_TOKEN", "_TOKEN", "_SECRET", "_SECRET_KEY", "_SECRET_ACCESS_KEY")
-
-
-def scrub_secrets(text: str, environ: Mapping[str, str] | None = None) -> str:
-    """Blank out anything that looks like a credential, and the values of key-like environment variables."""
-    env = os.environ if environ is None else environ
-    for name, value in env.items():
-        if name.upper().endswith(_SECRET_ENV_SUFFIXES) and len(value) >= 6:
-            text = text.replace(value, "***")
-    for pattern, replacement in _SECRET_PATTERNS:
-        text = pattern.sub(replacement, text)
-    return text
-
-
 def one_line(text: str, limit: int = MAX_LINE) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
@@ -222,4 +200,4 @@ def error_line(exc: BaseException, kind: ErrorKind | None = None, endpoint: str 
 def format_error(kind: ErrorKind, detail: str, status: int | None = None) -> str:
     code = f" (HTTP {status})" if status else ""
     detail = detail.strip().rstrip(".")
-    return one_line(scrub_secrets(f"{_HEADLINES[kind]}{code}: {detail}. {_ADVICE[kind]}."))
+    return one_line(scrub(f"{_HEADLINES[kind]}{code}: {detail}. {_ADVICE[kind]}."))

@@ -1,5 +1,8 @@
 """`pi-tui -p "task"`: one prompt, headless. The reply streams to stdout, tool activity to stderr.
 
+What a model or a tool wrote reaches the terminal with its control characters escaped (a reply holding
+`ESC]52` would set the clipboard): always on stderr, and on stdout unless `--raw` asks for the bytes.
+
 Scripts rely on the exit code: 0 when the model finished its reply, 1 when the provider failed, 130
 when the user interrupted, 3 when the session could not be saved (a full disk, a read-only file). The
 session is written either way, so `pi-tui show` can explain a failure.
@@ -25,6 +28,7 @@ from pi_tui.agent.events import (
 from pi_tui.agent.host import AgentHost
 from pi_tui.ai.models import MissingKeyError
 from pi_tui.demo.client import DemoModelClient
+from pi_tui.terminal import visible_controls
 
 EXIT_OK, EXIT_FAILED, EXIT_NOT_SAVED, EXIT_INTERRUPTED = 0, 1, 3, 130
 DEMO_NEXT = 'Run pi-tui -p "next task" --continue here to play the next one (the demo works in {folder}).'
@@ -33,9 +37,10 @@ DEMO_NEXT = 'Run pi-tui -p "next task" --continue here to play the next one (the
 class PrintRenderer:
     """Subscribes to the host's events and writes what a person at a terminal wants to see."""
 
-    def __init__(self, out: TextIO, err: TextIO) -> None:
+    def __init__(self, out: TextIO, err: TextIO, raw: bool = False) -> None:
         self.out = out
         self.err = err
+        self.raw = raw
         self._at_line_start = True
         self._wrote_text = False
 
@@ -47,7 +52,7 @@ class PrintRenderer:
         host.bus.on("auto_retry_start", self._on_retry)
 
     def _write(self, text: str) -> None:
-        self.out.write(text)
+        self.out.write(text if self.raw else visible_controls(text))
         self.out.flush()
         if text:
             self._at_line_start = text.endswith("\n")
@@ -70,31 +75,38 @@ class PrintRenderer:
     def _on_tool_start(self, event: ToolExecutionStartEvent) -> None:
         self._end_line()
         args = json.dumps(event.get("args") or {}, ensure_ascii=False)
-        print(f"→ {event['toolName']} {args[:160]}", file=self.err, flush=True)
+        _say(f"→ {event['toolName']} {args[:160]}", self.err)
 
     def _on_tool_end(self, event: ToolExecutionEndEvent) -> None:
         if event.get("isError"):
             content = event["result"]["content"]
             text = next((str(b.get("text", "")) for b in content if b.get("type") == "text"), "")
             last = text.strip().splitlines()[-1] if text.strip() else "error"
-            print(f"  ✗ {event['toolName']}: {last[:200]}", file=self.err, flush=True)
+            _say(f"  ✗ {event['toolName']}: {last[:200]}", self.err)
 
     def _on_retry(self, event: AutoRetryStartEvent) -> None:
         seconds = event["delayMs"] / 1000
-        print(f"pi-tui: {event['errorMessage']} (retry {event['attempt']}/{event['maxAttempts']} in"
-              f" {seconds:g}s)", file=self.err, flush=True)
+        _say(f"pi-tui: {event['errorMessage']} (retry {event['attempt']}/{event['maxAttempts']} in"
+             f" {seconds:g}s)", self.err)
 
     def finish(self) -> None:
         self._end_line()
 
 
-async def run_print(host: AgentHost, text: str, out: TextIO | None = None, err: TextIO | None = None) -> int:
+def _say(line: str, err: TextIO) -> None:
+    """One line on stderr, for a person: whatever a model or a tool put in it is shown, never obeyed."""
+    print(visible_controls(line), file=err, flush=True)
+
+
+async def run_print(host: AgentHost, text: str, out: TextIO | None = None, err: TextIO | None = None,
+                    raw: bool = False) -> int:
+    """`raw`: the reply's bytes on stdout as the model wrote them (stderr is escaped all the same)."""
     # the streams are looked up now, not at import: a test harness or a redirect may have replaced them
     out = out or sys.stdout
     err = err or sys.stderr
     for warning in host.session.warnings:  # lines of the continued session that could not be loaded
         print(f"pi-tui: warning: {warning}", file=err, flush=True)
-    renderer = PrintRenderer(out, err)
+    renderer = PrintRenderer(out, err, raw)
     renderer.attach(host)
     if isinstance(host.agent.client, DemoModelClient):  # "send any message" means nothing to `-p`
         host.agent.client.next_hint = DEMO_NEXT.format(folder=host.cwd)
@@ -124,6 +136,6 @@ def _outcome(last: AgentMessage | None, saved: bool, err: TextIO) -> int:
         print("pi-tui: interrupted" + ("; the session was saved" if saved else ""), file=err)
         return EXIT_INTERRUPTED
     if reason == "error":
-        print(f"pi-tui: error: {last.get('errorMessage', 'the model request failed')}", file=err)
+        _say(f"pi-tui: error: {last.get('errorMessage', 'the model request failed')}", err)
         return EXIT_FAILED
     return EXIT_OK

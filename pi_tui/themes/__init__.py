@@ -19,7 +19,7 @@ from typing import Any
 from textual.color import Color
 from textual.theme import Theme
 
-from pi_tui.paths import home_dir
+from pi_tui.paths import ensure_private_dir, home_dir
 
 SHIPPED_DIR = Path(__file__).resolve().parent
 DEFAULT_THEME = "dark"
@@ -123,7 +123,7 @@ async def watch_themes(on_change: Callable[[Path], Awaitable[None] | None], stop
     from watchfiles import Change, awatch
 
     folder = folder or user_themes_dir()
-    folder.mkdir(parents=True, exist_ok=True)
+    ensure_private_dir(folder)  # may be the first thing to create pi-tui's home
     async for changes in awatch(folder, debounce=debounce_ms, stop_event=stop_event, recursive=False,
                                 watch_filter=lambda _change, changed: changed.endswith(".toml")):
         for change, changed in sorted(changes, key=lambda item: item[1]):

@@ -10,7 +10,7 @@ the demo never imports it, and for a real model the app imports it in a thread w
 
 Errors end in one place: worker failures (`on_worker_state_changed`) and anything else Textual
 would print as a traceback (`_handle_exception`) become one notification line; the traceback goes
-to `~/.pi-tui/pi-tui.log`.
+to the log file (`~/.pi-tui/logs/pi-tui.log`), scrubbed of keys.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import contextlib
 import gc
 import os
 import time
-import traceback
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -35,7 +34,7 @@ from textual.worker import Worker, WorkerState
 from condense.messages import content_text
 from pi_tui.abort import AbortSignal
 from pi_tui.errors import UserError
-from pi_tui.paths import home_dir
+from pi_tui.logs import write_crash_report
 from pi_tui.screens.main import MainScreen
 from pi_tui.themes import DEFAULT_THEME, ThemeError, load_theme_file, load_user_themes, shipped_themes
 from pi_tui.themes import variable_defaults as theme_variable_defaults
@@ -203,20 +202,6 @@ def editor_history(session: Session) -> list[str]:
         if entry.get("type") == "message" and isinstance(message, dict) and message.get("role") == "user":
             texts.append(content_text(message.get("content") or ""))
     return texts
-
-
-def crash_log() -> Path:
-    return home_dir() / "pi-tui.log"
-
-
-def write_crash_log(exc: BaseException) -> Path:
-    path = crash_log()
-    with contextlib.suppress(OSError):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a", encoding="utf-8") as log:
-            log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
-            log.write("".join(traceback.format_exception(exc)))
-    return path
 
 
 class PiApp(App[int]):
@@ -467,7 +452,7 @@ class PiApp(App[int]):
         if isinstance(exc, UserError):
             self.show_notice(str(exc), "error")
             return
-        log = write_crash_log(exc)
+        log = write_crash_report(exc)
         self.show_notice(f"internal error: {type(exc).__name__}: {exc} (details in {log})", "error")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -478,7 +463,7 @@ class PiApp(App[int]):
         if self.is_headless or os.environ.get("PI_TUI_DEBUG"):
             super()._handle_exception(error)  # tests see the real failure
             return
-        log = write_crash_log(error)
+        log = write_crash_report(error)
         self._return_code = 1
         self.exit(1, message=f"pi-tui: internal error: {type(error).__name__}: {error} (details in {log})")
 

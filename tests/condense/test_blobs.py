@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from condense.blobs import blob_dir, blob_path, read_sidecar, sanitize_id, write_sidecar
+from condense.blobs import SymlinkedBlobsError, blob_dir, blob_path, read_sidecar, sanitize_id, write_sidecar
 
 HOSTILE_IDS = [
     "../../etc/passwd",
@@ -66,13 +66,39 @@ def test_capped_names_are_deterministic_and_distinct_per_unsanitized_key() -> No
 
 def test_sidecar_is_0600_in_a_0700_folder_and_no_temp_file_is_left(tmp_path: Path) -> None:
     path = blob_path(blob_dir(tmp_path, "sid"), "tc1")
-    path.parent.mkdir(mode=0o755)  # a folder made by someone else is tightened too
     write_sidecar(path, "secret output")
     write_sidecar(path, "rewritten")  # replacing an existing sidecar keeps the same guarantees
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
     assert [p.name for p in path.parent.iterdir()] == ["tc1.txt"]
     assert read_sidecar(path) == "rewritten"
+
+
+def test_a_blobs_folder_made_by_someone_else_keeps_its_mode(tmp_path: Path) -> None:
+    path = blob_path(blob_dir(tmp_path, "sid"), "tc1")
+    path.parent.mkdir()
+    path.parent.chmod(0o750)  # the user's choice (a group that reads the team's sessions, say)
+    write_sidecar(path, "secret output")
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o750
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_a_symlinked_blobs_folder_is_neither_chmodded_nor_written_through(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    elsewhere.chmod(0o755)
+    blobs = blob_dir(tmp_path / "sessions", "sid")
+    blobs.parent.mkdir()
+    blobs.symlink_to(elsewhere)
+    with pytest.raises(SymlinkedBlobsError, match="sid-blobs is a symbolic link; spill files are never written"):
+        write_sidecar(blob_path(blobs, "tc1"), "secret output")
+    assert stat.S_IMODE(elsewhere.stat().st_mode) == 0o755
+    assert list(elsewhere.iterdir()) == []
+    dangling = blob_dir(tmp_path / "sessions", "gone")
+    dangling.symlink_to(tmp_path / "nowhere")
+    with pytest.raises(SymlinkedBlobsError):
+        write_sidecar(blob_path(dangling, "tc1"), "secret output")
+    assert not (tmp_path / "nowhere").exists()
 
 
 def test_sidecars_round_trip_any_text_including_lone_surrogates(tmp_path: Path) -> None:

@@ -162,6 +162,24 @@ def test_leaves_the_tool_call_untouched_when_the_sidecar_write_fails(
     assert len(caplog.records) == 1 and "\n" not in caplog.records[0].getMessage()
 
 
+def test_a_symlinked_blobs_folder_keeps_the_output_inline_and_says_why_in_one_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    blobs = blob_dir(tmp_path, "sid")
+    blobs.symlink_to(elsewhere)
+    indexer = ToolCallIndexer()
+    given = batch(call("tc1", "Z" * 50))
+    with caplog.at_level(logging.WARNING, logger="condense"):
+        assert spill(indexer, blobs, *given.tool_calls) == set()
+    assert not indexer.is_summarized("tc1") and given.tool_calls[0].result_text == "Z" * 50
+    assert list(elsewhere.iterdir()) == []
+    (record,) = caplog.records
+    assert record.getMessage() == (f"spill: could not spill tc1 ({blobs} is a symbolic link; spill files are never"
+                                   " written through one (make it a folder to spill again)); keeping it inline")
+
+
 def test_two_occurrences_of_one_tool_call_id_spill_to_distinct_sidecar_files(blobs: Path) -> None:
     indexer = ToolCallIndexer()
     spill(indexer, blobs, call("bash_23", "FIRST" * 20, 1150, name="bash"), dedup=False)

@@ -28,6 +28,7 @@ from pi_tui.session.store import Session
 from pi_tui.tools import make_tools
 from tests.reliability.consistency import check_session
 from tests.reliability.crash import REPO, Sandbox, demo_runs, launch
+from tests.support.cli import run_cli
 from tests.support.fake_openai import FakeOpenAI, Reply, call, server_error, text_reply, tool_reply
 from tests.support.processes import live_members
 from tests.support.typed import plain, text_at
@@ -102,6 +103,51 @@ def test_print_mode_against_a_provider_leaks_no_key_and_keeps_its_files_private(
     check_session(path)
     results = {m["toolCallId"]: m for m in plain(Session.open(path).messages()) if m["role"] == "toolResult"}
     assert results["pwd_1"]["content"][0]["text"].strip() == str(box.cwd), "bash runs in the session's folder"
+
+
+def _files_under(*roots: Path) -> list[Path]:
+    return [file for root in roots for file in root.rglob("*") if file.is_file()]
+
+
+def test_keys_a_tool_prints_reach_neither_the_session_nor_the_provider(
+        tmp_path: Path, fake_openai: FakeOpenAI) -> None:
+    box = Sandbox(tmp_path).make()
+    keys = {"OPENAI_API_KEY": OPENAI_KEY, "ANTHROPIC_API_KEY": ANTHROPIC_KEY, "HF_TOKEN": "hf_tokenvalue0042"}
+    command = "env; printenv ANTHROPIC_API_KEY"
+    fake_openai.push(tool_reply(call("bash", {"command": command}, "env_1")), text_reply("done"),
+                     text_reply("[[1:bash]] the environment"))
+    result = run_cli("-p", "show me the environment", "--model", "openai/fake-model", "--base-url",
+                     fake_openai.base_url, cwd=box.cwd, env=box.env(keys))
+    assert result.returncode == 0, result.stderr
+    (path,) = box.sessions()
+    (output,) = [m for m in plain(Session.open(path).messages()) if m["role"] == "toolResult"]
+    printed = text_at(output["content"])
+    assert "OPENAI_API_KEY=[redacted:OPENAI_API_KEY]" in printed and "HF_TOKEN=[redacted:HF_TOKEN]" in printed
+    assert printed.count("[redacted:ANTHROPIC_API_KEY]") == 2, "env's line and printenv's"
+    sent = json.dumps(fake_openai.requests)
+    assert "[redacted:ANTHROPIC_API_KEY]" in sent, "the model still sees that a key was there"
+    for secret in keys.values():
+        assert secret not in sent, f"{secret} sent to the provider"
+        for file in _files_under(box.home, box.tmp):
+            assert secret.encode() not in file.read_bytes(), f"{secret} written to {file}"
+
+
+def test_a_key_in_the_base_url_is_redacted_from_the_error_the_session_and_the_log(
+        tmp_path: Path, fake_openai: FakeOpenAI) -> None:
+    box = Sandbox(tmp_path).make()
+    secret = "QUERYSECRET-0451"
+    url = f"{fake_openai.base_url}?api-version=2024-10-21&key={secret}"  # the server says "Unknown URL <it>"
+    result = run_cli("-p", "hello", "--model", "openai/fake-model", "--base-url", url, cwd=box.cwd,
+                     env=box.env({"OPENAI_API_KEY": OPENAI_KEY}))
+    assert result.returncode == 1, result.stderr
+    (error,) = [line for line in result.stderr.splitlines() if line.startswith("pi-tui: error:")]
+    assert "[redacted:--base-url key]" in error and "Traceback" not in result.stderr
+    assert secret not in result.stdout + result.stderr
+    (path,) = box.sessions()
+    files = _files_under(box.home, box.tmp)
+    assert path in files and box.home / "logs" / "pi-tui.log" in files
+    for file in files:
+        assert secret.encode() not in file.read_bytes(), f"the --base-url key written to {file}"
 
 
 # ----- no shell around user text -----------------------------------------------------------------

@@ -10,8 +10,9 @@ from pathlib import Path
 
 
 def run_cli(*args: str, cwd: Path, timeout: float = 120, env: dict[str, str] | None = None,
-            ) -> subprocess.CompletedProcess[str]:
-    """The real console entry point in a fresh process, as a person at a shell would run it."""
-    full_env = {**os.environ, **(env or {})}
+            unset: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
+    """The real console entry point in a fresh process, as a person at a shell would run it; `env` adds
+    to the environment and `unset` takes variables out of it."""
+    full_env = {name: value for name, value in {**os.environ, **(env or {})}.items() if name not in unset}
     return subprocess.run([sys.executable, "-m", "pi_tui", *args], cwd=cwd, env=full_env, capture_output=True,
                           text=True, timeout=timeout)

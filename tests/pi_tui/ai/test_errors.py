@@ -14,7 +14,6 @@ from pi_tui.ai.errors import (
     error_line,
     is_context_overflow,
     is_retryable,
-    scrub_secrets,
 )
 from pi_tui.ai.litellm_client import warm_up
 
@@ -169,7 +168,3 @@ def test_the_line_is_one_bounded_line(litellm: Any) -> None:
     assert len(line) <= MAX_LINE
     assert "first second" in line
 
-
-def test_scrub_uses_the_environment_it_is_given() -> None:
-    assert scrub_secrets("token abcdef123456 here", {"GITHUB_TOKEN": "abcdef123456"}) == "token *** here"
-    assert scrub_secrets("no secrets", {"GITHUB_TOKEN": "abcdef123456"}) == "no secrets"

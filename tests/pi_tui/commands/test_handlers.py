@@ -247,6 +247,15 @@ async def test_a_bang_runs_the_command_into_the_session(context: RecordingContex
     assert message["exitCode"] == 0 and message["excludeFromContext"] is True
 
 
+async def test_a_bang_that_prints_a_key_keeps_it_out_of_the_session_and_the_context(
+        context: RecordingContext, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-live-0123456789abcdef")
+    await run_shell(context, "!printenv OPENAI_API_KEY")
+    [message] = context.runtime.host.session.messages()
+    assert message["role"] == "bashExecution" and message["output"].strip() == "[redacted:OPENAI_API_KEY]"
+    assert context.runtime.host.agent.messages == [message], "what the next request carries"
+
+
 async def test_an_unknown_theme_is_refused_and_never_saved(context: RecordingContext, registry: Registry) -> None:
     await registry.dispatch("/theme nosuch")
     assert context.notices == [("error", "theme 'nosuch' not found; kept 'dark' (/theme lists them)")]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import stat
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,7 @@ from pi_tui.themes import (
     shipped_themes,
     user_themes_dir,
     variable_defaults,
+    watch_themes,
 )
 from pi_tui.widgets.keymap import APP, EDITOR, GROUPS, KEYS_COLUMN, hotkeys_text
 from tests.support.tui import edit_file
@@ -148,3 +151,14 @@ async def test_hotkeys_fit_an_80_column_terminal(make_app, send, wait) -> None:
         lines = hotkeys_text({}).splitlines()
         assert text.virtual_size.height == len(lines)  # no row wraps onto a second line
         assert "  ctrl+right, alt+right" in lines  # key lists read as lists
+
+
+async def test_the_theme_watcher_creates_the_home_and_its_themes_folder_private(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setenv("PI_TUI_HOME", str(home))
+    stop = asyncio.Event()
+    stop.set()  # the watcher makes its folder, then ends at once
+    await watch_themes(lambda path: None, stop)
+    assert stat.S_IMODE(home.stat().st_mode) == 0o700
+    assert stat.S_IMODE(user_themes_dir().stat().st_mode) == 0o700

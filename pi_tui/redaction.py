@@ -1,0 +1,115 @@
+"""Keys never leave through pi-tui: the values of the keys it knows are replaced by a visible placeholder.
+
+A key is in the environment (litellm reads every provider's key from a variable, and a command like
+`env` prints them all) or in the `--base-url` (`?key=...`, `https://user:key@host`). Whatever text
+crosses an edge toward a file or a provider (a tool's result before the agent loop takes it, an error
+line, a log record, a crash report) goes through `redact` first, so the session file, the provider
+and the logs never hold one. The placeholder names the variable (`[redacted:OPENAI_API_KEY]`): the
+model and the person reading the session still see that something was there, and where it came from.
+
+Values shorter than `MIN_SECRET_CHARS` are left alone: `KEY=true` or a four-letter token would blank
+common words everywhere. `scrub` adds pattern matching (`sk-...`, `Bearer ...`) for text that is only
+ever read by a person (errors, logs), where a key pi-tui does not know of may still be quoted.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import urllib.parse
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+MIN_SECRET_CHARS = 8
+# the last word of a variable litellm (or a tool the agent runs) takes a credential from:
+# ANTHROPIC_API_KEY, WATSONX_APIKEY, ANTHROPIC_AUTH_TOKEN, HF_TOKEN, AZURE_CLIENT_SECRET, REDIS_PASSWORD
+_SECRET_NAME_ENDINGS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
+# a `--base-url` query parameter holding a credential: ?key=, ?api_key=, ?token=, ?sig=, ?code=, ?auth=
+_SECRET_PARAM = re.compile(r"key|token|secret|sig|pass|auth|code|cred", re.IGNORECASE)
+_PATTERNS = (
+    (re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"), "sk-***"),
+    (re.compile(r"\bBearer\s+[A-Za-z0-9._~+/=\-]+", re.IGNORECASE), "Bearer ***"),
+    (
+        re.compile(r"((?:api[_-]?key|x-api-key)[\"']?\s*[:=]\s*[\"']?)(?!\[redacted:)[^\"'\s,&;]{6,}", re.IGNORECASE),
+        r"\1***",
+    ),
+)
+_url_secrets: dict[str, str] = {}  # value -> label, from the `--base-url` of this process
+
+T = TypeVar("T")
+
+
+def is_secret_name(name: str) -> bool:
+    return name.upper().endswith(_SECRET_NAME_ENDINGS)
+
+
+def remember_base_url(url: str | None) -> None:
+    """Take the credentials a `--base-url` carries (query values, the password) as keys from now on."""
+    if not url:
+        return
+    parts = urllib.parse.urlsplit(url.strip())
+    for pair in parts.query.split("&"):
+        name, _, value = pair.partition("=")
+        if _SECRET_PARAM.search(name):
+            _remember(value, f"--base-url {urllib.parse.unquote_plus(name)}")
+    if parts.password or parts.username:  # `https://TOKEN@host` carries the token as the user name
+        _remember(parts.password or parts.username or "", "--base-url password")
+
+
+def _remember(spelled: str, label: str) -> None:
+    """The value as the URL spells it and as it is decoded (what a server echoes, a tool prints)."""
+    for value in {spelled, urllib.parse.unquote(spelled), urllib.parse.unquote_plus(spelled)}:
+        if len(value.strip()) >= MIN_SECRET_CHARS:
+            _url_secrets[value] = label
+
+
+def known_secrets(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Every key value pi-tui knows now, each with the label its placeholder shows."""
+    env = os.environ if environ is None else environ
+    found = {value: name for name, value in env.items()
+             if is_secret_name(name) and len(value.strip()) >= MIN_SECRET_CHARS}
+    return {**_url_secrets, **found}
+
+
+@functools.lru_cache(maxsize=8)
+def _matcher(secrets: frozenset[tuple[str, str]]) -> tuple[re.Pattern[str], dict[str, str]]:
+    """One pattern for all values, the longest first: a key that holds another is replaced whole."""
+    values = sorted((value for value, _ in secrets), key=len, reverse=True)
+    return re.compile("|".join(map(re.escape, values))), {value: f"[redacted:{label}]" for value, label in secrets}
+
+
+def redact(text: str) -> str:
+    """`text` with every known key value replaced by `[redacted:NAME]`."""
+    secrets = known_secrets()
+    if not secrets or not text:
+        return text
+    pattern, placeholders = _matcher(frozenset(secrets.items()))
+    redacted = pattern.sub(lambda found: placeholders[found.group()], text)
+    return text if redacted == text else redacted
+
+
+def redact_json(value: T) -> T:
+    """Every string inside a JSON-like value (a message, a tool result) redacted. What holds no key is
+    returned as the very same object, so an unchanged message stays unchanged (and is never mutated)."""
+    return _redact_any(value)  # type: ignore[no-any-return]  # the same shape comes back
+
+
+def _redact_any(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        items = {key: _redact_any(item) for key, item in value.items()}
+        return value if all(items[key] is value[key] for key in value) else items
+    if isinstance(value, list):
+        listed = [_redact_any(item) for item in value]
+        return value if all(new is old for new, old in zip(listed, value, strict=True)) else listed
+    return value
+
+
+def scrub(text: str) -> str:
+    """For text only a person reads (errors, logs, crash reports): known keys, and whatever looks like one."""
+    text = redact(text)
+    for pattern, replacement in _PATTERNS:
+        text = pattern.sub(replacement, text)
+    return text

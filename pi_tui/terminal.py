@@ -1,0 +1,26 @@
+"""Text from a tool or a model, made safe to write to a person's terminal.
+
+A session holds whatever a command printed and whatever a model wrote, and a terminal obeys the
+control sequences in it: `ESC]52;c;...` rewrites the clipboard, `ESC]0;...` the window title, others
+move the cursor over what was shown or answer back as typed input. `show`, `query` and `-p` print such
+text through `visible_controls`, which writes every control character as its Python escape (`\\x1b`),
+so the sequence is shown instead of obeyed; `--raw` keeps the bytes for a pipe.
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 controls except tab and line feed, a carriage return not ending a CRLF line, DEL, and C1 (0x80-0x9f:
+# 0x9b and 0x9d start a sequence on their own in terminals that take 8-bit controls)
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
+
+
+def _escape(found: re.Match[str]) -> str:
+    return repr(found.group())[1:-1]
+
+
+def visible_controls(text: str) -> str:
+    """`text` with each control character written as `\\xNN` (`\\r` for a lone carriage return);
+    line breaks, tabs and everything printable stay as they are."""
+    return _CONTROL.sub(_escape, text)
