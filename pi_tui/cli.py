@@ -222,6 +222,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
     problem = summarizer_problem(config.summarizer_model, model)
     if problem:  # before OUT exists: the engine would fall back, fail at every flush and write no summary
         raise UserError(f"summarizer: {problem}")
+    if config.summarizer_model != "extractive":
+        # a model summariser's first call would import litellm (seconds, more on a busy machine) inside its idle
+        # timer, and a timeout there moves the flush to the session's model: import it before any flush
+        from pi_tui.ai.litellm_client import import_litellm
+
+        import_litellm()
     out = ReplayOutput(source, Path(args.output))
     window = _positive("--context-window", args.context_window) or model.context_window
     replayer = Replayer(source, out.session, config, window)
