@@ -18,9 +18,10 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-import filelock
-
 from condense.errors import StoreInUseError
+
+# filelock is imported where a store is opened, not with this module: the import costs about 25 ms, and
+# pi-tui's session store imports this package's entry log for its line format.
 
 LOCK_FILE = ".condense.lock"  # only where the folder itself cannot be locked
 
@@ -30,8 +31,10 @@ Release = Callable[[], None]
 def lock_folder(folder: Path) -> Release:
     """Hold the exclusive lock of `folder` (created 0700 if missing); returns its release. Raises
     StoreInUseError when another writer, in this process or another, holds it."""
+    from filelock import has_fcntl
+
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    return _lock_descriptor(folder) if filelock.has_fcntl else _lock_file(folder)
+    return _lock_descriptor(folder) if has_fcntl else _lock_file(folder)
 
 
 def _in_use(folder: Path) -> StoreInUseError:
@@ -40,9 +43,11 @@ def _in_use(folder: Path) -> StoreInUseError:
 
 
 def _lock_descriptor(folder: Path) -> Release:
+    from filelock import lock_descriptor
+
     fd = os.open(folder, os.O_RDONLY)
     try:
-        locked = filelock.lock_descriptor(fd, blocking=False)
+        locked = lock_descriptor(fd, blocking=False)
     except BaseException:
         os.close(fd)
         raise
@@ -53,9 +58,11 @@ def _lock_descriptor(folder: Path) -> Release:
 
 
 def _lock_file(folder: Path) -> Release:
-    lock = filelock.FileLock(folder / LOCK_FILE, thread_local=False)  # released by whichever thread drops it
+    from filelock import FileLock, Timeout
+
+    lock = FileLock(folder / LOCK_FILE, thread_local=False)  # released by whichever thread drops it
     try:
         lock.acquire(blocking=False)
-    except filelock.Timeout:
+    except Timeout:
         raise _in_use(folder) from None
     return lambda: lock.release(force=True)
