@@ -1,6 +1,6 @@
 """condense: the context pruning engine, usable by any Python agent.
 
-Depends on the standard library and pydantic only; it never imports textual or litellm and reaches
+Depends on the standard library, pydantic and filelock only; it never imports textual or litellm and reaches
 its agent through the small Protocol in `condense.host`. Agents that only hold a list of messages use
 the facades (`OpenAICondenser`, `AnthropicCondenser`): see docs/LIBRARY.md.
 
@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from condense.adapters import MessageError, from_anthropic, from_openai, to_anthropic, to_openai
     from condense.config import CondenseConfig
     from condense.engine import CondenseEngine
-    from condense.entry_log import EntryLog, FileLog, MemoryLog, StoreInUseError
-    from condense.errors import CondenseError, ConfigError, StoreFormatError
+    from condense.entry_log import EntryLog, FileLog, MemoryLog
+    from condense.errors import CondenseError, ConfigError, StoreFormatError, StoreInUseError, StoreWriteError
     from condense.facade import AnthropicCondenser, Condenser, OpenAICondenser
     from condense.flush import BatchFilter, FlushResult
     from condense.host import CancelSignal, CompletionEvent, ContextUsage, Host
@@ -49,7 +49,7 @@ _HOME = {  # public name -> the module that defines it
     "ContextUsage": "host", "Host": "host", "LocalHost": "local_host", "ModelAccess": "local_host",
     "SummaryFunction": "local_host", "BatchFilter": "flush", "SummaryHook": "summarize",
     "EntryLog": "entry_log", "FileLog": "entry_log", "MemoryLog": "entry_log",
-    "StoreInUseError": "entry_log", "CondenseError": "errors", "ConfigError": "errors",
+    "StoreInUseError": "errors", "StoreWriteError": "errors", "CondenseError": "errors", "ConfigError": "errors",
     "StoreFormatError": "errors", "SummarizerAborted": "summarize",
     "CallMark": "inspect", "CallView": "inspect", "ChainMark": "inspect", "ChainView": "inspect",
     "PruneTree": "inspect", "SummaryView": "inspect", "call_mark": "inspect", "chain_marks": "inspect",
@@ -109,6 +109,7 @@ __all__ = [
     "PruneTree",
     "StoreFormatError",
     "StoreInUseError",
+    "StoreWriteError",
     "SummarizerAborted",
     "SummaryFunction",
     "SummaryHook",

@@ -5,13 +5,17 @@ differ in is where the entries live. A library user or a test keeps them in memo
 (`MemoryLog`, `FileLog`, both here); pi-tui's offline commands keep them in the session file they read
 (an adapter over pi-tui's Session). The file is Pi's JSONL (version 3 header, one entry per line,
 appended and flushed per entry), so `pi-tui show`, `query` and `whatif` read it like any recorded
-session, and reopening the same folder continues the same conversation.
+session, and reopening the same folder continues the same conversation. The file is written and read
+by the same rules as pi-tui's own session store (FileLog says which), so a full disk, a kill, a damaged
+line or pi-tui writing into the same folder loses nothing.
 """
 
 from __future__ import annotations
 
-import fcntl
+import contextlib
+import errno
 import json
+import logging
 import os
 import re
 import uuid
@@ -19,11 +23,16 @@ import weakref
 from pathlib import Path
 from typing import Any, Protocol
 
+from condense.atomic_file import append_lines, create, replace, write_temp
 from condense.blobs import blob_dir
 from condense.capture import entry_ms
-from condense.errors import CondenseError, StoreFormatError
+from condense.errors import StoreFormatError, StoreInUseError, StoreWriteError
 from condense.messages import AgentMessage, CustomMessage
+from condense.session_file import Tree, build_tree, read_lines, tree_problem, walk
+from condense.store_lock import lock_folder
 from condense.timefmt import now_iso
+
+log = logging.getLogger("condense")
 
 SESSION_VERSION = 3
 
@@ -74,6 +83,8 @@ class MemoryLog:
         self._ids: set[str] = set()  # every id ever stored, so a new one never repeats an old one
         self._custom: dict[str, tuple[dict[str, Any], CustomMessage]] = {}  # entry id: (entry, its message)
         self._blobs = blobs
+        self.notices: list[str] = []  # what opening found (a damaged line, a second branch), for the caller
+        self.write_error: StoreWriteError | None = None  # set while appended entries could not be written
         self.header: dict[str, Any] = {"type": "session", "version": SESSION_VERSION, "id": str(uuid.uuid4()),
                                        "timestamp": now_iso(),
                                        "cwd": str(Path(cwd).resolve()) if cwd is not None else ""}
@@ -113,6 +124,9 @@ class MemoryLog:
     def _write(self, entry: dict[str, Any]) -> None:
         """Memory only: nothing to write."""
 
+    def save(self) -> None:
+        """Memory only: nothing to write."""
+
     def close(self) -> None:
         """Memory only: nothing held."""
 
@@ -123,30 +137,47 @@ class MemoryLog:
         return str(self.header.get("cwd") or "") or None
 
 
-class StoreInUseError(CondenseError, RuntimeError):
-    """The store folder is already open for writing, in this process or another."""
-
-
 class FileLog(MemoryLog):
     """Entries in a folder's Pi session file: the newest `*.jsonl` in it is continued, or a new one is
     created on the first entry; spilled outputs go to `<folder>/<sessionId>-blobs/`.
 
-    One writer per folder: two writers would each continue the branch they read at opening, and the
-    file would end up with two interleaved branches, one of them unreachable. So the folder holds an
-    exclusive advisory lock from opening until `close()` (or garbage collection, or the process's end)."""
+    It writes as pi-tui's session store does. A new file appears whole, its header with its first
+    entries (a kill or a full disk at the first write leaves no file, never an empty one; an empty one
+    an older version left is continued as empty). An append lands whole or not at all; one that does not
+    fit (a full disk) keeps its entries in memory, says so in `write_error`, and they are written before
+    the next entry. A damaged line is skipped with a warning (`notices`, and the `condense` logger), and
+    the rest of the branch is kept (condense.session_file).
+
+    It continues its own branch: the id of the last entry it wrote is kept beside the file, and a file
+    that another writer (pi-tui on a stale view) continued from an earlier point is reopened at that
+    entry, with a notice that there are two branches. One writer per folder (condense.store_lock): the
+    folder is locked from opening until `close()` (or garbage collection, or the process's end)."""
 
     def __init__(self, folder: str | os.PathLike[str], cwd: str | os.PathLike[str] = ".") -> None:
         super().__init__(cwd)
         self.folder = Path(folder)
-        self._unlock = weakref.finalize(self, os.close, _lock_folder(self.folder))
+        self.unsaved: list[dict[str, Any]] = []  # appended, not yet in the file (it could not be written)
+        self._on_disk = False  # the file holds our header
+        self._unlock = weakref.finalize(self, lock_folder(self.folder))
         try:
             self.path = self._open(self.folder)
         except BaseException:
-            self.close()
+            self._unlock()
             raise
 
+    def save(self) -> None:
+        """Write what is still kept in memory; raises StoreWriteError while it cannot be written."""
+        self._save()
+        if self.write_error is not None:
+            raise self.write_error
+
     def close(self) -> None:
-        """Release the folder for another writer; entries appended after this are refused."""
+        """Release the folder for another writer; entries appended after this are refused. What could
+        not be written is tried once more, and is lost (a warning says so) if it still cannot be."""
+        if self._unlock.alive and self.unsaved:
+            self._save()
+            if self.write_error is not None:
+                log.warning("%s; the store was closed, so they are lost", self.write_error)
         self._unlock()
 
     def _open(self, folder: Path) -> Path:
@@ -156,88 +187,123 @@ class FileLog(MemoryLog):
             stamp = self.header["timestamp"].replace(":", "-").replace(".", "-")
             return folder / f"{stamp}_{self.header['id']}.jsonl"
         path = existing[-1]
-        objects = _read_objects(path)
-        header = objects[0] if objects and objects[0].get("type") == "session" else None
-        if header is None or not isinstance(header.get("id"), str):
-            raise StoreFormatError(f"{path} is not a Pi session file (no session header); "
-                             "name an empty folder or one this library wrote")
-        if header.get("version") != SESSION_VERSION:
-            raise StoreFormatError(f"{path} is a version {header.get('version', 1)} Pi session; pi-tui rewrites it as"
-                             " version 3 when it first writes to it (send one message in `pi-tui --session"
-                             f" {path}`; the original is kept beside it as .v{header.get('version', 1)}.bak),"
-                             " or name another folder")
-        self.header = header
-        entries = [o for o in objects[1:] if o.get("type") != "session"]
-        self._ids = {e["id"] for e in entries if isinstance(e.get("id"), str)}
-        self.entries = _path_to_leaf(entries)
+        values, warnings, damage = read_lines(path)
+        if not values and not warnings:  # a kill at the first write of an older version: no entry lost
+            named = _NAMED_ID.search(path.name)
+            if named is not None:
+                self.header["id"] = named[1]  # the file keeps its name, and the name its id
+            return path
+        self.header, self._on_disk = _header(path, values[0][1]), True
+        tree = build_tree(str(path), values, warnings, damage, self.header, tree_problem)
+        self._ids = {e["id"] for e in tree.entries} | set(tree.skipped)
+        by_id = {e["id"]: e for e in tree.entries}
+        self.entries = walk(by_id, self._own_leaf(path, tree, by_id), tree.skipped)
+        for warning in tree.warnings:
+            self._notice(f"{warning} (the entries after it are kept)")
         return path
+
+    def _own_leaf(self, path: Path, tree: Tree, by_id: dict[str, dict[str, Any]]) -> str | None:
+        """Where this library left off, when another writer forked the file from an earlier point; else
+        the file's leaf, as Pi's (the library's own last entries, or another writer continuing them)."""
+        try:
+            recorded = _leaf_path(path).read_text(encoding="utf-8").strip()
+        except (OSError, ValueError):
+            return tree.leaf_id
+        if recorded not in by_id or any(e["id"] == recorded for e in walk(by_id, tree.leaf_id, tree.skipped)):
+            return tree.leaf_id
+        self._notice(f"{path}: this store has two branches: another writer continued it from an earlier point"
+                     f" (its newest entry is {tree.leaf_id}); this library goes on with its own, which ends at"
+                     f" {recorded}")
+        return recorded
+
+    def _notice(self, text: str) -> None:
+        log.warning("%s", text)
+        self.notices.append(text)
 
     def _write(self, entry: dict[str, Any]) -> None:
         if not self._unlock.alive:
             raise StoreInUseError(f"{self.folder}: this store was closed; open it again to add to it")
-        new = not self.path.exists()
-        if new:
-            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+        self.unsaved.append(entry)
+        self._save()
+
+    def _save(self) -> None:
+        if not self.unsaved:
+            return
         try:
-            data = ((dump_line(self.header) if new else "") + dump_line(entry)).encode("utf-8")
-            size = os.fstat(fd).st_size
-            if size and os.pread(fd, 1, size - 1) != b"\n":
-                data = b"\n" + data  # a torn last line must not swallow this entry
-            os.write(fd, data)
+            self._write_lines("".join(dump_line(e) for e in self.unsaved).encode("utf-8"))
+        except OSError as exc:
+            count = len(self.unsaved)
+            self.write_error = StoreWriteError(
+                f"{self.path}: could not write the store: {_reason(exc)}; {count} "
+                f"{'entry is' if count == 1 else 'entries are'} kept in memory and written with the next one: free"
+                " some space and go on (nothing needs adding again; closing the store before then loses them)")
+            return
+        leaf, self.unsaved, self.write_error = self.unsaved[-1]["id"], [], None
+        self._record_leaf(leaf)
+
+    def _write_lines(self, data: bytes) -> None:
+        """Append whole lines, or create the file whole, header first (an empty one is replaced)."""
+        if not self._on_disk:
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            temp = write_temp(self.path.parent, self.path.name, [dump_line(self.header).encode("utf-8"), data])
+            if self.path.exists() and self.path.stat().st_size == 0:
+                replace(temp, self.path)
+            elif not create(temp, self.path):
+                raise FileExistsError(errno.EEXIST, "another program created the session file meanwhile")
+            self._on_disk = True
+            return
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | getattr(os, "O_BINARY", 0))
+        try:
+            append_lines(fd, data)
         finally:
             os.close(fd)
+
+    def _record_leaf(self, entry_id: str) -> None:
+        """Keep the id of the last entry written beside the file. Only a hint: a file it does not match
+        is reopened at its own leaf, so a failure here costs nothing but that."""
+        with contextlib.suppress(OSError):
+            fd = os.open(_leaf_path(self.path), os.O_WRONLY | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o600)
+            try:
+                data = entry_id.encode("utf-8")
+                os.write(fd, data)  # ids are of one length: the old id is overwritten whole
+                os.ftruncate(fd, len(data))
+            finally:
+                os.close(fd)
 
     def blobs_dir(self) -> Path | None:
         return blob_dir(self.folder, self.session_id)
 
 
-def _lock_folder(folder: Path) -> int:
-    """A descriptor of `folder` (created 0700 if missing) holding its exclusive lock; the kernel drops
-    the lock when the descriptor closes, the process's death included."""
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        raise StoreInUseError(f"{folder}: this store is already open in another Condenser (in this process or"
-                              " another); close that one (its close(), or end its process) or name another"
-                              " folder") from None
-    return fd
+def _header(path: Path, first: Any) -> dict[str, Any]:
+    """The session header of a store's file: one condense can continue, or a StoreFormatError saying
+    what to do."""
+    if not isinstance(first, dict) or first.get("type") != "session" or not isinstance(first.get("id"), str):
+        raise StoreFormatError(f"{path} is not a Pi session file (no session header); "
+                               "name an empty folder or one this library wrote")
+    if first.get("version") != SESSION_VERSION:
+        version = first.get("version", 1)
+        raise StoreFormatError(f"{path} is a version {version} Pi session; pi-tui rewrites it as version 3 when"
+                               f" it first writes to it (send one message in `pi-tui --session {path}`; the"
+                               f" original is kept beside it as .v{version}.bak), or name another folder")
+    return first
+
+
+_NAMED_ID = re.compile(r"_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$")
+
+
+def _leaf_path(session: Path) -> Path:
+    return session.with_name(f".{session.name}.leaf")
+
+
+def _reason(exc: OSError) -> str:
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "no space left on the disk"
+    return (exc.strerror or str(exc)).lower()
 
 
 def open_log(folder: str | os.PathLike[str] | None, cwd: str | os.PathLike[str] = ".") -> MemoryLog:
     """The log of a folder (a Pi session file in it), or an in-memory one for None."""
     return MemoryLog(cwd) if folder is None else FileLog(folder, cwd)
-
-
-def _read_objects(path: Path) -> list[dict[str, Any]]:
-    """Every JSON object line of `path`; a torn or damaged line is skipped, never fatal."""
-    objects: list[dict[str, Any]] = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(obj, dict):
-            objects.append(obj)
-    return objects
-
-
-def _path_to_leaf(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Root-to-leaf path ending at the last entry: a file someone branched (with pi-tui's `/tree`)
-    continues from its newest point, as Pi does."""
-    by_id = {e["id"]: e for e in entries if isinstance(e.get("id"), str)}
-    path: list[dict[str, Any]] = []
-    entry: dict[str, Any] | None = entries[-1] if entries else None
-    seen: set[str] = set()
-    while entry is not None and entry.get("id") not in seen:
-        seen.add(entry.get("id", ""))
-        path.append(entry)
-        parent = entry.get("parentId")
-        entry = by_id.get(parent) if isinstance(parent, str) else None
-    return path[::-1]
 
 
 def custom_message_of(entry: dict[str, Any]) -> CustomMessage:

@@ -4,6 +4,7 @@ with one `except CondenseError`, while each kind keeps the built-in base callers
     CondenseError
     ├── MessageError        (also ValueError)    a message the engine cannot hold without losing part of it
     ├── StoreInUseError     (also RuntimeError)  the store folder is open for writing elsewhere
+    ├── StoreWriteError     (also OSError)       the store could not be written (a full disk): kept in memory
     ├── StoreFormatError    (also ValueError)    the store's session file is not one condense can continue
     ├── ConfigError         (also ValueError)    a setting or summariser condense cannot run with
     └── SummarizerAborted                        the caller's signal aborted the summariser
@@ -22,3 +23,12 @@ class ConfigError(CondenseError, ValueError):
 
 class StoreFormatError(CondenseError, ValueError):
     """The store folder's session file is not a Pi session condense can continue (no header, an old version)."""
+
+
+class StoreInUseError(CondenseError, RuntimeError):
+    """The store folder is already open for writing, in this process or another."""
+
+
+class StoreWriteError(CondenseError, OSError):
+    """Entries could not be written to the store folder (a full disk, a read-only folder). They are kept
+    in memory and written with the next entry, before it; the text says what is not saved yet."""

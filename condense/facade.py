@@ -37,6 +37,7 @@ from condense.messages import (
 )
 from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_NAME, QUERY_TOOL_PARAMETERS
 from condense.summarize.runner import EXTRACTIVE_MODEL
+from condense.tool_pairing import pair_tool_calls
 
 SummarySource = str | SummaryFunction
 """`"extractive"` (offline, no model) or a function from the summariser prompt to the summary text (sync or
@@ -99,7 +100,11 @@ class Condenser:
 
     def close(self) -> None:
         """Release the store folder, so that another Condenser (or process) may open it: one writer per
-        store. Dropping the Condenser and the process's end release it too; `with` closes on leaving."""
+        store. Dropping the Condenser and the process's end release it too; `with` closes on leaving.
+        Entries a full disk kept in memory are written first: StoreWriteError while they cannot be, and
+        the store stays open (free some space and close again; dropping the Condenser loses them)."""
+        if self._release.alive:
+            self.host.save()
         self._release()
 
     def __enter__(self) -> Self:
@@ -114,13 +119,15 @@ class Condenser:
         """Record new messages (in this class's shape) in order, as the agent produced them. A final reply
         (an assistant message without tool calls) may flush: summaries are written before this returns.
         `usage` is the provider's report for the last reply among them (OpenAI's or Anthropic's shape):
-        recorded, it lets `pi-tui whatif` price the conversation."""
+        recorded, it lets `pi-tui whatif` price the conversation. StoreWriteError: the store could not
+        be written (a full disk); the messages are recorded all the same, kept in memory until it can."""
         converted = self._to_pi(messages)
         await self._add_pi(typed_messages(converted if usage is None else with_usage(converted, usage)))
         if converted and converted[-1].get("role") in ("user", "toolResult"):
             # a request follows: where the provider's cache has gone cold (or none was sent since this
             # store was opened), pending work is flushed first, its rewrite being free
             await self.engine.before_request(int(time.time() * 1000))
+        self.host.save()
 
     def add_sync(self, messages: list[dict[str, Any]], usage: Any = None) -> None:
         """`add` for an agent without an event loop of its own."""
@@ -169,8 +176,10 @@ class Condenser:
     # ----- the request --------------------------------------------------------------------------
 
     def messages(self) -> list[dict[str, Any]]:
-        """The history to send next, pruned, in this class's shape (without the system prompt)."""
-        return self._from_pi(plain_messages(self.engine.render(self.host.messages())))
+        """The history to send next, pruned, in this class's shape (without the system prompt). A call
+        whose result never came (the agent died between the two) is answered as pi-tui answers it, with
+        an error result, once the conversation has moved on: a provider refuses an unanswered call."""
+        return self._from_pi(plain_messages(pair_tool_calls(self.engine.render(self.host.messages()))))
 
     def _from_pi(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return messages
@@ -179,12 +188,15 @@ class Condenser:
         """Summarise every pending tool batch now (`/pruner now`), whatever the triggers say."""
         await self._close_turn()
         await self.engine.flush("manual", sequential=True)
+        self.host.save()
 
     async def shrink(self) -> bool:
         """The provider refused the request as too long: summarise everything pending and compress every
         closed chain, as pi-tui does before its one retry. True when something shrank (retry once)."""
         await self._close_turn()
-        return await self.engine.on_context_overflow(retried=False)
+        shrunk = await self.engine.on_context_overflow(retried=False)
+        self.host.save()
+        return shrunk
 
     # ----- the recovery tool --------------------------------------------------------------------
 

@@ -78,7 +78,8 @@ class LocalHost(RecordedUI):
     `store` is where the session lives: a folder (a Pi session file in it, see `FileLog`), None (in
     memory; nothing spills, oversized outputs stay inline), or any `EntryLog`. Summaries come from
     `summarize`: a function called with the summariser prompt, or a `ModelAccess` (a program's own model
-    access). UI calls are recorded in `notices` and `status` for the caller to show.
+    access). UI calls, and what opening the store found (a damaged line, a second branch), are recorded in
+`notices` and `status` for the caller to show.
 
     `reported_usage`: the context usage starts from the newest reply's reported usage, which holds
     for a conversation whose requests this engine rendered (the library); a recorded session replayed
@@ -92,12 +93,20 @@ class LocalHost(RecordedUI):
         if store is None or isinstance(store, str | os.PathLike):
             self._owned = open_log(store)
             self.log: EntryLog = self._owned
+            for notice in self._owned.notices:
+                self.notify(notice, "warning")
         else:
             self.log = store
         self.models: ModelAccess = summarize if isinstance(summarize, ModelAccess) else FunctionModel(summarize)
         self.context_window = context_window
         self.reported_usage = reported_usage
         self._engine: CondenseEngine | None = None
+
+    def save(self) -> None:
+        """Write what the store it opened could not take yet (a full disk); raises StoreWriteError while
+        it still cannot."""
+        if self._owned is not None:
+            self._owned.save()
 
     def close(self) -> None:
         """Release the store folder it opened, so that another host may write to it."""

@@ -5,14 +5,9 @@ A session can mix models and contain turns that never finished. Two passes repai
 1. Per assistant message, thinking is kept verbatim only for the model that wrote it (its signature
    is meaningless, even harmful, elsewhere); another model gets the thinking as plain text, and
    opaque redacted thinking is dropped. Provider-specific signatures on text and tool calls go too.
-2. Ordering: every tool call must be answered before the conversation moves on, so calls left
-   unanswered when the next user or assistant message arrives get a synthetic error result.
-   Assistant turns that errored or were aborted are not replayed at all. Beyond Pi, tool results
-   whose call is not pending (their assistant turn was skipped or pruned, or they are duplicates)
-   are dropped, because every provider rejects a result without its call.
-
-Rendering must be byte-stable for prompt caching, so a synthetic result takes the timestamp of the
-message that triggered it instead of the current time.
+2. Ordering: every tool call must be answered before the conversation moves on (a synthetic error
+   result), errored or aborted assistant turns are not replayed, and results without a pending call
+   are dropped: condense.tool_pairing, whose rule the library's facades apply too.
 """
 
 from __future__ import annotations
@@ -20,11 +15,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from condense.messages import AssistantMessage, Message, ToolCall, ToolResultMessage, tool_calls
+from condense.messages import AssistantMessage, Message
+from condense.tool_pairing import pair_tool_calls
 from pi_tui.ai.types import ModelSpec
-
-NO_RESULT_TEXT = "No result provided"
-SKIPPED_STOP_REASONS = {"error", "aborted"}
 
 
 def model_api(model: ModelSpec) -> str:
@@ -72,48 +65,6 @@ def _transform_assistant(message: AssistantMessage, model: ModelSpec) -> Assista
     return {**message, "content": content} if changed else message
 
 
-def _synthetic_result(call: ToolCall, timestamp: int) -> ToolResultMessage:
-    return {
-        "role": "toolResult",
-        "toolCallId": call["id"],
-        "toolName": call["name"],
-        "content": [{"type": "text", "text": NO_RESULT_TEXT}],
-        "isError": True,
-        "timestamp": timestamp,
-    }
-
-
-class _Pairing:
-    """Pass 2's state: the calls of the last replayed assistant turn that still await a result."""
-
-    def __init__(self) -> None:
-        self.pending: dict[str, ToolCall] = {}
-        self.out: list[Message] = []
-        self.changed = False
-
-    def close_turn(self, timestamp: int) -> None:
-        for call in self.pending.values():
-            self.out.append(_synthetic_result(call, timestamp))
-            self.changed = True
-        self.pending = {}
-
-    def add(self, message: Message) -> None:
-        if message["role"] == "toolResult":
-            if self.pending.pop(message["toolCallId"], None) is None:
-                self.changed = True
-                return
-            self.out.append(message)
-            return
-        if message["role"] in ("user", "assistant"):
-            self.close_turn(message["timestamp"])
-        if message["role"] == "assistant":
-            if message.get("stopReason") in SKIPPED_STOP_REASONS:
-                self.changed = True
-                return
-            self.pending = {call["id"]: call for call in tool_calls(message)}
-        self.out.append(message)
-
-
 def transform_messages(messages: list[Message], model: ModelSpec) -> list[Message]:
     """The history `model` can be sent. Inputs are never mutated; changed messages are copies, and an
     already valid list comes back as the very same object."""
@@ -126,7 +77,5 @@ def transform_messages(messages: list[Message], model: ModelSpec) -> list[Messag
             first_pass.append(new_message)
         else:
             first_pass.append(message)
-    pairing = _Pairing()
-    for message in first_pass:
-        pairing.add(message)
-    return pairing.out if changed or pairing.changed else messages
+    paired = pair_tool_calls(first_pass)
+    return paired if changed or paired is not first_pass else messages

@@ -6,7 +6,8 @@ that the path still names the file it locked: a writer that replaced the file by
 old inode, which protects nothing once the rename is done. Locking the file itself leaves no lock
 file behind. Whole-file writes go to a temp file unique to the call, are fsynced, and are then
 renamed (or hard-linked, when the target must not exist yet), so a reader sees the old file or the
-new one, whole, and a failed write leaves no temp file.
+new one, whole, and a failed write leaves no temp file (condense.atomic_file, shared with the library's
+store folder).
 """
 
 from __future__ import annotations
@@ -16,9 +17,13 @@ import errno
 import fcntl
 import os
 import stat
-import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
+
+from condense.atomic_file import append, append_lines, create, replace, write_temp
+
+__all__ = ["Signature", "append", "append_lines", "create", "locked", "path_signature", "read_all", "replace",
+           "signature", "write_temp"]  # the whole-or-nothing writes are condense's: the library's store uses them too
 
 Signature = tuple[int, int, int]  # device, inode, size: changes whenever another process writes
 
@@ -114,82 +119,3 @@ def read_all(fd: int) -> bytes:
         chunks.append(chunk)
         offset += len(chunk)
     return b"".join(chunks)
-
-
-def append(fd: int, data: bytes) -> None:
-    """Append `data` whole or not at all: on a full disk, a partial write is cut off again so that no
-    half line is left for the next write to follow."""
-    start = os.fstat(fd).st_size
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.ftruncate(fd, start)
-        raise
-
-
-def _take_mode(fd: int, like: os.stat_result) -> None:
-    """Give a file that replaces (or copies) a user's file that file's mode, and its owner where we may
-    (only root may give a file away; a group we belong to is allowed)."""
-    os.fchmod(fd, stat.S_IMODE(like.st_mode))
-    with contextlib.suppress(OSError):
-        os.fchown(fd, like.st_uid, like.st_gid)
-
-
-def write_temp(folder: Path, name: str, chunks: Iterable[bytes], like: os.stat_result | None = None) -> Path:
-    """`chunks` in a new fsynced temp file of `folder` (unique to this call), removed again if anything
-    fails. It is private (0600) unless `like` gives the mode and owner of the file it stands for."""
-    fd, temp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            if like is not None:
-                _take_mode(fd, like)
-            for chunk in chunks:
-                out.write(chunk)
-            out.flush()
-            os.fsync(out.fileno())
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    return Path(temp)
-
-
-def _sync_folder(folder: Path) -> None:
-    """Make a rename durable; some file systems cannot fsync a folder, which only costs durability."""
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-def replace(temp: Path, target: Path) -> None:
-    try:
-        os.replace(temp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    _sync_folder(target.parent)
-
-
-def create(temp: Path, target: Path) -> bool:
-    """Move `temp` to `target` unless `target` exists (then False: someone else created it first)."""
-    try:
-        try:
-            os.link(temp, target)
-        except FileExistsError:
-            return False
-        except OSError:  # a file system without hard links: the check and the rename are two steps there
-            if os.path.lexists(target):
-                return False
-            os.replace(temp, target)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-    _sync_folder(target.parent)
-    return True

@@ -20,8 +20,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from condense.session_file import LoadWarning
 from pi_tui.session.migrate import CURRENT_VERSION
-from pi_tui.session.store import LoadWarning, Session, SessionError
+from pi_tui.session.store import Session, SessionError
 
 _PROBE_LINES = 20
 _STOP_REASONS = {"end_turn": "stop", "tool_use": "toolUse", "max_tokens": "length", "stop_sequence": "stop",

@@ -29,13 +29,13 @@ reason, never a traceback.
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, TypeAdapter, ValidationError
 
 from condense.config import one_line_error
+from condense.session_file import tree_problem
 from condense.timefmt import iso_to_ms
 from pi_tui.errors import printable
 
@@ -255,30 +255,13 @@ def _fill_entry(obj: dict[str, Any]) -> None:
         _fill(obj, "summary", "")
 
 
-def _json_kind(value: Any) -> str:
-    """A value as the file shows it (`null`, `42`), or its kind when too long to quote: never a Python
-    type name."""
-    if isinstance(value, list | dict):
-        return "a list" if isinstance(value, list) else "an object"
-    if isinstance(value, str):
-        return "a string"
-    return json.dumps(value)
-
-
 def prepare_entry(obj: Any) -> str | None:
     """Fill, in place, the fields Pi would read as missing; then say why this decoded line cannot be
     used as a session entry (after migration, so every entry has its id), or None when it can."""
-    if not isinstance(obj, dict):
-        return f"not an entry ({_json_kind(obj)})"
-    kind = obj.get("type")
-    if not isinstance(kind, str):
-        return "missing the string field 'type'"
-    if kind != "session" and obj.get("id") is None:
-        return "missing the string field 'id' that places it in the session tree"
-    for key in ("id", "parentId"):
-        value = obj.get(key)
-        if value is not None and not isinstance(value, str):
-            return f"'{key}' must be a string or null, got {_json_kind(value)}"
+    problem = tree_problem(obj)
+    if problem is not None:
+        return problem
+    kind = obj["type"]
     adapter = _KNOWN.get(kind)
     if adapter is None:
         return None

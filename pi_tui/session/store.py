@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import errno
 import itertools
-import json
 import os
-import re
 import uuid
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from condense import session_file
 from condense.entry_log import dump_line
 from condense.messages import AgentMessage
+from condense.session_file import Damage, LoadWarning, Values, build_tree, parent_of, walk
 from condense.timefmt import now_iso
 from pi_tui.errors import UserError
 from pi_tui.paths import ensure_private_dir, sessions_dir_for
@@ -45,126 +44,15 @@ WriteErrorHandler = Callable[[SessionWriteError | None], None]  # None: written 
 _WRITE_ATTEMPTS = 10
 
 
-@dataclass(frozen=True)
-class LoadWarning:
-    file: str
-    line: int
-    reason: str
-    skipped: str = "line"  # "rest of the line" when entries before a torn tail were kept
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}: {self.reason}; {self.skipped} skipped"
-
-
-_DECODER = json.JSONDecoder()
-_JSON_SPACE = " \t\r"  # what JSON.parse tolerates around a value on one line
-
-
-def _decode_line(text: str) -> tuple[list[Any], str | None, str]:
-    """The JSON values on one line, why the rest of it could not be read (None if it could), and
-    that unread rest.
-
-    Pi parses a line as one value; a writer that lost a newline leaves `}{` between two entries,
-    which Pi then skips whole. We read both (see ARCHITECTURE.md), and keep whatever decoded before
-    a torn tail."""
-    values: list[Any] = []
-    pos = len(text) - len(text.lstrip(_JSON_SPACE))
-    while pos < len(text):
-        try:
-            value, end = _DECODER.raw_decode(text, pos)
-        except json.JSONDecodeError as exc:
-            return values, f"not valid JSON ({exc.msg.removesuffix(' at')} at column {exc.colno})", text[pos:]
-        except RecursionError:  # json's decoder recurses per nesting level
-            return values, "JSON nested too deeply to read", text[pos:]
-        values.append(value)
-        pos = len(text) - len(text[end:].lstrip(_JSON_SPACE))
-    return values, None, ""
-
-
-_ID = re.compile(r'^\{\s*"type"\s*:\s*"[^"]*"\s*,\s*"id"\s*:\s*"([^"\\]+)"\s*,\s*"parentId"\s*:\s*(?:null|"([^"\\]+)")')
-
-
-def _salvaged_link(text: str) -> tuple[str, str | None] | None:
-    """The id and parent of an entry whose line cannot be read, when its head survived (Pi writes
-    `type`, `id` and `parentId` first), so its children can still be placed in the tree."""
-    match = _ID.match(text)
-    return (match[1], match[2]) if match else None
-
-
-@dataclass
-class Damage:
-    """What unreadable lines left of the tree: the id -> parent links salvaged from their heads, and
-    whether one named no entry at all (some entry's parent is then lost with it)."""
-
-    links: dict[str, str | None]
-    unnamed: bool = False
-
-
-def read_lines(path: Path) -> tuple[list[tuple[int, Any]], list[LoadWarning], Damage]:
-    """Every JSON value of a session file with its line number, a warning for each unreadable line,
-    and what those lines left of the tree.
-
-    Read as Pi reads it: UTF-8 with invalid bytes as U+FFFD, a leading byte-order mark ignored,
-    CRLF or LF line ends, the last line with or without its newline."""
+def read_lines(path: Path) -> tuple[Values, list[LoadWarning], Damage]:
+    """The file's lines as condense reads any session (condense.session_file); a file that cannot be
+    read at all is a SessionError."""
     try:
-        raw = path.read_bytes()
+        return session_file.read_lines(path)
     except FileNotFoundError as exc:
         raise SessionError(f"{path}: no such session file") from exc
     except OSError as exc:
         raise SessionError(f"{path}: cannot read: {exc.strerror}") from exc
-    text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
-    values: list[tuple[int, Any]] = []
-    warnings: list[LoadWarning] = []
-    damage = Damage({})
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        decoded, problem, unread = _decode_line(line)
-        values.extend((number, value) for value in decoded)
-        if problem is not None:
-            warnings.append(LoadWarning(str(path), number, problem, "rest of the line" if decoded else "line"))
-            link = _salvaged_link(unread)
-            if link is not None:
-                damage.links[link[0]] = link[1]
-            elif unread.strip():
-                damage.unnamed = True
-    return values, warnings, damage
-
-
-def _usable_ancestor(entry_id: str | None, skipped: dict[str, str | None]) -> str | None:
-    """The nearest ancestor of `entry_id` (itself included) that was not skipped on load."""
-    seen: set[str] = set()
-    while entry_id is not None and entry_id in skipped and entry_id not in seen:
-        seen.add(entry_id)
-        entry_id = skipped[entry_id]
-    return entry_id
-
-
-def _bridge_dangling(entries: list[dict[str, Any]], skipped: dict[str, str | None]) -> None:
-    """In a file with a line too damaged to name its entry, an entry whose parent is nowhere in the
-    file probably lost it there: it hangs from the entry before it in file order (its parent's parent
-    in a linear session) instead of cutting everything earlier off its branch. In an intact file a
-    missing parent starts a path of its own, as in Pi."""
-    known = {entry["id"] for entry in entries if isinstance(entry.get("id"), str)}
-    previous: str | None = None
-    for entry in entries:
-        parent = entry.get("parentId")
-        if isinstance(parent, str):
-            ancestor = _usable_ancestor(parent, skipped)
-            if ancestor is not None and ancestor not in known and ancestor != entry.get("id"):
-                skipped[ancestor] = previous
-        if isinstance(entry.get("id"), str):
-            previous = entry["id"]
-
-
-def _file_leaf(objs: list[dict[str, Any]], skipped: dict[str, str | None]) -> str | None:
-    """Pi's leaf: the last entry in file order, whatever its type (a label or a session name too);
-    when that line was skipped, its nearest usable ancestor."""
-    for obj in reversed(objs):
-        entry_id = obj.get("id")
-        if obj.get("type") != "session" and isinstance(entry_id, str):
-            return _usable_ancestor(entry_id, skipped)
-    return None
 
 
 def new_session_path(directory: Path, session_id: str, iso: str) -> Path:
@@ -215,26 +103,11 @@ class Session:
         if header is None or header.get("type") != "session" or not isinstance(header.get("id"), str):
             raise SessionError(f"{file}: not a session file (the first line is not a session header)")
         version = migrate(objs)  # before any check: v1 compaction indexes count every line Pi parsed
-        entries: list[dict[str, Any]] = []
-        skipped: dict[str, str | None] = {}
-        for number, obj in values:
-            if obj is header:
-                continue
-            reason = prepare_entry(obj)
-            if reason is not None:
-                warnings.append(LoadWarning(str(file), number, reason))
-                if isinstance(obj, dict) and isinstance(obj.get("id"), str):
-                    parent = obj.get("parentId")
-                    skipped[obj["id"]] = parent if isinstance(parent, str) else None
-            elif obj.get("type") != "session":  # a second header is not part of the tree, as in Pi
-                entries.append(obj)
-        skipped.update({k: v for k, v in damage.links.items() if k not in skipped})
-        if damage.unnamed:
-            _bridge_dangling(entries, skipped)
-        session = cls(header, entries, file)
-        session.skipped_parents = skipped
-        session.leaf_id = _file_leaf(objs[1:], skipped)
-        session.warnings = sorted(warnings, key=lambda w: w.line)
+        tree = build_tree(str(file), values, warnings, damage, header, prepare_entry)
+        session = cls(header, tree.entries, file)
+        session.skipped_parents = tree.skipped
+        session.leaf_id = tree.leaf_id
+        session.warnings = tree.warnings
         session.source_version = version
         session._needs_rewrite = version < CURRENT_VERSION
         return session
@@ -287,10 +160,7 @@ class Session:
 
     def parent_id(self, entry: dict[str, Any]) -> str | None:
         """The entry's parent in the tree, looking through lines skipped on load."""
-        parent = entry.get("parentId")
-        if not isinstance(parent, str) or parent in self.by_id:
-            return parent if isinstance(parent, str) else None
-        return _usable_ancestor(parent, self.skipped_parents)
+        return parent_of(entry, self.by_id, self.skipped_parents)
 
     def children(self, entry_id: str | None) -> list[dict[str, Any]]:
         return [e for e in self.entries if self.parent_id(e) == entry_id]
@@ -309,21 +179,7 @@ class Session:
         return self._branch_cache
 
     def _walk(self, target: str | None) -> list[dict[str, Any]]:
-        if target is None:
-            return []
-        path: list[dict[str, Any]] = []
-        seen: set[str | None] = set()
-        current = self.by_id.get(target)
-        while current is not None:
-            cid = current.get("id")
-            if cid in seen:
-                break
-            seen.add(cid)
-            path.append(current)
-            parent = self.parent_id(current)
-            current = self.by_id.get(parent) if parent is not None else None
-        path.reverse()
-        return path
+        return walk(self.by_id, target, self.skipped_parents)
 
     def build_context(self) -> SessionContext:
         """The current branch's context; a fresh object each time (callers append to its messages)."""
@@ -557,11 +413,7 @@ class Session:
                 return
 
     def _append_lines(self, fd: int, entries: Iterable[dict[str, Any]]) -> None:
-        size = os.fstat(fd).st_size
-        data = "".join(dump_line(e) for e in entries).encode("utf-8")
-        if size and os.pread(fd, 1, size - 1) != b"\n":
-            data = b"\n" + data  # a torn last line must not swallow ours
-        atomic.append(fd, data)
+        atomic.append_lines(fd, "".join(dump_line(e) for e in entries).encode("utf-8"))
 
     def _saved(self, seen: atomic.Signature | None) -> None:
         self._unsaved = []

@@ -1,72 +1,82 @@
-"""One writer per store folder: a second opener, in this process or another, is refused in one line
-naming the store, and nothing it would have written reaches the file."""
+"""The library's store folder reads back what it wrote as pi-tui reads a session: a damaged line in the
+middle is named and skipped, and the rest of the conversation stays on the branch; an empty file an
+older version left is continued, not refused."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import json
+import logging
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from condense import OpenAICondenser, StoreInUseError
-
-# A library agent that adds 40 tasks, once the file `go` beside the store exists.
-WRITER = """
-import json, sys, time
-from pathlib import Path
-from condense import OpenAICondenser, StoreInUseError
-store, name = Path(sys.argv[1]), sys.argv[2]
-try:
-    agent = OpenAICondenser(store)
-except StoreInUseError as error:
-    print(error, file=sys.stderr)
-    sys.exit(3)
-print("open", flush=True)
-deadline = time.monotonic() + 60
-while not (store.parent / "go").exists() and time.monotonic() < deadline:
-    time.sleep(0.02)
-for n in range(40):
-    agent.add_sync([{"role": "user", "content": f"{name} task {n}"},
-                    {"role": "assistant", "content": "done"}])
-"""
+from condense import OpenAICondenser
+from tests.support.library_agent import read_task
 
 
-def writer(store: Path, name: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-c", WRITER, str(store), name], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+def conversation(store: Path, tasks: int) -> list[dict[str, Any]]:
+    """The raw messages the store holds once `tasks` tasks are done (summaries left out)."""
+    with OpenAICondenser(store) as agent:
+        for n in range(tasks):
+            agent.add_sync(read_task(n))
+        return said(agent)
 
 
-def test_a_second_process_is_refused_while_the_first_writes_and_the_file_stays_whole(tmp_path: Path) -> None:
-    store = tmp_path / "st_two"
-    first = writer(store, "A")
-    assert first.stdout is not None and first.stdout.readline() == "open\n"
-    second = writer(store, "B")
-    _, err = second.communicate(timeout=120)
-    assert second.returncode == 3
-    assert err.strip() == (f"{store}: this store is already open in another Condenser (in this process or"
-                           " another); close that one (its close(), or end its process) or name another folder")
-    (tmp_path / "go").touch()
-    assert first.wait(timeout=120) == 0
+def said(agent: OpenAICondenser) -> list[dict[str, Any]]:
+    return [dict(m) for m in agent.host.messages() if m["role"] != "custom"]
+
+
+def session_file(store: Path) -> Path:
     [path] = store.glob("*.jsonl")
-    assert "" not in path.read_text().splitlines()
-    users = [m["content"] for m in OpenAICondenser(store).messages() if m["role"] == "user"]
-    assert users == [f"A task {n}" for n in range(40)]  # the writer's death released the store
+    return path
 
 
-def test_a_second_condenser_in_the_same_process_is_refused_until_the_first_is_closed_or_dropped(
-        tmp_path: Path) -> None:
-    first = OpenAICondenser(tmp_path / "s")
-    first.add_sync([{"role": "user", "content": "hi"}])
-    with pytest.raises(StoreInUseError, match=r"s: this store is already open") as refused:
-        OpenAICondenser(tmp_path / "s")
-    assert "\n" not in str(refused.value)
-    first.close()
-    with pytest.raises(StoreInUseError, match="closed"):
-        first.add_sync([{"role": "user", "content": "after close"}])
-    second = OpenAICondenser(tmp_path / "s")
-    assert [m["content"] for m in second.messages()] == ["hi"]
-    del second  # an agent that drops its Condenser releases the store at once
-    with OpenAICondenser(tmp_path / "s") as third:
-        third.add_sync([{"role": "user", "content": "again"}])
-    assert [m["content"] for m in OpenAICondenser(tmp_path / "s").messages()] == ["hi", "again"]
+def damage(path: Path, nth_message: int, how: str) -> int:
+    """Damage the line of the store's `nth_message` message entry; returns its line number."""
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    number = [i for i, line in enumerate(lines) if line.startswith('{"type":"message"')][nth_message]
+    line = lines[number]
+    lines[number] = line[: len(line) // 2] + "\n" if how == "torn" else "#garbled#" + line[9:]
+    path.write_text("".join(lines), encoding="utf-8")
+    return number + 1
+
+
+@pytest.mark.parametrize("how", ["torn", "garbled"])
+def test_a_damaged_line_in_the_middle_loses_that_message_only_and_says_so(
+        tmp_path: Path, how: str, caplog: pytest.LogCaptureFixture) -> None:
+    """A line torn in its middle (its head names its entry and parent) or garbled from its start (its
+    children then hang from the entry before it): 19 of 20 messages stay on the branch, where 13 did."""
+    store = tmp_path / "store"
+    before = conversation(store, 5)
+    assert len(before) == 20
+    number = damage(session_file(store), 9, how)
+    with caplog.at_level(logging.WARNING, logger="condense"), OpenAICondenser(store) as agent:
+        assert said(agent) == before[:9] + before[10:]
+        notice = f"{session_file(store)}:{number}: not valid JSON ("
+        assert [text for level, text in agent.host.notices if level == "warning" and text.startswith(notice)]
+        assert any(record.getMessage().startswith(notice) for record in caplog.records)
+        assert "# m0\n" in agent.query(["call_0"])  # an output from before the damage is still recovered
+        agent.add_sync(read_task(5))
+    with OpenAICondenser(store) as reopened:  # the next task continued the branch
+        after = said(reopened)
+        assert after[:19] == before[:9] + before[10:] and len(after) == 23
+        assert after[19]["content"] == "what does m5.py do?"
+
+
+def test_an_empty_session_file_an_older_version_left_is_continued_as_empty(tmp_path: Path) -> None:
+    """A kill or a full disk at an older version's first write left a 0-byte file, which made the store
+    unopenable ("not a Pi session file"); it is continued, under the id its name carries."""
+    store = tmp_path / "store"
+    store.mkdir()
+    empty = store / "2026-01-01T00-00-00-000Z_6c1e2a52-3f0b-4d0e-9a57-2f6a1c1c0e11.jsonl"
+    empty.touch()
+    with OpenAICondenser(store) as agent:
+        assert agent.messages() == []
+        agent.add_sync(read_task(0))
+    assert session_file(store) == empty
+    header = json.loads(empty.read_text(encoding="utf-8").splitlines()[0])
+    assert header["type"] == "session" and header["id"] == "6c1e2a52-3f0b-4d0e-9a57-2f6a1c1c0e11"
+    with OpenAICondenser(store) as reopened:
+        assert said(reopened)[0]["content"] == "what does m0.py do?"
+        assert reopened.host.notices == []

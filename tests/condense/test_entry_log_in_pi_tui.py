@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from condense import AnthropicCondenser, OpenAICondenser, to_openai
+from condense.messages import AgentMessage, content_text, plain_messages
 from pi_tui.cli import main
 from pi_tui.session.store import Session
+from tests.support.session_lines import assistant, user
 
 OUTPUT = "# config loader\n" + "settings = load(path)  # a line of the file\n" * 100
 
@@ -144,3 +146,47 @@ def test_pi_tui_never_writes_into_a_store_a_condenser_holds(tmp_path: Path,
     store.close()
     assert main(argv) == 0
     assert len(path.read_bytes()) > len(before)
+
+
+def texts(store: OpenAICondenser) -> list[str]:
+    """What was said on the store's branch (condense's summaries left out)."""
+    return said(store.host.messages())
+
+
+def said(messages: list[AgentMessage]) -> list[str]:
+    return [content_text(m["content"]) for m in plain_messages(messages) if m["role"] in ("user", "assistant")]
+
+
+def test_pi_tui_forking_the_store_from_a_stale_view_leaves_the_library_on_its_own_branch(tmp_path: Path) -> None:
+    """pi-tui had the store open (loaded after the first task) while the library did a second one; its
+    next message went under what it had seen, so the file forked. The library's next open used to follow
+    the file's last entry (pi-tui's) and lose its own second task from view: it goes on with its own
+    branch now, and says that there is another."""
+    with OpenAICondenser(tmp_path / "store") as store:
+        store.add_sync([{"role": "user", "content": "first task"}, {"role": "assistant", "content": "done one"}])
+    path = session_file(tmp_path / "store")
+    stale = Session.open(path)
+    with OpenAICondenser(tmp_path / "store") as store:
+        store.add_sync([{"role": "user", "content": "second task"}, {"role": "assistant", "content": "done two"}])
+    stale.append_message(user("typed in pi-tui"))
+    assert said(Session.open(path).messages()) == ["first task", "done one", "typed in pi-tui"]  # the fork
+    with OpenAICondenser(tmp_path / "store") as store:
+        assert texts(store) == ["first task", "done one", "second task", "done two"]
+        [(level, notice)] = store.host.notices
+        assert level == "warning" and notice.startswith(f"{path}: this store has two branches: another writer")
+        store.add_sync([{"role": "user", "content": "third task"}, {"role": "assistant", "content": "done three"}])
+    with OpenAICondenser(tmp_path / "store") as store:
+        assert texts(store)[-4:] == ["second task", "done two", "third task", "done three"]
+
+
+def test_pi_tui_continuing_the_librarys_last_turn_is_part_of_the_librarys_branch(tmp_path: Path) -> None:
+    """pi-tui loading the store afresh continues the library's branch: the library then sees its turn,
+    and no second branch is reported."""
+    with OpenAICondenser(tmp_path / "store") as store:
+        store.add_sync([{"role": "user", "content": "first task"}, {"role": "assistant", "content": "done one"}])
+    session = Session.open(session_file(tmp_path / "store"))
+    session.append_message(user("typed in pi-tui"))
+    session.append_message(assistant("answered in pi-tui"))
+    with OpenAICondenser(tmp_path / "store") as store:
+        assert texts(store) == ["first task", "done one", "typed in pi-tui", "answered in pi-tui"]
+        assert store.host.notices == []

@@ -16,6 +16,7 @@ from condense import (
     MessageError,
     StoreFormatError,
     StoreInUseError,
+    StoreWriteError,
     SummarizerAborted,
     from_openai,
 )
@@ -25,9 +26,10 @@ def test_every_public_exception_of_condense_is_a_condense_error() -> None:
     public = [getattr(condense, name) for name in condense.__all__]
     errors = [value for value in public if isinstance(value, type) and issubclass(value, BaseException)]
     assert set(errors) == {CondenseError, ConfigError, MessageError, StoreFormatError, StoreInUseError,
-                           SummarizerAborted}
+                           StoreWriteError, SummarizerAborted}
     assert all(issubclass(error, CondenseError) for error in errors)
     assert issubclass(MessageError, ValueError) and issubclass(StoreInUseError, RuntimeError)
+    assert issubclass(StoreWriteError, OSError)
 
 
 def test_a_message_the_engine_cannot_hold_is_caught_as_a_condense_error() -> None:

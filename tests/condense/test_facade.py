@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import inspect
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,8 @@ import pytest
 from condense import AnthropicCondenser, OpenAICondenser
 from condense import __all__ as public_names
 from condense.records import SUMMARY
+from condense.tool_pairing import NO_RESULT_TEXT
+from tests.support.fake_openai import validate_request
 
 OUTPUT = "def handler(event):\n" + "    return process(event)  # line\n" * 120
 
@@ -292,3 +296,44 @@ async def test_a_store_reopened_with_pending_work_is_pruned_before_its_next_requ
     assert not {output(0), output(1)} & {m["content"] for m in request if isinstance(m.get("content"), str)}, \
         "no request since the store opened: the cache is cold, so the pending work is pruned first"
     assert output(0) in again.query(["t1"])
+
+
+# An agent killed between a tool call and its result: the call is in the store, its result never is.
+KILLED_MID_TOOL = """
+import os, signal, sys
+from condense import AnthropicCondenser, OpenAICondenser
+from tests.condense.test_facade import anthropic_turn, openai_turn
+shape, store = sys.argv[1], sys.argv[2]
+agent = (OpenAICondenser if shape == "openai" else AnthropicCondenser)(store)
+agent.add_sync([{"role": "user", "content": "fix the handler"}])
+agent.add_sync((openai_turn if shape == "openai" else anthropic_turn)(0)[:1])
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def killed_mid_tool(store: Path, shape: str) -> None:
+    done = subprocess.run([sys.executable, "-c", KILLED_MID_TOOL, shape, str(store)], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == -9, done.stderr
+
+
+def test_a_call_whose_result_a_crash_lost_is_answered_so_every_later_request_is_accepted(tmp_path: Path) -> None:
+    """Without an answer every later request holds an unanswered call, which every provider refuses (400)."""
+    killed_mid_tool(tmp_path / "store", "openai")
+    with OpenAICondenser(tmp_path / "store") as agent:
+        agent.add_sync([{"role": "user", "content": "are you still there?"}])
+        request = agent.messages()
+        validate_request({"model": "m", "messages": [{"role": "system", "content": "agent"}, *request]})
+        assert [m["role"] for m in request] == ["user", "assistant", "tool", "user"]
+        assert request[2] == {"role": "tool", "tool_call_id": "call_0", "content": NO_RESULT_TEXT}
+
+
+def test_an_anthropic_call_whose_result_a_crash_lost_is_answered_in_the_next_user_message(tmp_path: Path) -> None:
+    killed_mid_tool(tmp_path / "store", "anthropic")
+    with AnthropicCondenser(tmp_path / "store") as agent:
+        agent.add_sync([{"role": "user", "content": "are you still there?"}])
+        request = agent.messages()
+        assert [m["role"] for m in request] == ["user", "assistant", "user"]
+        answer, prompt = request[2]["content"]
+        assert answer == {"type": "tool_result", "tool_use_id": "toolu_0", "is_error": True, "content": NO_RESULT_TEXT}
+        assert prompt == {"type": "text", "text": "are you still there?"}

@@ -1,5 +1,5 @@
 """docs/LIBRARY.md's examples run as written: the offline one as is, in a fresh virtualenv that holds
-nothing but condense and pydantic, and the litellm one against the local fake provider. A slow variant
+nothing but condense, pydantic and filelock, and the litellm one against the local fake provider. A slow variant
 installs the whole package from the source tree with pip (which needs the package index)."""
 
 from __future__ import annotations
@@ -99,16 +99,17 @@ def top_level_paths(name: str) -> set[Path]:
     return {Path(str(dist.locate_file(top))) for top in tops}
 
 
-def test_the_first_example_needs_nothing_but_condense_and_pydantic(tmp_path: Path) -> None:
+def test_the_first_example_needs_nothing_but_condense_pydantic_and_filelock(tmp_path: Path) -> None:
     """An agent adopting condense brings in neither pi-tui, Textual, rich nor litellm: in a fresh
-    virtualenv whose only packages are condense and pydantic's closure, the example runs as written."""
+    virtualenv whose only packages are condense and the closures of pydantic and filelock (the store
+    folder's lock), the example runs as written."""
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=False)
     python = str(env_dir / "bin" / "python")
     site = Path(subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
                                capture_output=True, text=True, timeout=60, check=True).stdout.strip())
     (site / "condense").symlink_to(ROOT / "condense")
-    for dist in requirement_closure("pydantic"):
+    for dist in requirement_closure("pydantic") | requirement_closure("filelock"):
         for path in top_level_paths(dist):
             (site / path.name).symlink_to(path)
     probe = "import importlib.util as u; print([m for m in ('pi_tui', 'textual', 'rich', 'litellm') if u.find_spec(m)])"

@@ -13,57 +13,21 @@ import stat
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from pi_tui.session.store import Session, SessionWriteError
 from tests.reliability.crash import Sandbox
-from tests.support.full_disk import fill, inject, try_mount_tmpfs, unmount
+from tests.support.full_disk import FullDisk, full_disk
 from tests.support.session_checks import assert_every_parent_resolves, first_texts, no_temp_files
 from tests.support.session_lines import V1_HEADER, V3_HEADER, assistant, user, write_lines
 
 
-@dataclass
-class FullDisk:
-    folder: Path
-    kind: str  # "tmpfs" or "injected"
-    filler: Path | None = None
-    undo: Callable[[], None] | None = None
-
-    def fill(self) -> None:
-        if self.kind == "tmpfs":
-            self.filler = fill(self.folder)
-        else:
-            self.undo = inject(self.folder)
-
-    def free(self) -> None:
-        if self.filler is not None:
-            self.filler.unlink()
-            self.filler = None
-        if self.undo is not None:
-            self.undo()
-            self.undo = None
-
-    @property
-    def child_injection(self) -> str:
-        """What a child process must inject to see this disk as it is now."""
-        return str(self.folder) if self.undo is not None else ""
-
-
 @pytest.fixture(params=["tmpfs", "injected"])
 def disk(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[FullDisk]:
-    folder = tmp_path / "disk"
-    mounted = request.param == "tmpfs" and try_mount_tmpfs(folder, "2m")
-    folder.mkdir(exist_ok=True)
-    full = FullDisk(folder, "tmpfs" if mounted else "injected")
-    try:
+    with full_disk(tmp_path / "disk", request.param, "2m") as full:
         yield full
-    finally:
-        full.free()
-        if mounted:
-            unmount(folder)
 
 
 def run_cli(tmp_path: Path, argv: list[str], inject_for: str = "") -> subprocess.CompletedProcess[str]:

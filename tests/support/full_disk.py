@@ -13,9 +13,11 @@ import contextlib
 import errno
 import json
 import os
+import signal
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,13 +53,20 @@ def _under(fd: int, folder: str) -> bool:
         return False
 
 
-def inject(folder: Path) -> Callable[[], None]:
-    """Make writes and fsyncs of files under `folder` fail with ENOSPC; returns the undo."""
+def inject(folder: Path, short_write: bool = False) -> Callable[[], None]:
+    """Make writes and fsyncs of files under `folder` fail with ENOSPC; returns the undo. With
+    `short_write`, the disk fills in the middle of the first write: it lands half and reports so (as
+    write(2) does), and the next one fails."""
     real_write, real_fsync = os.write, os.fsync
     prefix = str(folder.resolve())
+    room = short_write  # the disk's last bytes: the next write under the folder lands half
 
     def write(fd: int, data: Any) -> int:
+        nonlocal room
         if _under(fd, prefix):
+            if room and len(data) > 1:
+                room = False
+                return real_write(fd, memoryview(data)[: len(data) // 2])
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         return real_write(fd, data)
 
@@ -73,6 +82,70 @@ def inject(folder: Path) -> Callable[[], None]:
         os.write, os.fsync = real_write, real_fsync
 
     return undo
+
+
+def die_at_write(folder: Path) -> None:
+    """Kill this process (SIGKILL) at its first write or fsync of a file under `folder`: a crash at
+    exactly that point, with nothing run after it."""
+    real_write, real_fsync = os.write, os.fsync
+    prefix = str(folder.resolve())
+
+    def write(fd: int, data: Any) -> int:
+        if _under(fd, prefix):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real_write(fd, data)
+
+    def fsync(fd: Any) -> None:
+        if _under(fd if isinstance(fd, int) else fd.fileno(), prefix):
+            os.kill(os.getpid(), signal.SIGKILL)
+        real_fsync(fd)
+
+    os.write, os.fsync = write, fsync
+
+
+@dataclass
+class FullDisk:
+    """A folder whose disk can be filled and freed again: a real tmpfs, or injected ENOSPC."""
+
+    folder: Path
+    kind: str  # "tmpfs" or "injected"
+    short_write: bool = False  # injected: the disk fills in the middle of a write
+    filler: Path | None = None
+    undo: Callable[[], None] | None = None
+
+    def fill(self) -> None:
+        if self.kind == "tmpfs":
+            self.filler = fill(self.folder)
+        else:
+            self.undo = inject(self.folder, self.short_write)
+
+    def free(self) -> None:
+        if self.filler is not None:
+            self.filler.unlink()
+            self.filler = None
+        if self.undo is not None:
+            self.undo()
+            self.undo = None
+
+    @property
+    def child_injection(self) -> str:
+        """What a child process must inject to see this disk as it is now."""
+        return str(self.folder) if self.undo is not None else ""
+
+
+@contextlib.contextmanager
+def full_disk(folder: Path, kind: str, size: str, short_write: bool = False) -> Iterator[FullDisk]:
+    """A FullDisk at `folder`: a tmpfs of `size` for the `tmpfs` kind where this machine lets us mount
+    one (injection otherwise, so both kinds always run), unmounted again on leaving."""
+    mounted = kind == "tmpfs" and try_mount_tmpfs(folder, size)
+    folder.mkdir(exist_ok=True)
+    disk = FullDisk(folder, "tmpfs" if mounted else "injected", short_write)
+    try:
+        yield disk
+    finally:
+        disk.free()
+        if mounted:
+            unmount(folder)
 
 
 def _main() -> int:
