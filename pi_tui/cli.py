@@ -162,13 +162,11 @@ def _load_settings() -> Settings:
 
 
 def _open(arg: str) -> Session:
-    """A Pi session file, or a Claude Code transcript read as one."""
-    from pi_tui.session.claude_code import is_claude_code_transcript, open_claude_code
+    """A Pi session file, or a Claude Code transcript or Codex rollout read as one."""
     from pi_tui.session.listing import resolve_session_arg
-    from pi_tui.session.store import Session
+    from pi_tui.session.sources import open_session
 
-    path = resolve_session_arg(arg, os.getcwd())
-    session = open_claude_code(path) if is_claude_code_transcript(path) else Session.open(path)
+    session = open_session(resolve_session_arg(arg, os.getcwd()))
     for warning in session.warnings:
         print(f"pi-tui: warning: {warning}", file=sys.stderr)
     return session

@@ -13,84 +13,60 @@ The result lives in memory only: pi-tui never writes to a transcript it did not 
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from condense.session_file import LoadWarning
-from pi_tui.session.migrate import CURRENT_VERSION
-from pi_tui.session.store import Session, SessionError
+from condense.timefmt import iso_to_ms
+from pi_tui.session.foreign import (
+    EntryChain,
+    ForeignSession,
+    Record,
+    header,
+    read_records,
+    starts_like,
+    stop_reason,
+    usage,
+)
+from pi_tui.session.store import SessionError
 
-_PROBE_LINES = 20
 _STOP_REASONS = {"end_turn": "stop", "tool_use": "toolUse", "max_tokens": "length", "stop_sequence": "stop",
                  "refusal": "error"}
 
-Record = dict[str, Any]
+KIND, HOME = "Claude Code transcript", "Claude Code"
 
 
-class ClaudeCodeSession(Session):
-    """A session read from a Claude Code transcript: every write is refused."""
-
-    def _persist(self, entry: dict[str, Any]) -> None:
-        raise SessionError(f"{self.path}: a Claude Code transcript is read, never written; continue it in"
-                           " Claude Code, or in pi-tui from a session of its own")
+def _verdict(record: Record) -> bool | None:
+    """A Pi session header says no; a record with `uuid` and `sessionId` says yes."""
+    if record.get("type") == "session":
+        return False
+    if isinstance(record.get("uuid"), str) and isinstance(record.get("sessionId"), str):
+        return True
+    return None
 
 
 def is_claude_code_transcript(path: str | os.PathLike[str]) -> bool:
-    """Does the file start like a Claude Code transcript (records with `uuid` and `sessionId`, no Pi
-    session header)? Reads only its first lines."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as file:
-            for _, line in zip(range(_PROBE_LINES), file, strict=False):
-                record = _parse(line)
-                if record is None:
-                    continue
-                if record.get("type") == "session":
-                    return False
-                if isinstance(record.get("uuid"), str) and isinstance(record.get("sessionId"), str):
-                    return True
-    except OSError:
-        return False
-    return False
+    """Does the file start like a Claude Code transcript? Reads only its first lines."""
+    return starts_like(path, _verdict)
 
 
-def open_claude_code(path: str | os.PathLike[str]) -> ClaudeCodeSession:
+def open_claude_code(path: str | os.PathLike[str]) -> ForeignSession:
     """The transcript's main branch as an in-memory Pi session; broken lines become warnings."""
     file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise SessionError(f"{file}: cannot read it ({exc.strerror or exc})") from None
-    warnings: list[LoadWarning] = []
-    records: list[Record] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        record = _parse(line)
-        if record is None:
-            warnings.append(LoadWarning(str(file), number, "not a JSON object"))
-        elif record.get("type") in ("user", "assistant") and isinstance(record.get("message"), dict) \
-                and not record.get("isSidechain"):
-            records.append(record)
+    lines, warnings = read_records(file)
+    records = [r for _, r in lines if r.get("type") in ("user", "assistant") and isinstance(r.get("message"), dict)
+               and not r.get("isSidechain")]
     if not records:
         raise SessionError(f"{file}: a Claude Code transcript with no user or assistant message")
-    messages = list(_messages(_branch(records)))
-    header = {"type": "session", "version": CURRENT_VERSION, "id": str(records[-1].get("sessionId") or file.stem),
-              "timestamp": str(records[0].get("timestamp") or ""), "cwd": str(records[0].get("cwd") or "")}
-    session = ClaudeCodeSession(header, _entries(messages), file)
+    chain = EntryChain("cc")
+    for message in _messages(_branch(records)):
+        chain.add_message(message)
+    session = ForeignSession(header(str(records[-1].get("sessionId") or file.stem),
+                                    str(records[0].get("timestamp") or ""), str(records[0].get("cwd") or "")),
+                             chain, file, KIND, HOME)
     session.warnings = warnings
     return session
-
-
-def _parse(line: str) -> Record | None:
-    try:
-        value = json.loads(line)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
 
 
 def _branch(records: list[Record]) -> list[Record]:
@@ -109,22 +85,13 @@ def _branch(records: list[Record]) -> list[Record]:
     return chain[::-1]
 
 
-def _ms(stamp: Any) -> int:
-    if isinstance(stamp, str):
-        try:
-            return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1000)
-        except ValueError:
-            return 0
-    return 0
-
-
 def _messages(records: list[Record]) -> Iterator[dict[str, Any]]:
     """Pi messages in order: split assistant replies merged, tool results named after their calls."""
     names: dict[str, str] = {}
     reply: dict[str, Any] | None = None
     reply_id: Any = None
     for record in records:
-        message, ts = record["message"], _ms(record.get("timestamp"))
+        message, ts = record["message"], iso_to_ms(record.get("timestamp"))
         if record["type"] == "assistant":
             if reply is not None and message.get("id") is not None and message.get("id") == reply_id:
                 reply["content"] += _assistant_blocks(message, names)
@@ -148,10 +115,9 @@ def _stop_reason(message: Record, known: str | None) -> str | None:
 
 
 def _finished(reply: dict[str, Any]) -> dict[str, Any]:
-    """A reply whose lines never said why it stopped: it called tools, or it ended its turn."""
+    """A reply whose lines never said why it stopped gets the reason its content shows."""
     if reply["stopReason"] is None:
-        calls = any(block.get("type") == "toolCall" for block in reply["content"])
-        reply["stopReason"] = "toolUse" if calls else "stop"
+        reply["stopReason"] = stop_reason(reply["content"])
     return reply
 
 
@@ -175,15 +141,13 @@ def _assistant_blocks(message: Record, names: dict[str, str]) -> list[dict[str, 
 
 
 def _assistant(message: Record, ts: int, names: dict[str, str]) -> dict[str, Any]:
-    usage = message.get("usage")
-    usage = usage if isinstance(usage, dict) else {}
-    parts = {"input": usage.get("input_tokens"), "output": usage.get("output_tokens"),
-             "cacheRead": usage.get("cache_read_input_tokens"), "cacheWrite": usage.get("cache_creation_input_tokens")}
-    counts = {key: value if isinstance(value, int) else 0 for key, value in parts.items()}
+    recorded = message.get("usage")
+    recorded = recorded if isinstance(recorded, dict) else {}
+    counts = [recorded.get(key) for key in ("input_tokens", "output_tokens", "cache_read_input_tokens",
+                                            "cache_creation_input_tokens")]
     return {"role": "assistant", "content": _assistant_blocks(message, names), "api": "anthropic-messages",
             "provider": "anthropic", "model": str(message.get("model") or ""),
-            "usage": {**counts, "totalTokens": sum(counts.values()),
-                      "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+            "usage": usage(*(count if isinstance(count, int) else 0 for count in counts)),
             "stopReason": _stop_reason(message, None), "timestamp": ts}
 
 
@@ -227,16 +191,3 @@ def _result_content(content: Any) -> list[dict[str, Any]]:
         elif isinstance(block, dict) and block.get("type") == "image":
             blocks.append(_image(block))
     return blocks or [{"type": "text", "text": ""}]
-
-
-def _entries(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Pi message entries, each the child of the one before."""
-    entries, parent = [], None
-    for number, message in enumerate(messages, start=1):
-        entry_id = f"cc{number:06d}"
-        stamp = message.get("timestamp", 0)
-        iso = datetime.fromtimestamp(stamp / 1000, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z") \
-            if stamp else ""
-        entries.append({"type": "message", "id": entry_id, "parentId": parent, "timestamp": iso, "message": message})
-        parent = entry_id
-    return entries

@@ -15,6 +15,7 @@ from pi_tui.cli import main
 from pi_tui.session.store import Session
 from tests.conftest import corpus_path
 from tests.support.cli import run_cli
+from tests.support.codex_rollout import MODEL, write_rollout
 from tests.support.fake_openai import FakeOpenAI, Reply, text_reply
 from tests.support.typed import plain
 
@@ -182,3 +183,14 @@ def test_interrupt_aborts_saves_and_exits_130(tmp_path: Path, fake_openai: FakeO
     assert len(files) == 1
     last = Session.open(files[0]).messages()[-1]
     assert last["role"] == "assistant" and last["stopReason"] == "aborted"
+
+
+def test_show_and_whatif_read_a_codex_rollout_and_leave_it_as_it_was(tmp_path: Path) -> None:
+    path = write_rollout(tmp_path)
+    before = path.read_bytes()
+    shown = run_cli("show", str(path), cwd=tmp_path)
+    assert shown.returncode == 0 and "The test is in; pytest passes." in shown.stdout, shown.stderr
+    judged = run_cli("whatif", str(path), "--json", "--strategies", "none,condense", cwd=tmp_path)
+    assert judged.returncode == 0, judged.stderr
+    assert json.loads(judged.stdout)["sessions"][0]["pricing"].startswith(MODEL)
+    assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == [path.name]
