@@ -86,8 +86,9 @@ class PrintRenderer:
 
     def _on_retry(self, event: AutoRetryStartEvent) -> None:
         seconds = event["delayMs"] / 1000
+        note = f", {event['delayNote']}" if "delayNote" in event else ""
         _say(f"pi-tui: {event['errorMessage']} (retry {event['attempt']}/{event['maxAttempts']} in"
-             f" {seconds:g}s)", self.err)
+             f" {seconds:g}s{note})", self.err)
 
     def finish(self) -> None:
         self._end_line()
