@@ -17,7 +17,7 @@ from pi_tui.session.store import Session
 from tests.e2e.test_tmux import TMUX, Pane, close
 from tests.reliability.consistency import check_session
 from tests.support.fake_openai import FakeOpenAI, call, tool_reply
-from tests.support.processes import live_members
+from tests.support.processes import group_of_pidfile, live_members
 from tests.support.typed import plain
 from tests.support.waiting import wait_until
 
@@ -56,9 +56,7 @@ def test_closing_the_terminal_ends_the_bash_tools_processes_and_saves_the_turn(
     try:
         pane.wait_for(lambda s: "Ask anything" in s and "openai/fake-model" in s, "the editor and the model")
         pane.keys("wait a while", "Enter")
-        wait_until(lambda: (work / "background.pid").is_file() and (work / "background.pid").read_text().strip(),
-                   "the command's background sleep")
-        pgid = os.getpgid(int((work / "background.pid").read_text()))
+        pgid = group_of_pidfile(work / "background.pid")
         wait_until(lambda: len(live_members(pgid)) >= 2, "both sleeps (bash may exec the last in its place)")
         assert processes_with(fake_openai.base_url), "pi-tui runs"
         close(pane)  # the terminal goes away: SIGHUP

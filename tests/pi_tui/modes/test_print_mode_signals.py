@@ -17,17 +17,11 @@ import pytest
 from pi_tui.session.store import Session
 from tests.reliability.consistency import check_session
 from tests.support.fake_openai import FakeOpenAI, call, tool_reply
-from tests.support.processes import live_members
+from tests.support.processes import group_of_pidfile, live_members
 from tests.support.typed import plain
 from tests.support.waiting import wait_until
 
 COMMAND = "sleep 300 & echo $! > background.pid; sleep 300"  # a child in the background, one in front
-
-
-def group_of(pidfile: Path) -> int:
-    """The command's process group, as soon as its background sleep has written its pid."""
-    wait_until(lambda: pidfile.is_file() and pidfile.read_text().strip(), "the command's background sleep")
-    return os.getpgid(int(pidfile.read_text()))
 
 
 @pytest.mark.parametrize(("sig", "words"), [(signal.SIGTERM, "terminated (SIGTERM)"),
@@ -40,7 +34,7 @@ def test_a_signal_that_ends_print_mode_ends_the_bash_tools_processes_and_saves_t
                             stderr=subprocess.PIPE, text=True)
     pgid = 0
     try:
-        pgid = group_of(tmp_path / "background.pid")
+        pgid = group_of_pidfile(tmp_path / "background.pid")
         wait_until(lambda: len(live_members(pgid)) >= 2, "both sleeps (bash may exec the last in its place)")
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=60)
