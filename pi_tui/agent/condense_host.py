@@ -82,7 +82,8 @@ class AgentPruningHost:
                  signal: CancelSignal) -> AsyncIterator[CompletionEvent]:
         session_model = self.agent_host.config.model
         spec = session_model if model == session_model.ref else parse_model_ref(model)
-        return stream_completion(self._client_for(spec), spec, prompt, thinking, signal)
+        idle = self.agent_host.config.retry.stream_idle_timeout_ms / 1000  # a stalled summary ends as a reply does
+        return stream_completion(self._client_for(spec), spec, prompt, thinking, signal, idle)
 
     def notify(self, text: str, level: Level = "info") -> None:
         self.agent_host.ui.notify(text, level)

@@ -155,6 +155,7 @@ class AutoRetryStartEvent(TypedDict):
     maxAttempts: int
     delayMs: int
     errorMessage: str
+    delayNote: NotRequired[str]  # ours: the provider asked for the wait (Retry-After), and whether it was capped
 
 
 class AutoRetryEndEvent(TypedDict):

@@ -26,7 +26,7 @@ from condense.messages import (
 )
 from condense.timefmt import now_ms
 from pi_tui.abort import AbortSignal
-from pi_tui.agent.events import AssistantMessageEvent, EventBus, ToolExecutionUpdateEvent
+from pi_tui.agent.events import AssistantMessageEvent, AutoRetryStartEvent, EventBus, ToolExecutionUpdateEvent
 from pi_tui.ai.convert import convert_to_llm
 from pi_tui.ai.errors import classify_error_text
 from pi_tui.ai.transform import transform_messages
@@ -44,10 +44,23 @@ class RetryPolicy:
     max_retries: int = 3
     base_delay_ms: int = 2000
     max_delay_ms: int = 60_000
+    max_retry_after_ms: int = 120_000
+    stream_idle_timeout_ms: int = 300_000
 
-    def delay_ms(self, attempt: int) -> int:
-        """The wait before retry `attempt` (from 1): the base delay, doubled each time, capped."""
+    def delay_ms(self, attempt: int, asked_ms: int | None = None) -> int:
+        """The wait before retry `attempt` (from 1): what the provider asked for (Retry-After), up to
+        `max_retry_after_ms`; else the base delay, doubled each time, up to `max_delay_ms`."""
+        if asked_ms is not None:
+            return min(asked_ms, self.max_retry_after_ms)
         return min(self.base_delay_ms << (attempt - 1), self.max_delay_ms)
+
+    def delay_note(self, asked_ms: int | None) -> str | None:
+        """Why the wait is what it is, when the provider asked for one: the retry line says it."""
+        if asked_ms is None:
+            return None
+        if asked_ms <= self.max_retry_after_ms:
+            return "as the provider asked"
+        return f"the provider asked for {asked_ms / 1000:g}s, capped by retry.max_retry_after_ms"
 
 
 @dataclass
@@ -214,7 +227,7 @@ class Agent:
         attempt = 0
         overflowed = False  # one prune-and-retry per turn, then the error stands
         while True:
-            message = await self._stream_once()
+            message, asked_ms = await self._stream_once()
             if message["stopReason"] != "error":
                 if attempt:
                     await self.bus.emit({"type": "auto_retry_end", "success": True, "attempt": attempt})
@@ -236,10 +249,14 @@ class Agent:
                                          "finalError": text})
                 return message
             attempt += 1
-            delay = policy.delay_ms(attempt)
+            delay = policy.delay_ms(attempt, asked_ms)
             self._drop_failed(message)
-            await self.bus.emit({"type": "auto_retry_start", "attempt": attempt, "maxAttempts": policy.max_retries,
-                                 "delayMs": delay, "errorMessage": text})
+            waiting: AutoRetryStartEvent = {"type": "auto_retry_start", "attempt": attempt,
+                                            "maxAttempts": policy.max_retries, "delayMs": delay, "errorMessage": text}
+            note = policy.delay_note(asked_ms)
+            if note is not None:
+                waiting["delayNote"] = note
+            await self.bus.emit(waiting)
             if not await self._wait_unless_aborted(delay / 1000):
                 return await self._aborted_reply()
 
@@ -267,18 +284,22 @@ class Agent:
         model = self.config.model
         specs = [ToolSpec(t.name, t.description, t.schema()) for t in self.tools.values()]
         llm_messages = transform_messages(convert_to_llm(context), model)
-        return ModelRequest(model, self.config.system_prompt, llm_messages, specs, self.config.thinking_level)
+        idle = self.config.retry.stream_idle_timeout_ms / 1000
+        return ModelRequest(model, self.config.system_prompt, llm_messages, specs, self.config.thinking_level,
+                            idle_timeout=idle)
 
-    async def _stream_once(self) -> AssistantMessage:
+    async def _stream_once(self) -> tuple[AssistantMessage, int | None]:
+        """One reply, and the wait its provider asked for before a retry (None when it did not say)."""
         if self._signal.aborted:
-            return await self._aborted_reply()
+            return await self._aborted_reply(), None
         context = await self.bus.emit_context(list(self.messages))
         request = self._request(context)
         final: AssistantMessage | None = None
+        asked_ms: int | None = None
         started = False
         async for event in self.client.stream(request, self._signal):
             if event.type in ("done", "error"):
-                final = event.message
+                final, asked_ms = event.message, event.retry_after_ms
                 break
             if not started:
                 started = True
@@ -292,7 +313,7 @@ class Agent:
             await self.bus.emit({"type": "message_start", "message": final})
         self.messages.append(final)
         await self.bus.emit({"type": "message_end", "message": final})
-        return final
+        return final, asked_ms
 
     # ----- tools --------------------------------------------------------------------------------
 

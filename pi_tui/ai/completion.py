@@ -18,8 +18,9 @@ from pi_tui.ai.types import ModelClient, ModelRequest, ModelSpec
 
 
 async def stream_completion(client: ModelClient, model: ModelSpec, prompt: str, thinking: str | None,
-                            cancel: CancelSignal) -> AsyncIterator[CompletionEvent]:
-    """One summariser call through a ModelClient, as condense's CompletionEvents."""
+                            cancel: CancelSignal, idle_timeout: float | None = None) -> AsyncIterator[CompletionEvent]:
+    """One summariser call through a ModelClient, as condense's CompletionEvents; `idle_timeout` as in
+    `ModelRequest`."""
     signal = AbortSignal()
 
     async def watch() -> None:
@@ -30,7 +31,7 @@ async def stream_completion(client: ModelClient, model: ModelSpec, prompt: str, 
     watcher = asyncio.ensure_future(watch())
     request = ModelRequest(model=model, system_prompt="", thinking_level=thinking or "off",
                            messages=[{"role": "user", "content": [{"type": "text", "text": prompt}],
-                                      "timestamp": now_ms()}])
+                                      "timestamp": now_ms()}], idle_timeout=idle_timeout)
     try:
         async for event in client.stream(request, signal):
             if event.type == "text_delta":

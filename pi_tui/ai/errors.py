@@ -11,9 +11,13 @@ for text written by someone else it falls back to Pi's own regexes.
 
 from __future__ import annotations
 
+import email.utils
 import json
+import math
 import re
-from typing import Literal
+import time
+from collections.abc import Mapping
+from typing import Any, Literal
 
 from pi_tui.redaction import scrub
 
@@ -186,6 +190,42 @@ def cannot_connect(exc: BaseException) -> bool:
             return True
         current = current.__cause__ or current.__context__
     return False
+
+
+def _headers(exc: BaseException) -> Mapping[str, str]:
+    """The failed response's headers, from litellm's exception (or the SDK's it wraps), if it had one."""
+    headers: Any = getattr(exc, "litellm_response_headers", None)
+    if headers is None:
+        headers = getattr(getattr(exc, "response", None), "headers", None)
+    return headers if isinstance(headers, Mapping) else {}
+
+
+def _seconds(value: str, now: float) -> float | None:
+    """Retry-After's two forms: a number of seconds, or an HTTP date."""
+    try:
+        return float(value)
+    except ValueError:
+        parsed = email.utils.parsedate_tz(value)
+        return None if parsed is None else email.utils.mktime_tz(parsed) - now
+
+
+def retry_after_ms(exc: BaseException, now: float | None = None) -> int | None:
+    """How long the provider asked us to wait before trying again: `retry-after-ms` (OpenAI's, and
+    Azure's), else `Retry-After` (seconds or a date); None when it did not say."""
+    headers = _headers(exc)
+    wait: float | None = None
+    with_ms = headers.get("retry-after-ms")
+    if with_ms is not None:
+        try:
+            wait = float(with_ms) / 1000
+        except ValueError:
+            wait = None
+    plain = headers.get("retry-after")
+    if wait is None and plain is not None:
+        wait = _seconds(plain.strip(), time.time() if now is None else now)
+    if wait is None or not math.isfinite(wait):
+        return None
+    return max(0, math.ceil(wait * 1000))
 
 
 def error_line(exc: BaseException, kind: ErrorKind | None = None, endpoint: str | None = None) -> str:

@@ -25,7 +25,7 @@ from typing import Any
 
 from condense.messages import AssistantMessage, StopReason, Usage, empty_usage
 from pi_tui.abort import AbortSignal
-from pi_tui.ai.errors import classify_exception, error_line, format_error
+from pi_tui.ai.errors import classify_exception, error_line, format_error, retry_after_ms
 from pi_tui.ai.models import missing_key
 from pi_tui.ai.openai_format import to_openai_messages, to_openai_tools
 from pi_tui.ai.transform import model_api, transform_messages
@@ -110,7 +110,7 @@ def usage_from(raw: Any, spec: ModelSpec) -> Usage:
 # --- the request ----------------------------------------------------------------------------------
 
 
-def completion_kwargs(request: ModelRequest, timeout: float | None = None) -> dict[str, Any]:
+def completion_kwargs(request: ModelRequest) -> dict[str, Any]:
     """litellm.acompletion arguments for one streamed reply."""
     model = request.model
     history = transform_messages(request.messages, model)
@@ -132,8 +132,6 @@ def completion_kwargs(request: ModelRequest, timeout: float | None = None) -> di
     effort = REASONING_EFFORT.get(request.thinking_level) if model.reasoning else None
     if effort:
         kwargs["reasoning_effort"] = effort
-    if timeout is not None:
-        kwargs["timeout"] = timeout
     return kwargs
 
 
@@ -279,21 +277,29 @@ class _ReplyBuilder:
 
     def fail_with(self, exc: BaseException) -> StreamEvent:
         endpoint = self.spec.base_url or f"{self.spec.provider}'s API"
-        return self.fail(error_line(exc, classify_exception(exc), endpoint))
+        event = self.fail(error_line(exc, classify_exception(exc), endpoint))
+        event.retry_after_ms = retry_after_ms(exc)
+        return event
+
+    def stalled(self, seconds: float) -> StreamEvent:
+        detail = f"the stream timed out: nothing came for {seconds:g} s (setting retry.stream_idle_timeout_ms)"
+        return self.fail(format_error("transient", detail))
 
     def aborted(self) -> StreamEvent:
         return self.fail(ABORTED_TEXT, "aborted")
 
 
 _ABORTED = object()
+_STALLED = object()
 _END = object()
 
 
-async def _race(awaitable: Awaitable[Any], abort: asyncio.Future[Any]) -> Any:
-    """The awaitable's result, or _ABORTED as soon as the signal fires (the work is then cancelled)."""
+async def _race(awaitable: Awaitable[Any], abort: asyncio.Future[Any], idle: float | None) -> Any:
+    """The awaitable's result; _ABORTED as soon as the signal fires, or _STALLED when `idle` seconds pass
+    first (the work is then cancelled)."""
     task = asyncio.ensure_future(awaitable)
     try:
-        done, _ = await asyncio.wait({task, abort}, return_when=asyncio.FIRST_COMPLETED)
+        done, _ = await asyncio.wait({task, abort}, timeout=idle, return_when=asyncio.FIRST_COMPLETED)
     except BaseException:
         task.cancel()
         raise
@@ -302,8 +308,8 @@ async def _race(awaitable: Awaitable[Any], abort: asyncio.Future[Any]) -> Any:
     task.cancel()
     await asyncio.wait({task}, timeout=2.0)
     if task.done() and not task.cancelled():
-        task.exception()  # retrieved, so asyncio does not log it: the abort is what the caller sees
-    return _ABORTED
+        task.exception()  # retrieved, so asyncio does not log it: the abort or the stall is what the caller sees
+    return _ABORTED if abort in done else _STALLED
 
 
 async def _next_chunk(iterator: AsyncIterator[Any]) -> Any:
@@ -324,10 +330,10 @@ async def _close(response: Any) -> None:
 
 
 class LiteLLMClient:
-    """`ModelClient` for every provider litellm supports (`ModelSpec.provider` is litellm's prefix)."""
+    """`ModelClient` for every provider litellm supports (`ModelSpec.provider` is litellm's prefix).
 
-    def __init__(self, timeout: float | None = None) -> None:
-        self.timeout = timeout
+    A reply that has begun and then sends nothing for the request's `idle_timeout` (not even its first
+    chunk) ends in a transient error saying so: litellm's own limit is 6,000 s, a hang to anyone waiting."""
 
     async def stream(self, request: ModelRequest, signal: AbortSignal) -> AsyncIterator[StreamEvent]:
         reply = _ReplyBuilder(request.model, _now_ms())
@@ -343,8 +349,8 @@ class LiteLLMClient:
         try:
             try:
                 litellm = await import_litellm_async()
-                kwargs = completion_kwargs(request, self.timeout)
-                response = await _race(litellm.acompletion(**kwargs), abort)
+                # no idle limit here: the first call spends seconds setting litellm up before any byte is sent
+                response = await _race(litellm.acompletion(**completion_kwargs(request)), abort, None)
             except Exception as exc:
                 yield reply.fail_with(exc)
                 return
@@ -353,7 +359,7 @@ class LiteLLMClient:
                 yield reply.aborted()
                 return
             yield reply.event("start")
-            async for event in self._chunks(response, reply, abort):
+            async for event in self._chunks(response, reply, abort, request.idle_timeout):
                 yield event
         finally:
             abort.cancel()
@@ -361,18 +367,18 @@ class LiteLLMClient:
                 await _close(response)
 
     async def _chunks(
-        self, response: Any, reply: _ReplyBuilder, abort: asyncio.Future[Any]
+        self, response: Any, reply: _ReplyBuilder, abort: asyncio.Future[Any], idle: float | None
     ) -> AsyncIterator[StreamEvent]:
         iterator = response.__aiter__()
         while True:
             try:
-                chunk = await _race(_next_chunk(iterator), abort)
+                chunk = await _race(_next_chunk(iterator), abort, idle)
             except Exception as exc:
                 yield reply.fail_with(exc)
                 return
-            if chunk is _ABORTED:
+            if chunk is _ABORTED or chunk is _STALLED:
                 await _close(response)
-                yield reply.aborted()
+                yield reply.aborted() if chunk is _ABORTED else reply.stalled(idle or 0.0)
                 return
             if chunk is _END:
                 break

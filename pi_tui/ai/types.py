@@ -51,6 +51,7 @@ class ModelRequest:
     tools: list[ToolSpec] = field(default_factory=list)
     thinking_level: str = "off"
     max_tokens: int | None = None
+    idle_timeout: float | None = None  # seconds the reply may send nothing before it is given up; None: no limit
 
 
 EventType = Literal[
@@ -67,12 +68,14 @@ EventType = Literal[
 
 @dataclass
 class StreamEvent:
-    """One step of a streamed reply. `message` is the assistant message so far (final on done/error)."""
+    """One step of a streamed reply. `message` is the assistant message so far (final on done/error);
+    an error may carry the wait the provider asked for before a retry (its Retry-After)."""
 
     type: EventType
     message: AssistantMessage
     delta: str = ""
     content_index: int = -1
+    retry_after_ms: int | None = None
 
 
 class ModelClient(Protocol):

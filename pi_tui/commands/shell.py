@@ -36,8 +36,6 @@ def shell_message(command: str, output: str, failed: bool, details: dict[str, An
                                      "exitCode": code, "cancelled": cancelled,
                                      "truncated": bool(details and details.get("truncation")),
                                      "timestamp": now_ms()}
-    if details and details.get("fullOutputPath"):
-        message["fullOutputPath"] = details["fullOutputPath"]
     if exclude:
         message["excludeFromContext"] = True
     return message

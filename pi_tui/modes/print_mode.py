@@ -4,14 +4,13 @@ What a model or a tool wrote reaches the terminal with its control characters es
 `ESC]52` would set the clipboard): always on stderr, and on stdout unless `--raw` asks for the bytes.
 
 Scripts rely on the exit code: 0 when the model finished its reply, 1 when the provider failed, 130
-when the user interrupted, 3 when the session could not be saved (a full disk, a read-only file). The
-session is written either way, so `pi-tui show` can explain a failure.
+when the user interrupted, 143 and 129 when SIGTERM or SIGHUP (a closed terminal) ended the run, 3 when
+the session could not be saved (a full disk, a read-only file). The session is written either way, so
+`pi-tui show` can explain a failure.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import signal
 import sys
@@ -29,8 +28,9 @@ from pi_tui.agent.host import AgentHost
 from pi_tui.ai.models import MissingKeyError
 from pi_tui.demo.client import DemoModelClient
 from pi_tui.terminal import visible_controls
+from pi_tui.termination import ENDING, exit_status, leave_a_closed_terminal, listen, said
 
-EXIT_OK, EXIT_FAILED, EXIT_NOT_SAVED, EXIT_INTERRUPTED = 0, 1, 3, 130
+EXIT_OK, EXIT_FAILED, EXIT_NOT_SAVED = 0, 1, 3
 DEMO_NEXT = 'Run pi-tui -p "next task" --continue here to play the next one (the demo works in {folder}).'
 
 
@@ -86,8 +86,9 @@ class PrintRenderer:
 
     def _on_retry(self, event: AutoRetryStartEvent) -> None:
         seconds = event["delayMs"] / 1000
+        note = f", {event['delayNote']}" if "delayNote" in event else ""
         _say(f"pi-tui: {event['errorMessage']} (retry {event['attempt']}/{event['maxAttempts']} in"
-             f" {seconds:g}s)", self.err)
+             f" {seconds:g}s{note})", self.err)
 
     def finish(self) -> None:
         self._end_line()
@@ -110,9 +111,16 @@ async def run_print(host: AgentHost, text: str, out: TextIO | None = None, err: 
     renderer.attach(host)
     if isinstance(host.agent.client, DemoModelClient):  # "send any message" means nothing to `-p`
         host.agent.client.next_hint = DEMO_NEXT.format(folder=host.cwd)
-    loop = asyncio.get_running_loop()
-    with contextlib.suppress(NotImplementedError, RuntimeError):
-        loop.add_signal_handler(signal.SIGINT, host.abort)
+    ended_by: list[int] = []
+
+    def end(number: int) -> None:
+        """Ctrl+C, SIGTERM or SIGHUP: stop the run as Esc does (the bash tool ends its processes)."""
+        ended_by.append(number)
+        if number == signal.SIGHUP:
+            leave_a_closed_terminal()
+        host.abort()
+
+    stop_listening = listen((signal.SIGINT, *ENDING), end)
     await host.start("startup")
     try:
         added = await host.prompt(text)
@@ -122,19 +130,20 @@ async def run_print(host: AgentHost, text: str, out: TextIO | None = None, err: 
     finally:
         renderer.finish()
         await host.shutdown()
+        stop_listening()
     last = next((m for m in reversed(added) if m.get("role") == "assistant"), None)
     saved = host.session.write_error is None  # when not, the host has said once what is missing
-    code = _outcome(last, saved, err)
+    code = _outcome(last, saved, err, ended_by[0] if ended_by else signal.SIGINT)
     return code if saved else EXIT_NOT_SAVED
 
 
-def _outcome(last: AgentMessage | None, saved: bool, err: TextIO) -> int:
+def _outcome(last: AgentMessage | None, saved: bool, err: TextIO, ended_by: int) -> int:
     if last is None:
         return EXIT_OK
     reason = last.get("stopReason")
     if reason == "aborted":
-        print("pi-tui: interrupted" + ("; the session was saved" if saved else ""), file=err)
-        return EXIT_INTERRUPTED
+        print(f"pi-tui: {said(ended_by)}" + ("; the session was saved" if saved else ""), file=err)
+        return exit_status(ended_by)
     if reason == "error":
         _say(f"pi-tui: error: {last.get('errorMessage', 'the model request failed')}", err)
         return EXIT_FAILED

@@ -108,7 +108,8 @@ def _keep_users_session(session: Session, cwd: Path, options: LaunchOptions, not
 
 
 def retry_policy(retry: RetrySettings) -> RetryPolicy:
-    return RetryPolicy(retry.enabled, retry.max_retries, retry.base_delay_ms, retry.max_delay_ms)
+    return RetryPolicy(retry.enabled, retry.max_retries, retry.base_delay_ms, retry.max_delay_ms,
+                       retry.max_retry_after_ms, retry.stream_idle_timeout_ms)
 
 
 def condense_config_for(model: ModelSpec, settings: Settings) -> CondenseConfig:

@@ -34,6 +34,12 @@ class RetrySettings(_Table):
     max_retries: int = Field(3, ge=0, description="How many times to retry before giving up.")
     base_delay_ms: int = Field(2000, ge=0, description="The first wait, in milliseconds; it doubles each time.")
     max_delay_ms: int = Field(60000, ge=0, description="The longest wait between two tries, in milliseconds.")
+    max_retry_after_ms: int = Field(
+        120000, ge=0, description="The longest wait a provider's Retry-After is honoured for, in milliseconds; "
+        "a longer one is cut to this (the retry line says so).")
+    stream_idle_timeout_ms: int = Field(
+        300000, gt=0, description="How long a model's reply may send nothing before it is given up as a "
+        "passing failure, in milliseconds.")
 
 
 class ModelSettings(_Table):

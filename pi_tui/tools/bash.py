@@ -4,9 +4,9 @@ Running the model's command line through a shell is the point of this tool; noth
 builds a command line. The command gets its own process group, so an abort or a timeout can end
 everything it started (`make` and its compilers, `sleep &` children), not just the shell.
 
-Output is kept as a bounded tail in memory, because a command may print gigabytes; once it passes
-the byte limit, the whole stream also goes to a private temp file that the result names, so nothing
-the command printed is lost.
+Output is kept as a bounded tail in memory and nowhere else: a command may print forever (a log
+file of the whole stream once grew to 544 MB), may print secrets (`env`), and a full disk must not
+cost the model the tail it needs. When the output is cut, the result says how to see the rest.
 """
 
 from __future__ import annotations
@@ -14,16 +14,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import secrets
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from pydantic import Field
 
@@ -52,8 +50,7 @@ class BashParams(ToolParams):
 
 
 class _Output:
-    """A command's merged output: a bounded tail, counts for the whole stream, and the full stream in
-    a temp file once it outgrows the byte limit."""
+    """A command's merged output: a bounded tail, and counts for the whole stream."""
 
     def __init__(self) -> None:
         self._tail = bytearray()
@@ -61,16 +58,10 @@ class _Output:
         self._newlines = 0
         self._open_line = 0  # bytes after the last newline
         self._closed_line = 0  # length of the last line that ended with a newline
-        self.full_path: str | None = None
-        self._file: BinaryIO | None = None
 
     def append(self, chunk: bytes) -> None:
         self._count(chunk)
         self._tail += chunk
-        if self._file is not None:
-            self._file.write(chunk)
-        elif self.total_bytes > DEFAULT_MAX_BYTES:
-            self._open_file()
         if len(self._tail) > 2 * _TAIL_KEEP:
             del self._tail[:-_TAIL_KEEP]
 
@@ -93,50 +84,33 @@ class _Output:
     def last_line_bytes(self) -> int:
         return self._open_line or self._closed_line
 
-    def _open_file(self) -> None:
-        """Create the full-output file (private: output may hold secrets) holding everything so far;
-        the tail still holds everything at this point because it is trimmed only well past the limit."""
-        path = os.path.join(tempfile.gettempdir(), f"pi-bash-{secrets.token_hex(8)}.log")
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-        self._file = os.fdopen(os.open(path, flags, 0o600), "wb")
-        self._file.write(self._tail)
-        self.full_path = path
-
     def snapshot(self) -> Truncation:
         cut = truncate_tail(self._tail.decode("utf-8", errors="replace"))
         return replace(cut, total_lines=self.total_lines, total_bytes=self.total_bytes)
 
-    def persist(self) -> str:
-        """The full-output path, writing the file now if the output was cut by lines alone."""
-        if self._file is None:
-            self._open_file()
-        assert self.full_path is not None
-        return self.full_path
 
-    def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
+_THE_REST = "Earlier output is not kept: filter it (grep, head, tail) or redirect it to a file to read it all."
 
 
-def _notice(cut: Truncation, output: _Output, path: str) -> str:
+def _notice(cut: Truncation, output: _Output) -> str:
     first = cut.total_lines - cut.output_lines + 1
     last = cut.total_lines
     if cut.last_line_partial:
         shown, whole = format_size(cut.output_bytes), format_size(output.last_line_bytes)
-        return f"[Showing last {shown} of line {last} (line is {whole}). Full output: {path}]"
+        return f"[Showing last {shown} of line {last} (line is {whole}). {_THE_REST}]"
     if cut.truncated_by == "lines":
-        return f"[Showing lines {first}-{last} of {cut.total_lines}. Full output: {path}]"
+        return f"[Showing lines {first}-{last} of {cut.total_lines}. {_THE_REST}]"
     limit = format_size(DEFAULT_MAX_BYTES)
-    return f"[Showing lines {first}-{last} of {cut.total_lines} ({limit} limit). Full output: {path}]"
+    return f"[Showing lines {first}-{last} of {cut.total_lines} ({limit} limit). {_THE_REST}]"
 
 
 def _final_text(output: _Output) -> tuple[str, dict[str, Any] | None]:
     cut = output.snapshot()
     if not cut.truncated:
         return cut.content, None
-    path = output.persist()
-    text = f"{cut.content}\n\n{_notice(cut, output, path)}" if cut.content else _notice(cut, output, path)
-    return text, {"truncation": cut.to_details(), "fullOutputPath": path}
+    notice = _notice(cut, output)
+    text = f"{cut.content}\n\n{notice}" if cut.content else notice
+    return text, {"truncation": cut.to_details()}
 
 
 def _with_status(text: str, status: str) -> str:
@@ -249,8 +223,7 @@ def _streamer(output: _Output, ctx: ToolContext) -> _Throttle | None:
 
     def emit() -> None:
         cut = output.snapshot()
-        details = {"truncation": cut.to_details(), "fullOutputPath": output.full_path}
-        on_update(ToolOutput.text(cut.content, details if cut.truncated else None))
+        on_update(ToolOutput.text(cut.content, {"truncation": cut.to_details()} if cut.truncated else None))
 
     return _Throttle(emit)
 
@@ -293,7 +266,8 @@ class BashTool(Tool):
     description = (
         "Run a shell command (bash -c) in the working directory, with stdin closed, and return stdout "
         f"and stderr together. Only the last {DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB "
-        "are returned; when output is cut, the full output is saved to a temp file whose path is given. "
+        "are returned (nothing earlier is kept): filter long output (grep, head, tail) or redirect it to a "
+        "file and read that. "
         "A non-zero exit status is reported as an error. Set timeout (seconds) for commands that may "
         "hang. Use it for builds, tests, git and other programs; use read, edit and write for files."
     )
@@ -327,11 +301,8 @@ class BashTool(Tool):
         command = f"{self._prefix}\n{params.command}" if self._prefix else params.command
         proc = self._spawn(command, ctx.cwd)
         output = _Output()
-        try:
-            returncode, stop_reason = await _supervise(proc, output, ctx, params.timeout)
-            text, details = _final_text(output)
-        finally:
-            output.close()
+        returncode, stop_reason = await _supervise(proc, output, ctx, params.timeout)
+        text, details = _final_text(output)
         if stop_reason == "aborted":
             raise ToolError(_with_status(text, "Command aborted"))
         if stop_reason == "timeout":

@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import gc
 import os
+import signal
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from contextlib import contextmanager
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import work
 from textual.app import App
 from textual.binding import BindingType
+from textual.driver import Driver
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
@@ -36,6 +38,7 @@ from pi_tui.abort import AbortSignal
 from pi_tui.errors import UserError
 from pi_tui.logs import write_crash_report
 from pi_tui.screens.main import MainScreen
+from pi_tui.termination import ENDING, exit_status, leave_a_closed_terminal, listen
 from pi_tui.themes import DEFAULT_THEME, ThemeError, load_theme_file, load_user_themes, shipped_themes
 from pi_tui.themes import variable_defaults as theme_variable_defaults
 from pi_tui.tui.first_screen import first_screen, starting
@@ -60,6 +63,7 @@ Started = tuple["Runtime", "LiveSettings", list[str]]  # a built runtime, the se
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 DOUBLE_PRESS_SECONDS = 0.5
+STOP_WAIT_SECONDS = 5.0  # what a stopped turn gets to reach the session before the app exits anyway
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 _SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
 
@@ -247,6 +251,7 @@ class PiApp(App[int]):
         self._last_ctrl_c = -1.0
         self._last_escape = -1.0
         self._stop_watching = asyncio.Event()
+        self._stop_listening: Callable[[], None] = lambda: None
 
     def _use_settings(self, settings: LiveSettings) -> None:
         self.settings_store = settings
@@ -260,6 +265,18 @@ class PiApp(App[int]):
 
     def get_default_screen(self) -> Screen[Any]:
         return self.main
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver for this platform; on POSIX one that survives its terminal closing."""
+        driver = super().get_driver_class()
+        if os.name == "posix":
+            from textual.drivers.linux_driver import LinuxDriver
+
+            from pi_tui.tui.driver import TerminalDriver
+
+            if driver is LinuxDriver:
+                return TerminalDriver
+        return driver
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return theme_variable_defaults(self.current_theme)
@@ -300,6 +317,7 @@ class PiApp(App[int]):
     # ----- lifecycle ----------------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        self._stop_listening = listen(ENDING, self._ended_by)
         if self._build is None:
             self._configure()
         else:  # the first frame in the shipped default theme; the user's settings come with the runtime
@@ -437,6 +455,14 @@ class PiApp(App[int]):
 
     async def on_unmount(self) -> None:
         self._stop_watching.set()
+        self._stop_listening()
+
+    def _ended_by(self, number: int) -> None:
+        """SIGTERM, or SIGHUP from a closed terminal: end as quitting does, so the bash tool's processes
+        end too and the session takes the stopped turn, then exit with the shell's status for the signal."""
+        if number == signal.SIGHUP:
+            leave_a_closed_terminal()
+        self.run_worker(self._stop_and_exit(exit_status(number)), group="ending", exit_on_error=False)
 
     # ----- notices and errors -------------------------------------------------------------------
 
@@ -541,16 +567,27 @@ class PiApp(App[int]):
         await self.action_quit()
 
     async def action_quit(self) -> None:
-        if not self.ready.is_set():  # no agent or flush to stop yet (the build thread ends on its own)
-            self.exit(0)
-            return
-        host = self.runtime.host
-        if not self.runtime.is_quiet:
-            host.abort()
-        with contextlib.suppress(Exception):
-            await host.shutdown()
+        await self._stop_and_exit(0)
+
+    async def _stop_and_exit(self, code: int) -> None:
+        """Stop the agent, a flush and a command's own work (`!cmd`), give the stopped turn a moment to
+        reach the session, then exit. Before the runtime is ready there is nothing to stop (the build
+        thread ends on its own)."""
+        if self.ready.is_set():
+            host = self.runtime.host
+            self.command_context.abort_work()
+            if not self.runtime.is_quiet:
+                host.abort()
+            deadline = time.monotonic() + STOP_WAIT_SECONDS
+            while self._busy() and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            with contextlib.suppress(Exception):
+                await host.shutdown()
         self._stop_watching.set()
-        self.exit(0)
+        self.exit(code)
+
+    def _busy(self) -> bool:
+        return not self.runtime.is_quiet or self.command_context.signal is not None
 
     def action_abort(self) -> None:
         if self.main.menu.is_open:

@@ -214,7 +214,8 @@ class LiveView:
         seconds = int(event.get("delayMs", 0)) / 1000
         error = " ".join(str(event.get("errorMessage", "")).split())[:80]
         attempt = f"{event.get('attempt')}/{event.get('maxAttempts')}"
-        text = f"Retrying in {seconds:.0f}s (attempt {attempt}): {error}"
+        note = f", {event['delayNote']}" if "delayNote" in event else ""
+        text = f"Retrying in {seconds:.0f}s (attempt {attempt}{note}): {error}"
         self.screen.status.working.show(text, retry=True)
 
     def _on_retry_end(self, _: AutoRetryEndEvent) -> None:

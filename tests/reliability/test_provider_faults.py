@@ -82,16 +82,17 @@ class Notes:
         return any(lvl == level and fragment in text for lvl, text in self.notices)
 
 
-async def agent(server: FakeOpenAI, cwd: Path, timeout: float | None = None,
+async def agent(server: FakeOpenAI, cwd: Path, idle_ms: int = 300_000,
                 **condense: Any) -> tuple[AgentHost, Notes, CondenseEngine]:
     model = ModelSpec(provider="openai", id="main-model", base_url=server.base_url)
     notes = Notes()
-    config = AgentConfig(model, "You are a test.", cwd, retry=RetryPolicy(True, RETRIES, 1, 5))
-    host = AgentHost(Session.create(cwd, cwd / "sessions"), LiteLLMClient(timeout=timeout), config,
+    retry = RetryPolicy(True, RETRIES, 1, 5, stream_idle_timeout_ms=idle_ms)
+    config = AgentConfig(model, "You are a test.", cwd, retry=retry)
+    host = AgentHost(Session.create(cwd, cwd / "sessions"), LiteLLMClient(), config,
                      make_tools(["read", "bash"]), notes)
     host.bus.on("auto_retry_start", notes.retries.append)
     settings = CondenseConfig.model_validate({"summarizer_model": "extractive", **condense})
-    engine = install(host, settings, lambda spec: LiteLLMClient(timeout=timeout))
+    engine = install(host, settings, lambda spec: LiteLLMClient())
     await host.start()
     return host, notes, engine
 
@@ -158,7 +159,7 @@ async def test_a_broken_stream_is_retried_and_nothing_half_done_reaches_the_sess
 async def test_a_stalled_stream_times_out_and_is_retried(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     fake_openai.push(Reply(text="this reply stalls after a word or two", stall_after=2),
                      text_reply("recovered"))
-    host, notes, _ = await agent(fake_openai, tmp_path, timeout=1.0)
+    host, notes, _ = await agent(fake_openai, tmp_path, idle_ms=1000)
     added = await prompt(host, "hello")
     assert added[-1]["content"][0]["text"] == "recovered"
     assert len(notes.retries) == 1 and "timed out" in notes.retries[0]["errorMessage"].lower()

@@ -94,10 +94,11 @@ def error_reply(status: int, message: str, *, kind: str, code: str | None = None
     return Reply(status=status, error=error_body(message, kind, code=code), **options)
 
 
-def rate_limited() -> Reply:
+def rate_limited(headers: dict[str, str] | None = None) -> Reply:
+    """OpenAI's 429; `headers` replace its `retry-after: 1` (e.g. `retry-after-ms`, an HTTP date)."""
     return error_reply(
         429, "Rate limit reached for requests. Please try again in 1s.",
-        kind="requests", code="rate_limit_exceeded", headers={"retry-after": "1"},
+        kind="requests", code="rate_limit_exceeded", headers={"retry-after": "1"} if headers is None else headers,
     )
 
 
@@ -322,6 +323,8 @@ class FakeOpenAI:
     def __init__(self, stall_timeout: float = 30.0) -> None:
         self.stall_timeout = stall_timeout
         self.requests: list[dict[str, Any]] = []
+        # time.monotonic() as each request arrived: how long a client waited between two, seen by the server
+        self.request_times: list[float] = []
         self.rejections: list[dict[str, Any]] = []
         self.chunks_sent = 0  # stream chunks written so far: a test can act while a reply is mid-stream
         self._replies: deque[Reply] = deque()
@@ -383,6 +386,7 @@ class FakeOpenAI:
     def _record(self, body: dict[str, Any]) -> int:
         with self._lock:
             self.requests.append(body)
+            self.request_times.append(time.monotonic())
             return len(self.requests)
 
     def _reject(self, error: dict[str, Any]) -> None:

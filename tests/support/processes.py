@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from tests.support.waiting import wait_until
+
 
 def live_members(pgid: int) -> list[int]:
     """Processes of the group that are not zombies (a zombie is already dead)."""
@@ -19,3 +21,10 @@ def live_members(pgid: int) -> list[int]:
         if int(fields[2]) == pgid and fields[0] != "Z":
             alive.append(int(entry))
     return alive
+
+
+def group_of_pidfile(pidfile: Path) -> int:
+    """The process group of the process whose pid a command writes to `pidfile` (`sleep 300 & echo $! >
+    pidfile`), once the command has written it."""
+    wait_until(lambda: pidfile.is_file() and pidfile.read_text().strip(), f"a pid in {pidfile.name}")
+    return os.getpgid(int(pidfile.read_text()))

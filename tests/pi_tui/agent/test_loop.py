@@ -57,11 +57,12 @@ class Recorder:
         return [n for n, _ in self.events if not only or n in only]
 
 
-def make_agent(server: FakeOpenAI, cwd: Path, bus: EventBus | None = None) -> tuple[Agent, Recorder]:
+def make_agent(server: FakeOpenAI, cwd: Path, bus: EventBus | None = None,
+               retry: RetryPolicy | None = None) -> tuple[Agent, Recorder]:
     bus = bus or EventBus()
     recorder = Recorder(bus)
     model = ModelSpec(provider="openai", id="fake-model", base_url=server.base_url)
-    config = AgentConfig(model=model, system_prompt="You are a test.", cwd=cwd, retry=RetryPolicy())
+    config = AgentConfig(model=model, system_prompt="You are a test.", cwd=cwd, retry=retry or RetryPolicy())
     tools = make_tools(["read", "bash", "write", "ls"])
     return Agent(LiteLLMClient(), config, tools, bus, sleep=recorder.sleep), recorder
 
@@ -116,14 +117,16 @@ async def test_turn_index_is_session_wide(fake_openai: FakeOpenAI, tmp_path: Pat
     assert [e["turnIndex"] for n, e in rec.events if n == "turn_end"] == [0, 1]
 
 
-async def test_rate_limit_is_retried_with_backoff_then_succeeds(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
-    fake_openai.push(rate_limited(), server_error(503), text_reply("finally"))
+async def test_rate_limit_is_retried_after_what_the_provider_asked_then_with_backoff(
+        fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.push(rate_limited(), server_error(503), text_reply("finally"))  # Retry-After: 1, then nothing
     agent, rec = make_agent(fake_openai, tmp_path)
     added = plain(await agent.prompt([user_message("hi")]))
     assert added[-1]["stopReason"] == "stop"
-    assert rec.sleeps == [2.0, 4.0]
+    assert rec.sleeps == [1.0, 4.0]
     starts = [e for n, e in rec.events if n == "auto_retry_start"]
-    assert [(e["attempt"], e["maxAttempts"], e["delayMs"]) for e in starts] == [(1, 3, 2000), (2, 3, 4000)]
+    assert [(e["attempt"], e["maxAttempts"], e["delayMs"]) for e in starts] == [(1, 3, 1000), (2, 3, 4000)]
+    assert starts[0]["delayNote"] == "as the provider asked" and "delayNote" not in starts[1]
     assert ("auto_retry_end", {"type": "auto_retry_end", "success": True, "attempt": 2}) in rec.events
     # as in Pi, the retried attempts leave the conversation (the session file keeps them, see below)
     assert [m.get("stopReason") for m in added if m["role"] == "assistant"] == ["stop"]
@@ -131,6 +134,19 @@ async def test_rate_limit_is_retried_with_backoff_then_succeeds(fake_openai: Fak
     fake_openai.push(text_reply("again"))
     await agent.prompt([user_message("more")])
     assert [m["role"] for m in fake_openai.requests[-1]["messages"]] == ["system", "user", "assistant", "user"]
+
+
+async def test_a_wait_the_provider_asks_for_is_capped_and_retry_after_ms_comes_first(
+        fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.push(rate_limited({"retry-after": "3600"}),
+                     rate_limited({"retry-after-ms": "1500", "retry-after": "3600"}), text_reply("finally"))
+    agent, rec = make_agent(fake_openai, tmp_path, retry=RetryPolicy(max_retry_after_ms=120_000))
+    added = plain(await agent.prompt([user_message("hi")]))
+    assert added[-1]["content"][0]["text"] == "finally"
+    assert rec.sleeps == [120.0, 1.5]
+    starts = [e for n, e in rec.events if n == "auto_retry_start"]
+    assert [e["delayNote"] for e in starts] == [
+        "the provider asked for 3600s, capped by retry.max_retry_after_ms", "as the provider asked"]
 
 
 async def test_retries_give_up_after_three_attempts(fake_openai: FakeOpenAI, tmp_path: Path) -> None:

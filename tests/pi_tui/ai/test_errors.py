@@ -14,6 +14,7 @@ from pi_tui.ai.errors import (
     error_line,
     is_context_overflow,
     is_retryable,
+    retry_after_ms,
 )
 from pi_tui.ai.litellm_client import warm_up
 
@@ -168,3 +169,24 @@ def test_the_line_is_one_bounded_line(litellm: Any) -> None:
     assert len(line) <= MAX_LINE
     assert "first second" in line
 
+
+def rate_limit_with(litellm: Any, headers: dict[str, str]) -> BaseException:
+    request = httpx.Request("POST", "http://127.0.0.1/v1/chat/completions")
+    response = httpx.Response(429, request=request, headers=headers)
+    error: BaseException = litellm.RateLimitError(message="slow down", llm_provider="openai", model="m",
+                                                  response=response)
+    return error
+
+
+@pytest.mark.parametrize(("headers", "wait"), [
+    ({"Retry-After": "7"}, 7000),
+    ({"retry-after": "0.25"}, 250),
+    ({"retry-after-ms": "1500", "retry-after": "3600"}, 1500),  # the precise one first, as OpenAI's SDK reads them
+    ({"retry-after": "Sun, 06 Nov 1994 08:49:37 GMT"}, 12_000),  # a date: 12 s after `now` below
+    ({"retry-after": "Sun, 06 Nov 1994 08:49:00 GMT"}, 0),  # already past
+    ({"retry-after": "soon"}, None),
+    ({}, None),
+])
+def test_the_wait_a_provider_asks_for(litellm: Any, headers: dict[str, str], wait: int | None) -> None:
+    now = 784111765.0  # 1994-11-06 08:49:25 UTC
+    assert retry_after_ms(rate_limit_with(litellm, headers), now=now) == wait

@@ -1,13 +1,11 @@
-"""The bash tool: output, exit codes, tail truncation with the full-output file, streaming, and
-abort/timeout ending the whole process group."""
+"""The bash tool: output, exit codes, tail truncation kept in memory only (nothing on disk, so a
+full disk changes nothing), streaming, and abort/timeout ending the whole process group."""
 
 import asyncio
-import hashlib
 import os
-import re
-import stat
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +14,7 @@ import pytest
 from pi_tui.abort import AbortSignal
 from pi_tui.tools.base import ToolContext, ToolError, ToolOutput
 from pi_tui.tools.bash import UPDATE_INTERVAL, BashTool
+from tests.support.full_disk import fill, inject, try_mount_tmpfs, unmount
 from tests.support.processes import live_members
 from tests.support.typed import present, text_at
 from tests.support.waiting import until
@@ -40,13 +39,38 @@ def text_of(out: ToolOutput) -> str:
     return text_at(out.content)
 
 
-def full_output_path(text: str) -> Path:
-    match = re.search(r"Full output: (\S+)\]$", text)
-    assert match, text
-    path = Path(match.group(1))
-    assert path.parent == Path(tempfile.gettempdir())
-    assert re.fullmatch(r"pi-bash-[0-9a-f]+\.log", path.name)
-    return path
+THE_REST = "Earlier output is not kept: filter it (grep, head, tail) or redirect it to a file to read it all."
+
+
+@pytest.fixture
+def temp_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The temp folder of this process (where a log of the output would go), empty and watched."""
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    return folder
+
+
+@pytest.fixture(params=["tmpfs", "injected"])
+def full_temp_folder(request: pytest.FixtureRequest, temp_folder: Path) -> Iterator[Path]:
+    """The temp folder on a full disk: a real filled 1 MB tmpfs where this machine can mount one, else
+    ENOSPC injected into every write under it."""
+    if request.param == "tmpfs" and try_mount_tmpfs(temp_folder, "1m"):
+        fill(temp_folder)
+        try:
+            yield temp_folder
+        finally:
+            unmount(temp_folder)
+        return
+    undo = inject(temp_folder)
+    try:
+        yield temp_folder
+    finally:
+        undo()
+
+
+def bytes_under(folder: Path) -> int:
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
 
 
 async def test_stdout_and_stderr_are_merged_in_the_working_directory(tmp_path: Path) -> None:
@@ -79,31 +103,18 @@ async def test_missing_shell_and_missing_cwd(tmp_path: Path) -> None:
         await bash(tmp_path / "gone", "true")
 
 
-async def test_lines_truncation_keeps_the_tail_and_saves_everything(tmp_path: Path) -> None:
+async def test_lines_truncation_keeps_the_tail_and_says_how_to_see_the_rest(tmp_path: Path) -> None:
     out = await bash(tmp_path, "seq 1 3000")
-    text = text_of(out)
-    body, notice = text.split("\n\n")
+    body, notice = text_of(out).split("\n\n")
     assert body.split("\n")[0] == "1001" and body.endswith("3000")
-    path = full_output_path(notice)
-    assert notice == f"[Showing lines 1001-3000 of 3000. Full output: {path}]"
-    assert out.details == {"truncation": present(out.details)["truncation"], "fullOutputPath": str(path)}
+    assert notice == f"[Showing lines 1001-3000 of 3000. {THE_REST}]"
+    assert out.details == {"truncation": present(out.details)["truncation"]}
     assert present(out.details)["truncation"]["truncatedBy"] == "lines"
-    try:
-        assert path.read_text() == "".join(f"{i}\n" for i in range(1, 3001))
-        assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    finally:
-        path.unlink()
 
 
 async def test_partial_last_line_notice(tmp_path: Path) -> None:
     text = text_of(await bash(tmp_path, "head -c 60000 /dev/zero | tr '\\0' x"))
-    path = full_output_path(text)
-    try:
-        notice = f"[Showing last 50.0KB of line 1 (line is 58.6KB). Full output: {path}]"
-        assert text == "x" * 51200 + "\n\n" + notice
-        assert path.read_bytes() == b"x" * 60000
-    finally:
-        path.unlink()
+    assert text == "x" * 51200 + f"\n\n[Showing last 50.0KB of line 1 (line is 58.6KB). {THE_REST}]"
 
 
 async def test_ten_megabytes_of_output(tmp_path: Path) -> None:
@@ -111,29 +122,40 @@ async def test_ten_megabytes_of_output(tmp_path: Path) -> None:
     line = b"0123456789" * 4 + b"\n"
     expected = (line * (size // len(line) + 1))[:size]
     out = await bash(tmp_path, f"yes 0123456789012345678901234567890123456789 | head -c {size}")
-    text = text_of(out)
-    path = full_output_path(text)
-    try:
-        assert stat.S_IMODE(path.stat().st_mode) == 0o600
-        data = path.read_bytes()
-        assert len(data) == size and hashlib.sha256(data).digest() == hashlib.sha256(expected).digest()
-        body, notice = text.rsplit("\n\n", 1)
-        total = expected.count(b"\n") + 1  # the last line has no newline
-        shown = len(body.split("\n"))
-        shown_range = f"{total - shown + 1}-{total} of {total}"
-        assert notice == f"[Showing lines {shown_range} (50.0KB limit). Full output: {path}]"
-        assert len(body.encode()) <= 51200 and expected.endswith(body.encode())
-        assert out.details is not None and out.details["truncation"]["totalBytes"] == size
-    finally:
-        path.unlink()
+    body, notice = text_of(out).rsplit("\n\n", 1)
+    total = expected.count(b"\n") + 1  # the last line has no newline
+    shown = len(body.split("\n"))
+    assert notice == f"[Showing lines {total - shown + 1}-{total} of {total} (50.0KB limit). {THE_REST}]"
+    assert len(body.encode()) <= 51200 and expected.endswith(body.encode())
+    assert out.details is not None and out.details["truncation"]["totalBytes"] == size
+
+
+async def test_endless_output_writes_nothing_to_disk_and_the_result_holds_its_tail(
+        tmp_path: Path, temp_folder: Path) -> None:
+    """A command printing far more than any cap (here 64 MB, once 544 MB in a log file): sampled at every
+    partial result while it runs, the temp folder holds nothing, and nothing is left after it."""
+    size = 64 * 1024 * 1024
+    samples: list[int] = []
+    out = await bash(tmp_path, f"yes printing-forever | head -c {size}; echo; echo the-last-line",
+                     on_update=lambda partial: samples.append(bytes_under(temp_folder)))
+    assert len(samples) >= 2 and max(samples) == 0, samples
+    assert list(temp_folder.iterdir()) == []
+    body, notice = text_of(out).rsplit("\n\n", 1)
+    assert body.endswith("printing-forever\nprin\nthe-last-line") and len(body.encode()) <= 51200
+    assert present(out.details)["truncation"]["totalBytes"] == size + len("\nthe-last-line\n")
+    total = size // len("printing-forever\n") + 2  # the cut line `prin`, ended by echo, and the last line
+    assert notice == f"[Showing lines {total - 1999}-{total} of {total}. {THE_REST}]"
+
+
+async def test_a_full_disk_still_returns_the_tail(tmp_path: Path, full_temp_folder: Path) -> None:
+    out = await bash(tmp_path, "seq 1 300000")
+    body, notice = text_of(out).split("\n\n")
+    assert body.endswith("\n300000") and notice.startswith("[Showing lines 298001-300000 of 300000")
 
 
 async def test_errors_keep_the_truncation_notice(tmp_path: Path) -> None:
     text = await bash_error(tmp_path, "seq 1 2500; exit 2")
-    path = full_output_path(text.rsplit("\n\n", 1)[0])
-    path.unlink()
-    notice = f"[Showing lines 501-2500 of 2500. Full output: {path}]"
-    assert text.endswith(f"{notice}\n\nCommand exited with code 2")
+    assert text.endswith(f"[Showing lines 501-2500 of 2500. {THE_REST}]\n\nCommand exited with code 2")
 
 
 async def test_streams_partial_output(tmp_path: Path) -> None:

@@ -100,9 +100,8 @@ def test_pickers_rank_prefix_then_substring_then_letters() -> None:
 
 
 def test_shell_outcomes_become_bash_execution_messages() -> None:
-    ok = shell_message("ls", "a\nb", False, {"truncation": {"x": 1}, "fullOutputPath": "/tmp/o"}, False)
+    ok = shell_message("ls", "a\nb", False, {"truncation": {"x": 1}}, False)
     assert (ok["exitCode"], ok["output"], ok["truncated"]) == (0, "a\nb", True)
-    assert ok["fullOutputPath"] == "/tmp/o"
     failed = shell_message("false", "oops\n\nCommand exited with code 2", True, None, True)
     assert (failed["exitCode"], failed["output"], failed["excludeFromContext"]) == (2, "oops", True)
     stopped = shell_message("sleep 9", "Command aborted", True, None, False)
