@@ -55,8 +55,8 @@ class CommandContext(Protocol):
     def notify(self, text: str, level: Level = "info") -> None:
         """One line as a toast (a block of lines goes into the transcript)."""
 
-    async def note(self, text: str) -> None:
-        """The app's own output in the transcript: shown, never saved."""
+    async def note(self, text: str, level: Level = "info") -> None:
+        """The app's own output in the transcript, where the work is (an error too): shown, never saved."""
 
     def show(self, screen: Screen[Any]) -> None:
         """Open an overlay that answers nothing (a text view, a settings form)."""

@@ -135,8 +135,8 @@ class AppCommandContext:
     def notify(self, text: str, level: Level = "info") -> None:
         self.app.show_notice(text, level)
 
-    async def note(self, text: str) -> None:
-        await self.app.main.transcript.add_note(text)
+    async def note(self, text: str, level: Level = "info") -> None:
+        await self.app.main.transcript.add_note(text, level)
 
     def show(self, screen: Screen[Any]) -> None:
         self.app.push_screen(screen)

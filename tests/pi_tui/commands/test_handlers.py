@@ -90,8 +90,8 @@ class RecordingContext:
     def save_setting(self, key: str, value: Any) -> None:
         self.store.save(key, value)
 
-    async def note(self, text: str) -> None:
-        self.notes.append(text)
+    async def note(self, text: str, level: Level = "info") -> None:
+        self.notes.append(text if level == "info" else f"{level}: {text}")
 
     def show(self, screen: Screen[Any]) -> None:
         self.shown.append(screen)
