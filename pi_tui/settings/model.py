@@ -78,7 +78,7 @@ class Settings(_Table):
     retry: RetrySettings = Field(default_factory=RetrySettings,
                                  description="Retrying model requests that failed for a passing reason.")
     double_escape_action: DoubleEscapeAction = Field(
-        "tree", description="Esc twice on an empty editor: `tree` opens /tree; `fork` and `none` do nothing.")
+        "tree", description="Esc twice on an empty editor: `tree` opens /tree, `fork` opens /fork, `none` nothing.")
     keymap: dict[str, str] = Field(  # binding id -> keys, e.g. "submit" = "ctrl+j"
         default_factory=dict, description="Your keys by binding id (`/hotkeys` lists them).")
     tools: list[str] = Field(default_factory=lambda: ["read", "bash", "edit", "write"],

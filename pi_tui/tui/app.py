@@ -567,8 +567,9 @@ class PiApp(App[int]):
         now = self.clock()
         double = now - self._last_escape < DOUBLE_PRESS_SECONDS
         self._last_escape = now
-        if double and not self.main.editor.text and self.settings.double_escape_action == "tree":
-            self.spawn(self.commands.dispatch("/tree"))
+        action = self.settings.double_escape_action
+        if double and not self.main.editor.text and action != "none":
+            self.spawn(self.commands.dispatch(f"/{action}"))
 
     async def action_toggle_tools(self) -> None:
         transcript = self.main.transcript
