@@ -66,6 +66,9 @@ class CommandContext(Protocol):
 
     def set_editor_text(self, text: str) -> None: ...
 
+    def copy_to_terminal(self, text: str) -> None:
+        """Ask the terminal to put `text` on the clipboard (OSC 52)."""
+
     def status_changed(self) -> None:
         """The footer and the transcript's marks show something that changed (a name, a flush)."""
 

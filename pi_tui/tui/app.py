@@ -147,6 +147,9 @@ class AppCommandContext:
     def set_editor_text(self, text: str) -> None:
         self.app.main.editor.set_text(text)
 
+    def copy_to_terminal(self, text: str) -> None:
+        self.app.copy_to_clipboard(text)  # Textual writes OSC 52
+
     def status_changed(self) -> None:
         self.app.status_changed()
 

@@ -42,6 +42,7 @@ class RecordingContext:
         self.shown: list[Screen[Any]] = []
         self.asked: list[Screen[Any]] = []
         self.editor = ""
+        self.terminal_clipboard: str | None = None
         self.working_lines: list[str] = []
         self.attached: list[str] = []
         self.first_screens = 0
@@ -102,6 +103,9 @@ class RecordingContext:
 
     def set_editor_text(self, text: str) -> None:
         self.editor = text
+
+    def copy_to_terminal(self, text: str) -> None:
+        self.terminal_clipboard = text
 
     def status_changed(self) -> None:
         self.status_changes += 1
