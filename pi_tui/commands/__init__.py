@@ -7,7 +7,7 @@ commands (extensions', working in print mode too) stay on the host; `Registry.di
 
 from __future__ import annotations
 
-from pi_tui.commands import clipboard, compact, export, fork, look, model, pruner, session, tree
+from pi_tui.commands import clipboard, compact, export, fork, look, model, pruner, scoped_models, session, tree
 from pi_tui.commands.context import CommandContext
 from pi_tui.commands.registry import Command, Registry
 from pi_tui.commands.shell import run_shell
@@ -19,4 +19,4 @@ def app_registry(context: CommandContext) -> Registry:
     """Every command the TUI runs itself, bound to `context`."""
     return Registry(context, (*model.COMMANDS, *look.COMMANDS, *session.COMMANDS, *tree.COMMANDS,
                               *pruner.COMMANDS, *compact.COMMANDS,
-                              *fork.COMMANDS, *export.COMMANDS, *clipboard.COMMANDS))
+                              *fork.COMMANDS, *export.COMMANDS, *clipboard.COMMANDS, *scoped_models.COMMANDS))

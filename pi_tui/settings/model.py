@@ -85,6 +85,9 @@ class Settings(_Table):
                              description="The tools a real model may use: read, bash, edit, write, grep, find, ls.")
     condense: CondenseSection = Field(default_factory=_condense_defaults,
                                       description="Context pruning (`/pruner settings`).")
+    enabled_models: list[ModelRef] = Field(  # Pi's enabledModels, as provider/id
+        default_factory=list, description="The models Ctrl+P and Shift+Ctrl+P cycle through, as `provider/id` "
+        "(`/scoped-models` chooses them); none: every model with a key.")
     models: dict[ModelRef, ModelSettings] = Field(  # "provider/id" -> its limits
         default_factory=dict, description="Context window, output limit and prices of models litellm does not "
         "know (or to override what it says), by `provider/id`.")

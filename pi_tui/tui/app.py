@@ -518,12 +518,12 @@ class PiApp(App[int]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         on_main = self.screen is self.main
-        if action in ("abort", "pick_model", "cycle_thinking") and not self.ready.is_set():
+        if action in ("abort", "pick_model", "cycle_thinking", "cycle_model") and not self.ready.is_set():
             return False  # they act on the runtime, which is still being built
         if action == "quit_if_empty":
             return on_main and not self.main.editor.text
         if action in ("toggle_thinking", "toggle_tools", "scroll_transcript", "cycle_thinking", "pick_model",
-                      "jump_to_bottom"):
+                      "jump_to_bottom", "cycle_model"):
             return on_main
         return True
 
@@ -584,6 +584,11 @@ class PiApp(App[int]):
 
     def action_pick_model(self) -> None:
         self.spawn(self.commands.dispatch("/model"))
+
+    def action_cycle_model(self, step: int) -> None:
+        from pi_tui.commands.scoped_models import cycle_model
+
+        self.spawn(cycle_model(self.command_context, step))
 
     def action_cycle_thinking(self) -> None:
         host = self.runtime.host
