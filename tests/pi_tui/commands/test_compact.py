@@ -18,7 +18,7 @@ from pi_tui.settings import LiveSettings, Settings
 from pi_tui.tui.app import PiApp, TuiBridge
 from tests.conftest import corpus_path
 from tests.pi_tui.commands.test_handlers import RecordingContext
-from tests.support.fake_openai import FakeOpenAI, Reply, text_reply
+from tests.support.fake_openai import FakeOpenAI, Reply, context_overflow, text_reply
 from tests.support.turns import conversation
 
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -104,3 +104,19 @@ async def test_the_demo_compacts_a_long_session_offline(tmp_path: Path) -> None:
     assert entry["type"] == "compaction" and entry["summary"].startswith("## Goal\n- ")
     assert "## Next steps" in entry["summary"] and set(entry["details"]) == {"readFiles", "modifiedFiles"}
     assert context.notes[-1].startswith("compacted: ")
+
+
+async def test_a_request_too_long_is_compacted_and_sent_again_in_view(
+        tmp_path: Path, fake_openai: FakeOpenAI, send, wait_for) -> None:
+    fake_openai.push(context_overflow(), text_reply("## Goal\nthe summary"), text_reply("fits now"))
+    app = app_on(fake_openai, tmp_path)
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait_for(pilot, lambda: app.ready.is_set())
+        await send(pilot, "go on")
+        items = app.main.transcript.conversation.items
+        assert items[0].kind == "compaction" and items[-1].kind == "assistant"
+        assert items[-1].message["content"][0]["text"] == "fits now"
+        notes = [item for item in items if item.kind == "note"]
+        assert [(n.level, n.message["text"]) for n in notes] == [
+            ("warning", "the request was too long for the model: compacted 30k tokens of conversation into the "
+                        "summary above, and sent it again")]
