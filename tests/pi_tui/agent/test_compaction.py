@@ -27,6 +27,7 @@ from pi_tui.ai.types import ModelSpec
 from pi_tui.errors import UserError
 from pi_tui.session.store import Session
 from pi_tui.tools import make_tools
+from tests.pi_tui.agent.test_condense_host import Notes
 from tests.support.chains import call, calls, result
 from tests.support.fake_openai import FakeOpenAI, context_overflow, error_reply, text_reply
 from tests.support.turns import conversation, reply, said
@@ -41,20 +42,6 @@ BIG = 40_000  # characters: 10k tokens by Pi's estimate, half of what compaction
 @pytest.fixture(scope="module", autouse=True)
 def _litellm_imported() -> None:
     warm_up()
-
-
-class Notes:
-    def __init__(self) -> None:
-        self.notices: list[tuple[str, str]] = []
-
-    def notify(self, text: str, level: str = "info") -> None:
-        self.notices.append((level, text))
-
-    def set_status(self, key: str, text: str | None) -> None:
-        return None
-
-    def set_widget(self, key: str, lines: list[str] | None) -> None:
-        return None
 
 
 def tool_work(session: Session) -> None:
