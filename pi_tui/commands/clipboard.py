@@ -69,7 +69,7 @@ async def copy(context: CommandContext, _: str) -> None:
     if text is None:
         await context.note("/copy: no reply to copy yet", "warning")
         return
-    size = f"{len(text):,} characters"
+    size = f"{len(text):,} character{'' if len(text) == 1 else 's'}"
     command = clipboard_tool()
     problem = await run_tool(command, text) if command is not None else None
     if command is not None and problem is None:

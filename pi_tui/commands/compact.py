@@ -23,8 +23,8 @@ async def compact(context: CommandContext, args: str) -> None:
             return
     kept = sum(1 for message in host.agent.messages if message.get("role") != "compactionSummary")
     before = format_tokens(int(entry.get("tokensBefore") or 0))
-    await context.note(f"compacted: {before} tokens of conversation became the summary above (click it, or "
-                       f"Ctrl+O, to read it); the last {kept} messages stay as they were")
+    await context.note(f"compacted: {before} tokens of conversation became the summary the transcript now starts "
+                       f"with (click it, or Ctrl+O, to read it); the last {kept} messages stay as they were")
     context.status_changed()
 
 

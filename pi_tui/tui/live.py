@@ -243,4 +243,5 @@ class LiveView:
         if event["willRetry"]:
             before = format_tokens(event.get("tokensBefore", 0))
             await self.transcript.add_note(f"the request was too long for the model: compacted {before} tokens of "
-                                           "conversation into the summary above, and sent it again", "warning")
+                                           "conversation into a summary (the transcript now starts with it) and "
+                                           "sent it again", "warning")

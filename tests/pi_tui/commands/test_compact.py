@@ -63,8 +63,9 @@ async def test_compact_shows_the_summary_first_and_says_what_it_compacted(
         items = app.main.transcript.conversation.items
         assert [item.kind for item in items] == ["compaction", "user", "assistant", "user", "assistant", "note"]
         assert items[0].message["summary"] == "## Goal\nFix the tax bug"
-        assert items[-1].message["text"] == ("compacted: 30k tokens of conversation became the summary above "
-                                             "(click it, or Ctrl+O, to read it); the last 4 messages stay as they were")
+        assert items[-1].message["text"] == (
+            "compacted: 30k tokens of conversation became the summary the transcript now starts with (click it, "
+            "or Ctrl+O, to read it); the last 4 messages stay as they were")
         assert "compacted: 30k tokens of conversation" in shown(app)
         assert len(compactions(app)) == 1
 
@@ -118,5 +119,5 @@ async def test_a_request_too_long_is_compacted_and_sent_again_in_view(
         assert items[-1].message["content"][0]["text"] == "fits now"
         notes = [item for item in items if item.kind == "note"]
         assert [(n.level, n.message["text"]) for n in notes] == [
-            ("warning", "the request was too long for the model: compacted 30k tokens of conversation into the "
-                        "summary above, and sent it again")]
+            ("warning", "the request was too long for the model: compacted 30k tokens of conversation into a "
+                        "summary (the transcript now starts with it) and sent it again")]
