@@ -12,7 +12,9 @@ CHANGELOG = Path(__file__).resolve().parent / "CHANGELOG.md"
 class BuildWithChangelog(build_py):  # type: ignore[misc]  # setuptools ships no types
     def run(self) -> None:
         super().run()
-        self.copy_file(str(CHANGELOG), str(Path(self.build_lib, "pi_tui", "CHANGELOG.md")))
+        target = Path(self.build_lib, "pi_tui", "CHANGELOG.md")
+        self.mkpath(str(target.parent))  # an editable build copies no package there
+        self.copy_file(str(CHANGELOG), str(target))
 
 
 setup(cmdclass={"build_py": BuildWithChangelog})
