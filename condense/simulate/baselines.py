@@ -92,6 +92,28 @@ def pi_estimate(message: dict[str, Any]) -> float:
     return (len(text) + text.count("[image]") * (PI_IMAGE_CHARS - len("[image]"))) / 4
 
 
+def keep_recent_cut(weights: Sequence[float | None], cuttable: Sequence[bool], start: int,
+                    keep_recent: float) -> int:
+    """Where Pi's compaction cuts (its `findCutPoint`), the one rule of the simulation and of pi-tui's
+    `/compact`: walking back from the newest, the first index at which what is kept reaches `keep_recent`
+    tokens by Pi's estimate, moved forward to the nearest index a cut may fall on (never a tool result,
+    which stays with its call). With nothing that large, the first index a cut may fall on; with none,
+    `start`. `weights` are Pi's estimates (`pi_estimate`), None for entries that are no message (they
+    weigh nothing); only indexes from `start` on are considered."""
+    points = [index for index in range(start, len(cuttable)) if cuttable[index]]
+    if not points:
+        return start
+    kept = 0.0
+    for index in range(len(weights) - 1, start - 1, -1):
+        weight = weights[index]
+        if weight is None:
+            continue
+        kept += weight
+        if kept >= keep_recent:
+            return next((point for point in points if point >= index), points[0])
+    return points[0]
+
+
 class PiCompaction:
     """Pi's compaction rule over a growing history; `context` is what a request carries."""
 
@@ -108,16 +130,10 @@ class PiCompaction:
         return kept if self.summary is None else [self.summary, *kept]
 
     def _cut(self, history: list[dict[str, Any]]) -> int | None:
-        """First kept index as Pi finds it: walking back, Pi's own estimate (characters / 4, an image
-        4,800 characters) reaches `keep_recent`, then the cut moves forward to the nearest message that
-        is not a tool result (a result stays with its call); None when nothing could be folded."""
-        kept = 0.0
-        index = len(history)
-        while index > self.first_kept and kept < self.keep_recent:
-            index -= 1
-            kept += pi_estimate(history[index])
-        while index < len(history) and history[index].get("role") == "toolResult":
-            index += 1
+        """First kept index as Pi finds it (`keep_recent_cut`); None when nothing could be folded."""
+        weights = [pi_estimate(m) if i >= self.first_kept else None for i, m in enumerate(history)]
+        cuttable = [m.get("role") != "toolResult" for m in history]
+        index = keep_recent_cut(weights, cuttable, self.first_kept, self.keep_recent)
         return index if self.first_kept < index < len(history) else None
 
     def maybe_compact(self, history: list[dict[str, Any]], time_ms: int) -> Compaction | None:

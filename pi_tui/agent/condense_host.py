@@ -140,6 +140,7 @@ def install(host: AgentHost, config: CondenseConfig, client_for: ClientFor,
     bus = host.bus
     bus.on("session_start", lambda e: engine.on_session_start())
     bus.on("session_tree", lambda e: engine.on_session_tree())
+    bus.on("session_compact", lambda e: engine.on_session_tree())  # the branch changed before its leaf
     bus.on("turn_start", lambda e: engine.before_request(e["timestamp"]))
     bus.on("turn_end", lambda e: engine.on_turn_end(e["message"], e["toolResults"], e["turnIndex"]))
     bus.on("message_end", lambda e: engine.on_message_end(e["message"]))

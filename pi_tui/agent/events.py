@@ -32,6 +32,7 @@ EventName = Literal[
     "tool_execution_start", "tool_execution_update", "tool_execution_end",
     "tool_call", "tool_result", "context",
     "auto_retry_start", "auto_retry_end", "context_overflow",
+    "session_compact", "auto_compaction_start", "auto_compaction_end",
 ]
 EVENT_NAMES = frozenset(get_args(EventName))
 
@@ -171,11 +172,31 @@ class ContextOverflowEvent(TypedDict):
     retried: bool
 
 
+class SessionCompactEvent(TypedDict):
+    """The conversation was compacted (`/compact`, or a request too long): the branch changed before its leaf."""
+
+    type: Literal["session_compact"]
+    compactionEntry: dict[str, Any]
+
+
+class AutoCompactionStartEvent(TypedDict):
+    type: Literal["auto_compaction_start"]
+    reason: Literal["overflow"]
+
+
+class AutoCompactionEndEvent(TypedDict):
+    type: Literal["auto_compaction_end"]
+    willRetry: bool
+    tokensBefore: NotRequired[int]  # compacted
+    errorMessage: NotRequired[str]  # not compacted: why
+
+
 AgentEvent = (
     SessionStartEvent | SessionTreeEvent | SessionShutdownEvent | AgentStartEvent | AgentEndEvent
     | TurnStartEvent | TurnEndEvent | MessageStartEvent | MessageUpdateEvent | MessageEndEvent
     | ToolExecutionStartEvent | ToolExecutionUpdateEvent | ToolExecutionEndEvent | ToolCallEvent
     | ToolResultEvent | ContextEvent | AutoRetryStartEvent | AutoRetryEndEvent | ContextOverflowEvent
+    | SessionCompactEvent | AutoCompactionStartEvent | AutoCompactionEndEvent
 )
 
 
@@ -267,6 +288,13 @@ class EventBus:
     @overload
     def on(self, name: Literal["context_overflow"],
            handler: Handler[ContextOverflowEvent, OverflowReply]) -> Unsubscribe: ...
+    @overload
+    def on(self, name: Literal["session_compact"], handler: Listener[SessionCompactEvent]) -> Unsubscribe: ...
+    @overload
+    def on(self, name: Literal["auto_compaction_start"],
+           handler: Listener[AutoCompactionStartEvent]) -> Unsubscribe: ...
+    @overload
+    def on(self, name: Literal["auto_compaction_end"], handler: Listener[AutoCompactionEndEvent]) -> Unsubscribe: ...
 
     def on(self, name: str, handler: Callable[..., object]) -> Unsubscribe:
         """Subscribe; returns a function that unsubscribes."""

@@ -8,20 +8,24 @@ the conversation equal to what a reload of the session file would give.
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from condense.host import ContextUsage
+from condense.host import CancelSignal, ContextUsage
 from condense.local_host import context_estimate
 from condense.messages import AgentMessage, CustomMessage, ImageContent, TextContent, UserMessage
 from condense.timefmt import now_ms
+from pi_tui.abort import AbortSignal
+from pi_tui.agent.compaction import NothingToCompact, plan_compaction, write_summary
 from pi_tui.agent.events import EventBus, MessageEndEvent
 from pi_tui.agent.loop import Agent, AgentConfig
 from pi_tui.ai.models import require_key
 from pi_tui.ai.types import ModelClient
+from pi_tui.errors import UserError
 from pi_tui.redaction import redact_json
 from pi_tui.session.context import in_time_order
 from pi_tui.session.store import Session, SessionWriteError
@@ -86,6 +90,9 @@ class AgentHost:
         self.on_abort: list[Callable[[], None]] = []  # extensions' own long work (a flush) stops too
         self._next_turn: list[AgentMessage] = []
         self.agent = Agent(client, config, tools, self.bus, messages=session.build_context().messages)
+        self.agent.compact_on_overflow = self._compact_for_overflow
+        self._not_compacting = asyncio.Event()  # a prompt sent while `/compact` runs waits for it, as in Pi
+        self._not_compacting.set()
 
     # ----- lifecycle ----------------------------------------------------------------------------
 
@@ -145,6 +152,7 @@ class AgentHost:
             self.agent.steer(message)
             return []
         require_key(self.config.model)  # before the user message is written: a run that cannot start leaves no turn
+        await self._not_compacting.wait()
         batch: list[AgentMessage] = [message, *self._next_turn]
         self._next_turn = []
         return await self.agent.prompt(batch)
@@ -209,6 +217,43 @@ class AgentHost:
             messages = in_time_order(self.session.branch_entries())
         reckoned = context_estimate(messages)
         return ContextUsage(None if reckoned is None else reckoned.tokens, self.config.model.context_window)
+
+    # ----- compaction ---------------------------------------------------------------------------
+
+    async def compact(self, instructions: str = "", signal: CancelSignal | None = None) -> dict[str, Any]:
+        """Pi's compaction of the current branch by the session's model (pi_tui/agent/compaction.py); returns
+        the `compaction` entry written. UserError (one line, nothing written) when there is nothing to
+        compact, the key is missing, or the summary fails or is cancelled."""
+        require_key(self.config.model)
+        plan = plan_compaction(self.session.branch_entries())
+        self._not_compacting.clear()
+        try:
+            summary = await write_summary(self.agent.client, self.config.model, plan, instructions,
+                                          signal or AbortSignal())
+            entry_id = self.session.append_compaction(summary, plan.first_kept_id, plan.tokens_before,
+                                                      plan.details)
+            self.agent.messages = self.session.build_context().messages
+            entry = self.session.get(entry_id) or {}
+            await self.bus.emit({"type": "session_compact", "compactionEntry": entry})
+        finally:
+            self._not_compacting.set()
+        return entry
+
+    async def _compact_for_overflow(self, signal: AbortSignal) -> bool:
+        """Pi's answer to a request too long with nothing left to prune: compact once, then retry. A
+        conversation too short to compact says nothing here (the request's error stands); a compaction
+        that fails says why."""
+        await self.bus.emit({"type": "auto_compaction_start", "reason": "overflow"})
+        try:
+            entry = await self.compact("", signal)
+        except UserError as exc:
+            await self.bus.emit({"type": "auto_compaction_end", "willRetry": False, "errorMessage": str(exc)})
+            if not isinstance(exc, NothingToCompact):
+                self.ui.notify(f"the request is too long for {self.config.model.ref}, and {exc}", "error")
+            return False
+        await self.bus.emit({"type": "auto_compaction_end", "willRetry": True,
+                             "tokensBefore": int(entry.get("tokensBefore") or 0)})
+        return True
 
     # ----- the session tree ---------------------------------------------------------------------
 

@@ -36,6 +36,7 @@ from pi_tui.tools.base import Tool, ToolContext, ToolError, ToolOutput
 
 QueueMode = Literal["one-at-a-time", "all"]
 SKIPPED_TEXT = "Skipped due to queued user message."
+OverflowCompaction = Callable[[AbortSignal], Awaitable[bool]]  # compacted (True: retry the request)
 
 
 @dataclass
@@ -107,6 +108,15 @@ def _stopped_message(model: ModelSpec, reason: Literal["aborted", "error"], text
 
 
 @dataclass
+class _Overflow:
+    """What a turn has tried against a request the provider refused as too long: each once."""
+
+    pruned: bool = False
+    compacted: bool = False
+    retried: bool = False
+
+
+@dataclass
 class _Prepared:
     call: ToolCall
     tool: Tool | None = None
@@ -134,6 +144,9 @@ class Agent:
         self._signal = AbortSignal()
         self._running = False
         self._sleep = sleep
+        self._added: list[AgentMessage] = []  # what the current run added, whatever a compaction rebuilt
+        # the host's compaction (Pi's), for a request too long with nothing left to prune
+        self.compact_on_overflow: OverflowCompaction | None = None
 
     # ----- public API ---------------------------------------------------------------------------
 
@@ -163,12 +176,12 @@ class Agent:
             raise AgentBusyError("the agent is already working: steer or queue a follow-up instead")
         self._running = True
         self._signal = AbortSignal()
-        start = len(self.messages)
+        self._added = []
         try:
             await self._run(messages)
         finally:
             self._running = False
-        return self.messages[start:]
+        return list(self._added)
 
     # ----- the loop -----------------------------------------------------------------------------
 
@@ -181,14 +194,17 @@ class Agent:
 
     async def _add(self, message: AgentMessage) -> None:
         await self.bus.emit({"type": "message_start", "message": message})
-        self.messages.append(message)
+        self._append(message)
         await self.bus.emit({"type": "message_end", "message": message})
+
+    def _append(self, message: AgentMessage) -> None:
+        self.messages.append(message)
+        self._added.append(message)
 
     def _turn_index(self) -> int:
         return sum(1 for m in self.messages if m.get("role") == "assistant")
 
     async def _run(self, prompt_messages: list[AgentMessage]) -> None:
-        new_start = len(self.messages)
         await self.bus.emit({"type": "agent_start"})
         pending = list(prompt_messages)
         first = True
@@ -208,7 +224,7 @@ class Agent:
                 if assistant["stopReason"] in ("error", "aborted"):
                     await self.bus.emit({"type": "turn_end", "turnIndex": turn_index, "message": assistant,
                                          "toolResults": []})
-                    await self.bus.emit({"type": "agent_end", "messages": self.messages[new_start:]})
+                    await self.bus.emit({"type": "agent_end", "messages": list(self._added)})
                     return
                 calls = tool_calls(assistant)
                 results = await self._run_tools(calls) if calls else []
@@ -219,13 +235,13 @@ class Agent:
             pending = self._dequeue(self._follow_ups, self.config.follow_up_mode)
             if not pending:
                 break
-        await self.bus.emit({"type": "agent_end", "messages": self.messages[new_start:]})
+        await self.bus.emit({"type": "agent_end", "messages": list(self._added)})
 
     # ----- one assistant reply, with retries -----------------------------------------------------
 
     async def _assistant_turn(self) -> AssistantMessage:
         attempt = 0
-        overflowed = False  # one prune-and-retry per turn, then the error stands
+        overflow = _Overflow()
         while True:
             message, asked_ms = await self._stream_once()
             if message["stopReason"] != "error":
@@ -235,10 +251,7 @@ class Agent:
             text = message.get("errorMessage", "")
             kind = classify_error_text(text)
             if kind == "context_overflow":
-                retry = await self.bus.emit({"type": "context_overflow", "message": message,
-                                             "retried": overflowed})
-                if not overflowed and any(isinstance(r, dict) and r.get("retry") for r in retry):
-                    overflowed = True
+                if await self._recover_from_overflow(message, overflow):
                     self._drop_failed(message)
                     continue
                 return message
@@ -260,11 +273,33 @@ class Agent:
             if not await self._wait_unless_aborted(delay / 1000):
                 return await self._aborted_reply()
 
+    async def _recover_from_overflow(self, message: AssistantMessage, overflow: _Overflow) -> bool:
+        """The provider refused the request as too long: the extensions prune first (condense summarises
+        and compresses what it can); with nothing left to prune the host compacts the conversation, as Pi
+        does; each once per turn. True: retry. A request still too long after a retry is an error, and the
+        extensions are told (they say what to do)."""
+        if not overflow.pruned:
+            overflow.pruned = True
+            replies = await self.bus.emit({"type": "context_overflow", "message": message, "retried": False})
+            if any(isinstance(reply, dict) and reply.get("retry") for reply in replies):
+                overflow.retried = True
+                return True
+        if not overflow.compacted and self.compact_on_overflow is not None:
+            overflow.compacted = True
+            if await self.compact_on_overflow(self._signal):
+                overflow.retried = True
+                return True
+        if overflow.retried:
+            await self.bus.emit({"type": "context_overflow", "message": message, "retried": True})
+        return False
+
     def _drop_failed(self, message: AssistantMessage) -> None:
         """A failed attempt that is retried stays in the session file (its history) but leaves the
         conversation, as in Pi: the retry, and every later request, is built without it."""
         if self.messages and self.messages[-1] is message:
             self.messages.pop()
+        if self._added and self._added[-1] is message:
+            self._added.pop()
 
     async def _wait_unless_aborted(self, seconds: float) -> bool:
         """Sleep for the backoff; False when the user aborted meanwhile."""
@@ -311,7 +346,7 @@ class Agent:
             final = _stopped_message(self.config.model, "error", "The model stream ended without a reply")
         if not started:
             await self.bus.emit({"type": "message_start", "message": final})
-        self.messages.append(final)
+        self._append(final)
         await self.bus.emit({"type": "message_end", "message": final})
         return final, asked_ms
 

@@ -18,9 +18,10 @@ from pi_tui.ai.types import ModelClient, ModelRequest, ModelSpec
 
 
 async def stream_completion(client: ModelClient, model: ModelSpec, prompt: str, thinking: str | None,
-                            cancel: CancelSignal, idle_timeout: float | None = None) -> AsyncIterator[CompletionEvent]:
+                            cancel: CancelSignal, idle_timeout: float | None = None, *, system_prompt: str = "",
+                            max_tokens: int | None = None) -> AsyncIterator[CompletionEvent]:
     """One summariser call through a ModelClient, as condense's CompletionEvents; `idle_timeout` as in
-    `ModelRequest`."""
+    `ModelRequest` (a compaction's summary comes with its own system prompt and output limit)."""
     signal = AbortSignal()
 
     async def watch() -> None:
@@ -29,9 +30,10 @@ async def stream_completion(client: ModelClient, model: ModelSpec, prompt: str, 
         signal.abort()
 
     watcher = asyncio.ensure_future(watch())
-    request = ModelRequest(model=model, system_prompt="", thinking_level=thinking or "off",
+    request = ModelRequest(model=model, system_prompt=system_prompt, thinking_level=thinking or "off",
                            messages=[{"role": "user", "content": [{"type": "text", "text": prompt}],
-                                      "timestamp": now_ms()}], idle_timeout=idle_timeout)
+                                      "timestamp": now_ms()}], idle_timeout=idle_timeout,
+                           max_tokens=max_tokens)
     try:
         async for event in client.stream(request, signal):
             if event.type == "text_delta":

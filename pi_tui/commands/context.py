@@ -55,8 +55,8 @@ class CommandContext(Protocol):
     def notify(self, text: str, level: Level = "info") -> None:
         """One line as a toast (a block of lines goes into the transcript)."""
 
-    async def note(self, text: str) -> None:
-        """The app's own output in the transcript: shown, never saved."""
+    async def note(self, text: str, level: Level = "info") -> None:
+        """The app's own output in the transcript, where the work is (an error too): shown, never saved."""
 
     def show(self, screen: Screen[Any]) -> None:
         """Open an overlay that answers nothing (a text view, a settings form)."""
@@ -65,6 +65,9 @@ class CommandContext(Protocol):
         """Open a screen and wait for its answer (None: dismissed). Only from a worker."""
 
     def set_editor_text(self, text: str) -> None: ...
+
+    def copy_to_terminal(self, text: str) -> None:
+        """Ask the terminal to put `text` on the clipboard (OSC 52)."""
 
     def status_changed(self) -> None:
         """The footer and the transcript's marks show something that changed (a name, a flush)."""

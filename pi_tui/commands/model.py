@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from condense.stats import format_tokens
 from pi_tui.ai.models import DEMO_REF, PROVIDERS, available_providers, missing_key, parse_model_ref
+from pi_tui.ai.types import ModelSpec
 from pi_tui.commands.context import CommandContext, idle_or_warn, model_ref
 from pi_tui.commands.registry import Command
 from pi_tui.commands.session import rebuild
@@ -32,13 +33,17 @@ async def model(context: CommandContext, args: str) -> None:
         await switch_model(context, ref)
 
 
+def base_url_for(current: ModelSpec, ref: str) -> str | None:
+    """A server named with --base-url serves its own provider's models; another provider is its own service."""
+    return current.base_url if current.base_url and ref.partition("/")[0] == current.provider else None
+
+
 async def switch_model(context: CommandContext, ref: str) -> None:
     """The same session on another model: the runtime is rebuilt and the change recorded in the session."""
     if not idle_or_warn(context, "/model"):
         return
     current = context.runtime.model
-    # A server named with --base-url serves its own provider's models; another provider is its own service.
-    base_url = current.base_url if current.base_url and ref.partition("/")[0] == current.provider else None
+    base_url = base_url_for(current, ref)
     try:
         spec = parse_model_ref(ref, base_url)
     except UserError as exc:

@@ -22,6 +22,7 @@ from typing import Any
 from condense.messages import AssistantMessage, StopReason, TextContent, ToolCall, Usage, content_text
 from pi_tui.abort import AbortSignal
 from pi_tui.agent.branch_summary import OPENING as BRANCH_SUMMARY_OPENING
+from pi_tui.agent.compaction import SYSTEM_PROMPT as COMPACTION_SYSTEM_PROMPT
 from pi_tui.ai.types import EventType, ModelRequest, StreamEvent
 from pi_tui.demo.script import DEMO_OVER, TASKS, Step, Task
 
@@ -135,15 +136,39 @@ def plan_reply(messages: list[Any], tasks: tuple[Task, ...] = TASKS, next_hint: 
 def branch_summary_reply(request: ModelRequest) -> Reply | None:
     """`/tree` asks for a summary of the branch it leaves: the demo writes a short one from the request's
     own text (the user's messages and the tools called), as a model would, with no script to follow."""
-    text = content_text(request.messages[-1].get("content") or "") if request.messages else ""
+    text = _request_text(request)
     if request.tools or not text.startswith(BRANCH_SUMMARY_OPENING):
         return None
-    asked = re.findall(r"^── user[^\n]*\n(.+)$", text, flags=re.MULTILINE)
-    tools = sorted(set(re.findall(r"^  → (\w+) ", text, flags=re.MULTILINE)))
-    goal = asked[0].strip() if asked else "(no message on this branch)"
+    asked, tools = _asked_and_used(text)
+    goal = asked[0] if asked else "(no message on this branch)"
     done = f"- Ran {', '.join(tools)} on the sample project." if tools else "- No tools ran."
     return Reply(f"## Goal\n{goal}\n\n## Done\n{done}\n\n## Open\n- Left for another branch.\n\n"
                  "## Worth keeping\n- (The offline demo writes this summary from the branch's text.)")
+
+
+def compaction_reply(request: ModelRequest) -> Reply | None:
+    """`/compact` asks for a checkpoint of the older conversation: the demo writes one from the request's
+    text (what the user asked, the tools that ran), in the sections asked for, with no script to follow."""
+    if request.system_prompt != COMPACTION_SYSTEM_PROMPT:
+        return None
+    asked, tools = _asked_and_used(_request_text(request))
+    goals = "\n".join(f"- {line[:200]}" for line in asked) or "- (no user message in this part)"
+    done = f"- [x] Ran {', '.join(tools)}." if tools else "- [x] (no tool ran)"
+    return Reply(f"## Goal\n{goals}\n\n## Constraints and preferences\n- (none)\n\n## Progress\n### Done\n"
+                 f"{done}\n\n### In progress\n- [ ] (see the kept messages)\n\n### Blocked\n- (none)\n\n"
+                 "## Key decisions\n- (none)\n\n## Next steps\n1. Continue from the kept messages.\n\n"
+                 "## Critical context\n- The offline demo writes this summary from the conversation's text.")
+
+
+def _request_text(request: ModelRequest) -> str:
+    return content_text(request.messages[-1].get("content") or "") if request.messages else ""
+
+
+def _asked_and_used(text: str) -> tuple[list[str], list[str]]:
+    """From a conversation in plain text (pi_tui/conversation/text.py): the user's messages' first lines,
+    and the tools called."""
+    asked = [line.strip() for line in re.findall(r"^── user[^\n]*\n(.+)$", text, flags=re.MULTILINE)]
+    return asked, sorted(set(re.findall(r"^  → (\w+) ", text, flags=re.MULTILINE)))
 
 
 def _closing_text(task: Task, number: int, total: int, next_hint: str) -> str:
@@ -241,7 +266,8 @@ class DemoModelClient:
         self.next_hint = NEXT_TASK_HINT  # print mode has no next message to send: it says what to run
 
     async def stream(self, request: ModelRequest, signal: AbortSignal) -> AsyncIterator[StreamEvent]:
-        reply = branch_summary_reply(request) or plan_reply(request.messages, self.tasks, self.next_hint)
+        reply = (branch_summary_reply(request) or compaction_reply(request)
+                 or plan_reply(request.messages, self.tasks, self.next_hint))
         stream = _Stream(request, reply)
         yield StreamEvent("start", stream.message())
         events = stream.events()

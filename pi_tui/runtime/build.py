@@ -22,7 +22,7 @@ from pi_tui.demo.project import is_demo_copy
 from pi_tui.errors import UserError
 from pi_tui.paths import sessions_dir_for
 from pi_tui.runtime.launch import LaunchOptions as LaunchOptions  # re-exported: what build_runtime takes
-from pi_tui.session.listing import newest_session, resolve_session_arg
+from pi_tui.session.listing import newest_session, resolve_session_arg, session_files
 from pi_tui.session.store import Session, SessionError
 from pi_tui.settings import LiveSettings, RetrySettings, Settings
 from pi_tui.tools import ALL_TOOLS, make_tools
@@ -98,6 +98,20 @@ def _made_by_demo(session: Session) -> bool:
     return models == {"demo"}
 
 
+def _newest_not_the_demos(options: LaunchOptions, notices: list[str]) -> Session | None:
+    """`--continue` for a real model: the newest session of the folder the demo did not write (Pi, which
+    has no demo, would see no other), or None (a new session), said in one line."""
+    for path in session_files(sessions_dir_for(options.launch_dir)):
+        session = Session.open(path)
+        if not _made_by_demo(session):
+            notices.append(f"--continue: continuing {path.name}; the demo's newer sessions are never continued by "
+                           "a real model")
+            return session
+    notices.append("--continue: this folder's sessions are the demo's, which a real model never continues: "
+                   "starting a new session")
+    return None
+
+
 def _keep_users_session(session: Session, cwd: Path, options: LaunchOptions, notices: list[str]) -> None:
     """The demo never writes a session file it did not create: it continues someone else's in a copy."""
     if not session.entries or _made_by_demo(session):
@@ -141,6 +155,8 @@ def build_runtime(options: LaunchOptions, live: LiveSettings, ui: HostUI | None 
     recorded = session.model_ref() if session is not None else None  # kept unless --model says otherwise
     model, notices = choose_model(options.model, settings.default_model, options.base_url, settings.models,
                                   recorded=recorded)
+    if options.continue_recent and model.provider != "demo" and session is not None and _made_by_demo(session):
+        session = _newest_not_the_demos(options, notices)
     if (model.provider == "demo" and not options.model and recorded not in (None, "demo")
             and not options.demo_forks_sessions):
         # print mode writes where --session says: a recorded conversation never gets the demo's turns

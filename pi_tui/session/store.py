@@ -452,6 +452,37 @@ class Session:
         self._unsaved = list(self.entries)
         return original
 
+    def branched(self, leaf_id: str | None, directory: Path) -> Session:
+        """A new session file in `directory` holding the path from the root to `leaf_id` (nothing for
+        None), as Pi's `/fork` makes it: a new id, `parentSession` naming this file, the labels of the
+        path's entries set again at its end. Written at once if it holds a reply, else with the first."""
+        path = [dict(entry) for entry in self.branch_entries(leaf_id) if entry.get("type") != "label"] \
+            if leaf_id is not None else []
+        fork = Session.create(self.cwd, directory)
+        if self.path is not None:
+            fork.header["parentSession"] = os.path.abspath(self.path)
+        fork.entries = path
+        fork.by_id = {entry["id"]: entry for entry in path}
+        fork.leaf_id = path[-1]["id"] if path else None
+        fork._unsaved = list(path)
+        for target, label in self._labels().items():
+            if target in fork.by_id:
+                fork.append_label(target, label)
+        if fork._has_assistant():
+            fork.flush()
+        return fork
+
+    def _labels(self) -> dict[str, str]:
+        """Each entry's label now: the last `label` entry naming it, unless that one cleared it."""
+        labels: dict[str, str] = {}
+        for entry in self.entries:
+            if entry.get("type") == "label" and isinstance(entry.get("targetId"), str):
+                if isinstance(entry.get("label"), str):
+                    labels[entry["targetId"]] = entry["label"]
+                else:
+                    labels.pop(entry["targetId"], None)
+        return labels
+
     def save_as(self, path: str | os.PathLike[str]) -> None:
         """Write the whole session, as version 3, to a new file (used by replay and conversions)."""
         self.header["version"] = CURRENT_VERSION

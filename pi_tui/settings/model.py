@@ -84,13 +84,16 @@ class Settings(_Table):
     retry: RetrySettings = Field(default_factory=RetrySettings,
                                  description="Retrying model requests that failed for a passing reason.")
     double_escape_action: DoubleEscapeAction = Field(
-        "tree", description="Esc twice on an empty editor: `tree` opens /tree; `fork` and `none` do nothing.")
+        "tree", description="Esc twice on an empty editor: `tree` opens /tree, `fork` opens /fork, `none` nothing.")
     keymap: dict[str, str] = Field(  # binding id -> keys, e.g. "submit" = "ctrl+j"
         default_factory=dict, description="Your keys by binding id (`/hotkeys` lists them).")
     tools: list[str] = Field(default_factory=lambda: ["read", "bash", "edit", "write"],
                              description="The tools a real model may use: read, bash, edit, write, grep, find, ls.")
     condense: CondenseSection = Field(default_factory=_condense_defaults,
                                       description="Context pruning (`/pruner settings`).")
+    enabled_models: list[ModelRef] = Field(  # Pi's enabledModels, as provider/id
+        default_factory=list, description="The models Ctrl+P and Shift+Ctrl+P cycle through, as `provider/id` "
+        "(`/scoped-models` chooses them); none: every model with a key.")
     models: dict[ModelRef, ModelSettings] = Field(  # "provider/id" -> its limits
         default_factory=dict, description="Context window, output limit and prices of models litellm does not "
         "know (or to override what it says), by `provider/id`.")

@@ -139,8 +139,8 @@ class AppCommandContext:
     def notify(self, text: str, level: Level = "info") -> None:
         self.app.show_notice(text, level)
 
-    async def note(self, text: str) -> None:
-        await self.app.main.transcript.add_note(text)
+    async def note(self, text: str, level: Level = "info") -> None:
+        await self.app.main.transcript.add_note(text, level)
 
     def show(self, screen: Screen[Any]) -> None:
         self.app.push_screen(screen)
@@ -150,6 +150,9 @@ class AppCommandContext:
 
     def set_editor_text(self, text: str) -> None:
         self.app.main.editor.set_text(text)
+
+    def copy_to_terminal(self, text: str) -> None:
+        self.app.copy_to_clipboard(text)  # Textual writes OSC 52
 
     def status_changed(self) -> None:
         self.app.status_changed()
@@ -541,12 +544,12 @@ class PiApp(App[int]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         on_main = self.screen is self.main
-        if action in ("abort", "pick_model", "cycle_thinking") and not self.ready.is_set():
+        if action in ("abort", "pick_model", "cycle_thinking", "cycle_model") and not self.ready.is_set():
             return False  # they act on the runtime, which is still being built
         if action == "quit_if_empty":
             return on_main and not self.main.editor.text
         if action in ("toggle_thinking", "toggle_tools", "scroll_transcript", "cycle_thinking", "pick_model",
-                      "jump_to_bottom"):
+                      "jump_to_bottom", "cycle_model"):
             return on_main
         return True
 
@@ -604,8 +607,9 @@ class PiApp(App[int]):
         now = self.clock()
         double = now - self._last_escape < DOUBLE_PRESS_SECONDS
         self._last_escape = now
-        if double and not self.main.editor.text and self.settings.double_escape_action == "tree":
-            self.spawn(self.commands.dispatch("/tree"))
+        action = self.settings.double_escape_action
+        if double and not self.main.editor.text and action != "none":
+            self.spawn(self.commands.dispatch(f"/{action}"))
 
     async def action_toggle_tools(self) -> None:
         transcript = self.main.transcript
@@ -617,6 +621,11 @@ class PiApp(App[int]):
 
     def action_pick_model(self) -> None:
         self.spawn(self.commands.dispatch("/model"))
+
+    def action_cycle_model(self, step: int) -> None:
+        from pi_tui.commands.scoped_models import cycle_model
+
+        self.spawn(cycle_model(self.command_context, step))
 
     def action_cycle_thinking(self) -> None:
         host = self.runtime.host

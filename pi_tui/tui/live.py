@@ -13,14 +13,18 @@ from typing import TYPE_CHECKING
 
 from condense import ChainMark, chain_marks
 from condense.messages import content_text
+from condense.stats import format_tokens
 from pi_tui.agent.events import (
     AgentEndEvent,
     AgentStartEvent,
+    AutoCompactionEndEvent,
+    AutoCompactionStartEvent,
     AutoRetryEndEvent,
     AutoRetryStartEvent,
     MessageEndEvent,
     MessageStartEvent,
     MessageUpdateEvent,
+    SessionCompactEvent,
     SessionTreeEvent,
     ToolExecutionEndEvent,
     ToolExecutionStartEvent,
@@ -70,7 +74,9 @@ class LiveView:
             bus.on("tool_execution_update", self._on_tool_update), bus.on("tool_execution_end", self._on_tool_end),
             bus.on("agent_start", self._on_agent_start), bus.on("agent_end", self._on_agent_end),
             bus.on("auto_retry_start", self._on_retry_start), bus.on("auto_retry_end", self._on_retry_end),
-            bus.on("session_tree", self._on_session_tree),
+            bus.on("session_tree", self._on_session_tree), bus.on("session_compact", self._on_session_compact),
+            bus.on("auto_compaction_start", self._on_compaction_start),
+            bus.on("auto_compaction_end", self._on_compaction_end),
         ]
         self.transcript.mark_for = lambda call: call_mark(self.engine, call)
         self.transcript.chain_for = lambda message: chain_mark(self._chains.get(message.get("timestamp", -1)))
@@ -223,3 +229,20 @@ class LiveView:
 
     async def _on_session_tree(self, _: SessionTreeEvent) -> None:
         await self.show_session()
+
+    async def _on_session_compact(self, _: SessionCompactEvent) -> None:
+        """The branch now starts with the compaction's summary: shown as the model will read it."""
+        self._streaming = self._failed = None
+        await self.show_session()
+
+    def _on_compaction_start(self, _: AutoCompactionStartEvent) -> None:
+        self.screen.status.working.show("The request is too long for the model: compacting the conversation… "
+                                        "(esc to abort)")
+
+    async def _on_compaction_end(self, event: AutoCompactionEndEvent) -> None:
+        self.screen.status.working.show(WORKING)
+        if event["willRetry"]:
+            before = format_tokens(event.get("tokensBefore", 0))
+            await self.transcript.add_note(f"the request was too long for the model: compacted {before} tokens of "
+                                           "conversation into a summary (the transcript now starts with it) and "
+                                           "sent it again", "warning")

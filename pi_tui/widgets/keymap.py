@@ -23,6 +23,8 @@ APP = [
     Binding("ctrl+o", "toggle_tools", "expand/collapse tool output", id="app.expand-tools", priority=True),
     Binding("ctrl+l", "pick_model", "choose a model", id="app.model", priority=True),
     Binding("shift+tab", "cycle_thinking", "cycle thinking level", id="app.thinking-level", priority=True),
+    Binding("ctrl+p", "cycle_model(1)", "next model (/scoped-models)", id="app.cycle-model", priority=True),
+    Binding("ctrl+shift+p", "cycle_model(-1)", "previous model", id="app.cycle-model-back", priority=True),
     Binding("pageup", "scroll_transcript(-1)", "scroll up (at the top: load earlier)", id="app.page-up",
             priority=True),
     Binding("pagedown", "scroll_transcript(1)", "scroll down (at the bottom: follow new output)",

@@ -42,6 +42,7 @@ class RecordingContext:
         self.shown: list[Screen[Any]] = []
         self.asked: list[Screen[Any]] = []
         self.editor = ""
+        self.terminal_clipboard: str | None = None
         self.working_lines: list[str] = []
         self.attached: list[str] = []
         self.first_screens = 0
@@ -90,8 +91,8 @@ class RecordingContext:
     def save_setting(self, key: str, value: Any) -> None:
         self.store.save(key, value)
 
-    async def note(self, text: str) -> None:
-        self.notes.append(text)
+    async def note(self, text: str, level: Level = "info") -> None:
+        self.notes.append(text if level == "info" else f"{level}: {text}")
 
     def show(self, screen: Screen[Any]) -> None:
         self.shown.append(screen)
@@ -102,6 +103,9 @@ class RecordingContext:
 
     def set_editor_text(self, text: str) -> None:
         self.editor = text
+
+    def copy_to_terminal(self, text: str) -> None:
+        self.terminal_clipboard = text
 
     def status_changed(self) -> None:
         self.status_changes += 1

@@ -1,0 +1,31 @@
+"""`/compact [instructions]`: Pi's compaction, now. The session's model summarises the older part of the
+conversation (with the instructions as its focus), the newest part stays as it is, and the session gets
+the `compaction` entry Pi reads; Esc cancels and leaves the conversation as it was."""
+
+from __future__ import annotations
+
+from condense.stats import format_tokens
+from pi_tui.agent.compaction import NothingToCompact
+from pi_tui.commands.context import CommandContext, idle_or_warn
+from pi_tui.commands.registry import Command
+from pi_tui.errors import UserError
+
+
+async def compact(context: CommandContext, args: str) -> None:
+    if not idle_or_warn(context, "/compact"):
+        return
+    host = context.runtime.host
+    with context.working("Compacting the conversation… (esc to cancel)") as signal:
+        try:
+            entry = await host.compact(args, signal)
+        except UserError as exc:
+            await context.note(f"/compact: {exc}", "warning" if isinstance(exc, NothingToCompact) else "error")
+            return
+    kept = sum(1 for message in host.agent.messages if message.get("role") != "compactionSummary")
+    before = format_tokens(int(entry.get("tokensBefore") or 0))
+    await context.note(f"compacted: {before} tokens of conversation became the summary the transcript now starts "
+                       f"with (click it, or Ctrl+O, to read it); the last {kept} messages stay as they were")
+    context.status_changed()
+
+
+COMMANDS = (Command("compact", "summarise older messages to free context: /compact [what to focus on]", compact),)

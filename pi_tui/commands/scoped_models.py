@@ -1,0 +1,91 @@
+"""`/scoped-models` and Ctrl+P / Shift+Ctrl+P: Pi's scoped models. Choose the models the keys cycle
+through (saved as `enabled_models`, Pi's `enabledModels`); with none chosen they cycle through every
+model that has a key. A model whose key is missing is passed over, as in Pi."""
+
+from __future__ import annotations
+
+from pi_tui.ai.models import DEMO_REF, missing_key, parse_model_ref
+from pi_tui.commands.context import CommandContext, model_ref
+from pi_tui.commands.look import save_setting
+from pi_tui.commands.model import base_url_for, model_choices, switch_model
+from pi_tui.commands.registry import Command
+from pi_tui.errors import UserError
+from pi_tui.screens.picker import Choice, PickerScreen
+
+SAVE = object()  # the picker's "done" row
+
+
+def usable(context: CommandContext, ref: str) -> bool:
+    """A model the keys may switch to now: known, and its key there (or served by --base-url)."""
+    try:
+        spec = parse_model_ref(ref, base_url_for(context.runtime.model, ref), context.settings.models)
+    except UserError:
+        return False
+    return missing_key(spec) is None
+
+
+def cycle(context: CommandContext) -> list[str]:
+    """The models Ctrl+P goes through, in order: the chosen ones that can be used, else every model with
+    a key (the demo only while it runs: switching to it starts a new session)."""
+    chosen = [ref for ref in context.settings.enabled_models if usable(context, ref)]
+    if chosen:
+        return chosen
+    current = model_ref(context.runtime)
+    return [c.value for c in model_choices(context) if c.value != DEMO_REF or current == DEMO_REF]
+
+
+async def cycle_model(context: CommandContext, step: int) -> None:
+    """The next (`step` 1) or previous (-1) model of the cycle; from a model outside it, its first or last."""
+    refs, current = cycle(context), model_ref(context.runtime)
+    if not refs or (len(refs) == 1 and current in refs):
+        scope = "chosen" if context.settings.enabled_models else "with a key"
+        context.notify(f"only one model {scope}: choose the models Ctrl+P cycles with /scoped-models", "warning")
+        return
+    start = refs.index(current) if current in refs else (-1 if step > 0 else 0)
+    await switch_model(context, refs[(start + step) % len(refs)])
+
+
+def valid_ref(context: CommandContext, ref: str) -> bool:
+    try:
+        parse_model_ref(ref)
+    except UserError as exc:
+        context.notify(str(exc), "error")
+        return False
+    return True
+
+
+def _choices(candidates: list[str], chosen: list[str]) -> list[Choice]:
+    done = f"{len(chosen)} chosen" if chosen else "none chosen: Ctrl+P cycles every model with a key"
+    rows = [Choice(SAVE, "✓ save", done)]
+    return rows + [Choice(ref, f"[{'x' if ref in chosen else ' '}] {ref}") for ref in candidates]
+
+
+async def scoped_models(context: CommandContext, _: str) -> None:
+    """Toggle models with Enter (a typed provider/id is added), then save; Esc leaves them as they were."""
+    chosen = list(context.settings.enabled_models)
+    candidates = [c.value for c in model_choices(context) if c.value != DEMO_REF]
+    current: object = SAVE
+    while True:
+        for ref in chosen:
+            if ref not in candidates:
+                candidates.append(ref)
+        answer = await context.ask(PickerScreen(
+            "Models Ctrl+P cycles · Enter adds or removes one · a typed provider/id is added",
+            _choices(candidates, chosen), current=current, custom=lambda text: text))
+        if answer is None:
+            return
+        if answer is SAVE:
+            break
+        if answer not in candidates and not valid_ref(context, answer):
+            continue
+        current = answer
+        chosen = [ref for ref in chosen if ref != answer] if answer in chosen else [*chosen, answer]
+    error = save_setting(context, ("enabled_models",), chosen)
+    if error:
+        await context.note(f"/scoped-models: {error}", "error")
+        return
+    what = ", ".join(chosen) if chosen else "every model with a key"
+    await context.note(f"Ctrl+P and Shift+Ctrl+P now cycle through {what} (saved in settings.toml)")
+
+
+COMMANDS = (Command("scoped-models", "choose the models Ctrl+P cycles through", scoped_models),)

@@ -1,0 +1,140 @@
+"""A conversation as one self-contained HTML page (`/export`): readable in any browser, offline, forever.
+
+Everything is in the file: the style inline, images as `data:` URIs, no script and no link to load
+(Markdown images become plain links). Every text from the session is escaped; the replies' Markdown is
+rendered with raw HTML turned off, so a message can never add markup of its own.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from markdown_it import MarkdownIt
+
+from condense.messages import AgentMessage, content_text
+from pi_tui.ai.convert import bash_execution_text
+from pi_tui.conversation.call_subject import key_argument
+from pi_tui.conversation.model import user_text
+
+GENERATOR = "pi-tui session export"  # in every page: an earlier export may be replaced, another file never
+OPEN_LINES = 20  # a tool output up to this long shows unfolded
+
+STYLE = """
+body { margin: 0 auto; max-width: 60rem; padding: 1.5rem; font: 15px/1.5 system-ui, sans-serif;
+       color: #1f2328; background: #fff; }
+@media (prefers-color-scheme: dark) { body { color: #e6edf3; background: #0d1117; }
+  .msg { border-color: #30363d; } pre, code { background: #161b22; } .user { background: #10243e; } }
+header dl { display: grid; grid-template-columns: max-content 1fr; gap: .1rem 1rem; font-size: 13px; }
+header dt { opacity: .7; }
+.msg { border: 1px solid #d0d7de; border-radius: 8px; padding: .5rem 1rem; margin: .8rem 0; }
+.user { background: #ddf4ff; } .summary, .custom { border-style: dashed; }
+.role { font-size: 12px; font-weight: 600; opacity: .7; text-transform: uppercase; letter-spacing: .04em; }
+pre { white-space: pre-wrap; word-break: break-word; padding: .5rem; border-radius: 6px; background: #f6f8fa;
+      font: 13px/1.4 ui-monospace, monospace; }
+code { font: 13px ui-monospace, monospace; }
+.call { margin: .4rem 0; font-family: ui-monospace, monospace; font-size: 13px; }
+.error { color: #cf222e; } details > summary { cursor: pointer; }
+img { max-width: 100%; }
+"""
+
+
+def _markdown() -> MarkdownIt:
+    """CommonMark and tables, raw HTML escaped, images as links (a page must load nothing)."""
+    return MarkdownIt("commonmark", {"html": False}).enable("table").disable("image")
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _pre(text: str) -> str:
+    return f"<pre>{_e(text)}</pre>"
+
+
+def _images(content: Any) -> Iterator[str]:
+    for block in content if isinstance(content, list) else []:
+        mime = str(block.get("mimeType", ""))
+        if block.get("type") == "image" and mime.startswith("image/") and isinstance(block.get("data"), str):
+            yield f'<img alt="image" src="data:{_e(mime)};base64,{_e(block["data"])}">'
+
+
+class _Page:
+    """The blocks of one page; tool calls remember their names so each result is titled with its call."""
+
+    def __init__(self) -> None:
+        self.markdown = _markdown()
+        self.calls: dict[str, str] = {}
+
+    def block(self, message: AgentMessage) -> str:
+        role = message.get("role")
+        if role == "user":
+            body = _pre(user_text(message)) + "".join(_images(message.get("content")))
+            return _section("user", "You", body)
+        if role == "assistant":
+            return self.assistant(message)
+        if role == "toolResult":
+            return self.result(message)
+        if role == "bashExecution":
+            return _section("bash", "You ran", _pre(bash_execution_text(message)))
+        if role in ("compactionSummary", "branchSummary"):
+            label = "Compaction summary" if role == "compactionSummary" else "Branch summary"
+            return _section("summary", label, self.markdown.render(str(message.get("summary", ""))))
+        if role == "custom":
+            body = self.markdown.render(user_text(message))
+            return _section("custom", str(message.get("customType") or "custom"), body)
+        return ""
+
+    def assistant(self, message: Mapping[str, Any]) -> str:
+        parts = []
+        for block in message.get("content") or []:
+            kind = block.get("type")
+            if kind == "thinking" and str(block.get("thinking", "")).strip():
+                parts.append(f"<details><summary>thinking</summary>{_pre(block['thinking'])}</details>")
+            elif kind == "text" and str(block.get("text", "")).strip():
+                parts.append(self.markdown.render(block["text"]))
+            elif kind == "toolCall":
+                parts.append(self.call(block))
+        if message.get("errorMessage"):
+            parts.append(f'<p class="error">{_e(message["errorMessage"])}</p>')
+        label = f"Assistant · {message.get('model', '?')}"
+        return _section("assistant", label, "".join(parts))
+
+    def call(self, block: Mapping[str, Any]) -> str:
+        name, args = str(block.get("name", "?")), block.get("arguments") or {}
+        self.calls[str(block.get("id"))] = f"{name} {key_argument(name, args)}"
+        arguments = _pre(json.dumps(args, ensure_ascii=False, indent=2))
+        return (f'<div class="call">→ {_e(name)} <code>{_e(key_argument(name, args))}</code>'
+                f"<details><summary>arguments</summary>{arguments}</details></div>")
+
+    def result(self, message: Mapping[str, Any]) -> str:
+        text = content_text(message.get("content") or "")
+        title = self.calls.get(str(message.get("toolCallId")), str(message.get("toolName", "tool")))
+        failed = bool(message.get("isError"))
+        lines = len(text.splitlines())
+        opened = " open" if lines <= OPEN_LINES else ""
+        count = f"{lines} line{'' if lines == 1 else 's'}"
+        summary = f"<summary>{_e(title)} · {count}{' · failed' if failed else ''}</summary>"
+        body = _pre(text) + "".join(_images(message.get("content")))
+        kind = "result error" if failed else "result"
+        return _section(kind, "Tool output", f"<details{opened}>{summary}{body}</details>")
+
+
+def _section(kind: str, label: str, body: str) -> str:
+    return f'<section class="msg {kind}"><div class="role">{_e(label)}</div>{body}</section>\n'
+
+
+def session_page(title: str, facts: Sequence[tuple[str, str]], messages: Sequence[AgentMessage]) -> str:
+    """The page: a heading, the session's facts (file, folder, model, ...), then every message in order."""
+    page = _Page()
+    rows = "".join(f"<dt>{_e(name)}</dt><dd>{_e(value)}</dd>" for name, value in facts)
+    exported = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return (f'<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            f'<meta name="generator" content="{GENERATOR}">\n'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            f"<title>{_e(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
+            f"<header><h1>{_e(title)}</h1><dl>{rows}<dt>exported</dt><dd>{exported}</dd></dl></header>\n"
+            f"<main>\n{''.join(page.block(m) for m in messages)}</main>\n</body>\n</html>\n")
