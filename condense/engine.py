@@ -40,6 +40,7 @@ from condense.measure import estimate_from_chars, model_chars
 from condense.messages import AgentMessage, ToolResultMessage, tool_calls
 from condense.metrics import REARMED, ContextMetrics, MetricsScan, compute_context_metrics
 from condense.occurrence import message_key
+from condense.paging import FIRST_PAGE, Page
 from condense.protect import is_protected
 from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_LABEL, QUERY_TOOL_NAME, QUERY_TOOL_PARAMETERS, run_query
 from condense.records import FLUSH_METRICS, SUMMARY, Batch, SummaryRef
@@ -599,9 +600,9 @@ class CondenseEngine:
     tool_description = QUERY_TOOL_DESCRIPTION
     tool_parameters = QUERY_TOOL_PARAMETERS
 
-    def query(self, tool_call_ids: list[str]) -> tuple[str, dict[str, Any]]:
+    def query(self, tool_call_ids: list[str], page: Page = FIRST_PAGE) -> tuple[str, dict[str, Any]]:
         return run_query(self.index, tool_call_ids, self.host.blobs_dir(),
-                         lambda ref: self.history_fold.transcript(ref, self.host.context_messages()))
+                         lambda ref: self.history_fold.transcript(ref, self.host.context_messages()), page)
 
     # ----- folding ----------------------------------------------------------------------------
 

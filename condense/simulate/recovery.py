@@ -18,7 +18,7 @@ from condense.messages import content_text
 from condense.occurrence import message_key
 
 Query = Callable[[str], str]  # occurrence key -> the tool's answer
-_TRUNCATION = re.compile(r"\n\[Output truncated: \d+/\d+ lines shown\]\Z")
+_TRUNCATION = re.compile(r"\n\[Output truncated: [^\n]*\]\Z")
 
 
 class Recovery(BaseModel):
