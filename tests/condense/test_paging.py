@@ -9,8 +9,11 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
+from condense.messages import content_text
 from condense.paging import FIRST_PAGE, MAX_BYTES, MAX_LINES, Page, page_text
 from condense.query import QueryArguments
+from pi_tui.session.store import Session
+from tests.conftest import corpus_path
 
 _NEXT = re.compile(r"\[Output truncated: [^\n]*\. Continue with context_tree_query\((\{.*\})\)\]\Z")
 _END = re.compile(r"\n?\[Lines \d+-\d+ of \d+[^\n]* shown: the end of the output\]\Z")
@@ -100,6 +103,28 @@ def test_a_search_shows_the_stretch_around_a_match_in_a_long_line_and_where_it_s
 def test_a_pattern_is_plain_text_not_a_regular_expression() -> None:
     assert page_text("a.c\nabc\n(x+)+y", "t1", Page(pattern="a.c")) == '1: a.c\n[1 of 3 lines contains "a.c"]'
     assert page_text("(x+)+y\n" + "x" * 50_000, "t1", Page(pattern="(x+)+y")).startswith("1: (x+)+y\n")
+
+
+def corpus_outputs() -> list[str]:
+    """Every tool output of the four Pi corpus sessions, as recorded (without a final line break, which a
+    page does not keep)."""
+    outputs = []
+    for name in ("pi-before-compaction.jsonl", "pi-compact-hooks.jsonl", "pi-compaction-check.jsonl",
+                 "pi-large-session.jsonl"):
+        for entry in Session.open(corpus_path(name)).entries:  # every branch
+            message = entry.get("message") or {}
+            if message.get("role") == "toolResult":
+                outputs.append(content_text(message.get("content") or []).removesuffix("\n"))
+    return outputs
+
+
+def test_every_output_of_the_corpus_is_read_back_whole() -> None:
+    """Four of them are over one page: a `read` of 50 KB plus its own notice. Their last lines were out of
+    reach before."""
+    outputs = corpus_outputs()
+    calls = [follow(output) for output in outputs]
+    assert [read for read, _ in calls] == outputs
+    assert (len(outputs), sum(1 for _, n in calls if n > 1)) == (1439, 4)
 
 
 @given(st.lists(st.text(alphabet=st.sampled_from(["a", "é", "€", "𝄞", " "]), max_size=40_000), min_size=1,
