@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import bisect
 import operator
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from condense.messages import content_text, tool_calls
-from condense.occurrence import occ_key, result_timestamp_of
+from condense.messages import ToolCall, content_text, tool_calls
+from condense.occurrence import Occurrences, message_key, occurrence_of, result_timestamp_of
 from condense.records import Batch, ToolCallRecord
 from condense.timefmt import iso_to_ms
 
 NO_RESULT = "(no result)"
 
 IsSummarized = Callable[[str], bool]
+Answer = Mapping[str, Any] | None
 IsProtected = Callable[[str, dict[str, Any]], bool]
 
 
@@ -37,7 +38,7 @@ def assistant_text(message: Mapping[str, Any]) -> str:
 
 
 def _record(call: Mapping[str, Any], result: Mapping[str, Any] | None, turn_index: int,
-            timestamp: int) -> ToolCallRecord:
+            timestamp: int, occurrence: int = 1) -> ToolCallRecord:
     return ToolCallRecord(
         tool_call_id=str(call.get("id", "")),
         tool_name=str(call.get("name", "")),
@@ -47,16 +48,30 @@ def _record(call: Mapping[str, Any], result: Mapping[str, Any] | None, turn_inde
         turn_index=turn_index,
         timestamp=timestamp,
         result_timestamp=result_timestamp_of(result.get("timestamp")) if result else None,
+        result_occurrence=occurrence,
     )
+
+
+def _answered(calls: list[ToolCall], results: Sequence[Mapping[str, Any]]) -> Iterator[tuple[ToolCall, Answer]]:
+    """Each call with its result: the n-th call under an id takes the n-th result under it (a reply may
+    repeat an id), None when it has none."""
+    by_id: dict[str, list[Mapping[str, Any]]] = {}
+    for result in results:
+        by_id.setdefault(str(result.get("toolCallId")), []).append(result)
+    taken: dict[str, int] = {}
+    for call in calls:
+        call_id = str(call.get("id"))
+        seen = taken[call_id] = taken.get(call_id, 0) + 1
+        answers = by_id.get(call_id, [])
+        yield call, answers[seen - 1] if seen <= len(answers) else None
 
 
 def capture_batch(message: Mapping[str, Any], results: Sequence[Mapping[str, Any]], turn_index: int,
                   timestamp: int) -> Batch:
-    """The live path: one assistant message and the results that `turn_end` delivered with it."""
-    by_id: dict[str, Mapping[str, Any]] = {}
-    for result in results:
-        by_id.setdefault(str(result.get("toolCallId")), result)
-    records = [_record(call, by_id.get(str(call.get("id"))), turn_index, timestamp) for call in tool_calls(message)]
+    """The live path: one assistant message and the results that `turn_end` delivered with it (a repeated
+    result numbered already, see `condense.occurrence.numbered`)."""
+    records = [_record(call, result, turn_index, timestamp, occurrence_of(result) if result else 1)
+               for call, result in _answered(tool_calls(message), results)]
     return Batch(turn_index, timestamp, assistant_text(message), records)
 
 
@@ -71,7 +86,10 @@ class _Turn:
         self.turn_index = turn_index
         self.group = group
         self.timestamp = timestamp
-        self.results: dict[str, dict[str, Any]] = {}
+        self.results: list[dict[str, Any]] = []  # numbered, as `condense.occurrence.numbered` numbers them
+
+    def answered(self) -> Iterator[tuple[ToolCall, Answer]]:
+        return _answered(tool_calls(self.message), self.results)
 
 
 class TurnScan:
@@ -88,6 +106,7 @@ class TurnScan:
         self._current: _Turn | None = None
         self._assistants = 0
         self._group = 0
+        self._occurrences = Occurrences()
 
     def of(self, branch: list[dict[str, Any]]) -> list[_Turn]:
         if not (len(branch) >= len(self._entries) and all(map(operator.is_, branch, self._entries))):
@@ -110,8 +129,10 @@ class TurnScan:
                     self._current = _Turn(message, self._assistants, self._group, entry_ms(entry))
                     self.turns.append(self._current)
                 self._assistants += 1
-            elif role == "toolResult" and self._current is not None:
-                self._current.results.setdefault(str(message.get("toolCallId")), message)
+            elif role == "toolResult":
+                [numbered] = self._occurrences.number([message])
+                if self._current is not None:
+                    self._current.results.append(numbered)
 
 
 def _turns(branch: list[dict[str, Any]]) -> list[_Turn]:
@@ -128,12 +149,10 @@ def capture_unindexed(branch: list[dict[str, Any]], is_summarized: IsSummarized,
     turns = (scan or TurnScan()).of(branch)
     for turn in turns[bisect.bisect_left(turns, from_turn, key=lambda t: t.turn_index):]:
         records = []
-        for call in tool_calls(turn.message):
-            result = turn.results.get(str(call.get("id")))
-            if result is None or is_summarized(occ_key(str(call.get("id", "")),
-                                                       result_timestamp_of(result.get("timestamp")))):
+        for call, result in turn.answered():
+            if result is None or is_summarized(message_key(result)):
                 continue
-            record = _record(call, result, turn.turn_index, turn.timestamp)
+            record = _record(call, result, turn.turn_index, turn.timestamp, occurrence_of(result))
             if is_protected(record.tool_name, record.args):
                 continue
             records.append(record)
@@ -145,13 +164,8 @@ def capture_unindexed(branch: list[dict[str, Any]], is_summarized: IsSummarized,
 
 def branch_records(branch: list[dict[str, Any]]) -> list[ToolCallRecord]:
     """Every answered call of the branch, in order (whatever its protection or index state)."""
-    found = []
-    for turn in _turns(branch):
-        for call in tool_calls(turn.message):
-            result = turn.results.get(str(call.get("id")))
-            if result is not None:
-                found.append(_record(call, result, turn.turn_index, turn.timestamp))
-    return found
+    return [_record(call, result, turn.turn_index, turn.timestamp, occurrence_of(result))
+            for turn in _turns(branch) for call, result in turn.answered() if result is not None]
 
 
 def records_for_keys(branch: list[dict[str, Any]], keys: set[str]) -> list[ToolCallRecord]:

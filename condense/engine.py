@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from condense.budget import should_budget_flush, should_delta_flush, usage_fraction
 from condense.capture import capture_batch, records_for_keys, without_protected
@@ -39,7 +39,8 @@ from condense.local_host import LocalHost
 from condense.measure import estimate_from_chars, model_chars
 from condense.messages import AgentMessage, ToolResultMessage, tool_calls
 from condense.metrics import REARMED, ContextMetrics, MetricsScan, compute_context_metrics
-from condense.occurrence import message_key
+from condense.occurrence import Numbering, message_key, originals
+from condense.paging import FIRST_PAGE, Page
 from condense.protect import is_protected
 from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_LABEL, QUERY_TOOL_NAME, QUERY_TOOL_PARAMETERS, run_query
 from condense.records import FLUSH_METRICS, SUMMARY, Batch, SummaryRef
@@ -116,6 +117,7 @@ class CondenseEngine:
         self._config_version = 0
         self._args_memo = ArgsPurgeMemo()
         self._last_input: list[AgentMessage] | None = None  # the last request's messages, measured again after a flush
+        self._numbering = Numbering()  # the results repeating an id and time, as numbered copies (condense.occurrence)
         self._unread: list[set[str]] = []  # result keys of the newest tool turns, newest last (`keep_recent`)
         self._last_request_ms: int | None = None  # when the last request was sent; None: none since loading
         self._unsent = False  # the newest tool turn's results came after the last request: no model read them
@@ -150,6 +152,7 @@ class CondenseEngine:
         self._chain_detector = ChainDetector()
         self._branch = BranchMessages()
         self._last_input = None
+        self._numbering = Numbering()
         self.figure.reset()
         self.rearmed = self._probe_rearm()
         self.update_status()
@@ -205,7 +208,7 @@ class CondenseEngine:
     def _measure_quietly(self, messages: list[AgentMessage]) -> None:
         """The saving a request of `messages` would have now, from a full render that reports nothing:
         opening a session writes nothing (a render's diagnostics are a request's to report)."""
-        rendered = self.history_fold.apply(self._render_quietly(messages))
+        rendered = self.history_fold.apply(self._render_quietly(self._numbering.of(messages)))
         self.stats.set_live_reclaim(model_chars(messages), model_chars(rendered))
 
     def _render_quietly(self, messages: list[AgentMessage]) -> list[AgentMessage]:
@@ -237,6 +240,16 @@ class CondenseEngine:
 
     # ----- live capture and triggers ----------------------------------------------------------
 
+    def _context(self) -> list[AgentMessage]:
+        """The host's context messages, each repeated result as its numbered copy."""
+        return self._numbering.of(self.host.context_messages())
+
+    def _numbered(self, results: Sequence[ToolResultMessage]) -> list[ToolResultMessage]:
+        """A turn's results as the context numbers them (they are in it by now)."""
+        self._context()
+        copies = {id(source): copy for source, copy in self._numbering.copies.values()}
+        return [cast(ToolResultMessage, copies.get(id(result), result)) for result in results]
+
     def _capture(self, message: AgentMessage, results: Sequence[ToolResultMessage], turn_index: int) -> bool:
         stamp = message.get("timestamp")
         batch: Batch | None = capture_batch(message, results, turn_index, stamp if isinstance(stamp, int) else 0)
@@ -260,6 +273,7 @@ class CondenseEngine:
     async def on_turn_end(self, message: AgentMessage, results: Sequence[ToolResultMessage], turn_index: int) -> None:
         if not self.config.enabled or (not results and not self.rearmed):
             return
+        results = self._numbered(results)
         pushed = self._capture(message, results, turn_index) if results else False
         if results:
             self._note_unread(results)
@@ -300,7 +314,7 @@ class CondenseEngine:
     def _trailing_results(self) -> frozenset[str]:
         """The results after a loaded branch's last assistant message: no model has read them yet."""
         keys = set()
-        for message in reversed(self.host.context_messages()):
+        for message in reversed(self._context()):
             if message.get("role") == "assistant":
                 break
             if message.get("role") == "toolResult":
@@ -464,8 +478,8 @@ class CondenseEngine:
         if not self.config.enabled:
             return messages
         self._last_input = messages
-        out = self._render_unfolded(messages)
-        folded = self.history_fold.apply(out)
+        out = self._render_unfolded(self._numbering.of(messages))
+        folded = originals(self.history_fold.apply(out), self._numbering.copies)
         self._count_fold_saving(out, folded)
         version = (len(self.index), len(self.history_fold.folds))
         if folded is not messages and self._reclaim_version != version:
@@ -507,7 +521,8 @@ class CondenseEngine:
         """The reference render: every phase over every message, nothing reused from an earlier render."""
         if not self.config.enabled:
             return messages
-        return self.history_fold.apply(prune_messages(messages, self.index, replace(self._render_options(), memo=None)))
+        full = prune_messages(self._numbering.of(messages), self.index, replace(self._render_options(), memo=None))
+        return originals(self.history_fold.apply(full), self._numbering.copies)
 
     def _checked(self, messages: list[AgentMessage], out: list[AgentMessage],
                  options: RenderOptions) -> list[AgentMessage]:
@@ -599,9 +614,9 @@ class CondenseEngine:
     tool_description = QUERY_TOOL_DESCRIPTION
     tool_parameters = QUERY_TOOL_PARAMETERS
 
-    def query(self, tool_call_ids: list[str]) -> tuple[str, dict[str, Any]]:
+    def query(self, tool_call_ids: list[str], page: Page = FIRST_PAGE) -> tuple[str, dict[str, Any]]:
         return run_query(self.index, tool_call_ids, self.host.blobs_dir(),
-                         lambda ref: self.history_fold.transcript(ref, self.host.context_messages()))
+                         lambda ref: self.history_fold.transcript(ref, self._context()), page)
 
     # ----- folding ----------------------------------------------------------------------------
 
@@ -613,7 +628,7 @@ class CondenseEngine:
         if not config.enabled or not config.fold_keep_turns:
             return
         try:
-            inputs = self.host.context_messages()
+            inputs = self._context()
             # rendered as `_measure_again` renders them: the next request's way once one was sent
             out = self._render_unfolded(inputs) if self._last_input is not None else self._render_quietly(inputs)
             plan = plan_fold(inputs, out, self.history_fold.folds, config.fold_keep_turns, config.fold_min_chars,

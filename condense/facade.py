@@ -35,13 +35,35 @@ from condense.messages import (
     tool_calls,
     typed_messages,
 )
-from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_NAME, QUERY_TOOL_PARAMETERS
+from condense.query import (
+    QUERY_TOOL_DESCRIPTION,
+    QUERY_TOOL_NAME,
+    QUERY_TOOL_PARAMETERS,
+    QueryArguments,
+    QueryError,
+)
 from condense.summarize.runner import EXTRACTIVE_MODEL
 from condense.tool_pairing import pair_tool_calls
+
+_QUERY_USAGE = 'pass {"toolCallIds": [...]} with refs like "t12" from a pruner summary or stub'
 
 SummarySource = str | SummaryFunction
 """`"extractive"` (offline, no model) or a function from the summariser prompt to the summary text (sync or
 async); for a litellm model, `pi_tui.ai.litellm_summary.litellm_summarizer("provider/model")`."""
+
+
+def _query_request(arguments: Any) -> QueryArguments | str:
+    """The validated arguments of a `context_tree_query` call, or what is wrong with them."""
+    try:
+        parsed = json.loads(arguments) if isinstance(arguments, str) else arguments
+    except ValueError as exc:
+        return f"the arguments are not valid JSON: {exc}"
+    if not isinstance(parsed, Mapping):
+        return "the arguments must be a JSON object"
+    try:
+        return QueryArguments.checked(parsed)
+    except QueryError as exc:
+        return str(exc)
 
 
 def _config_for(summarizer: SummarySource, config: CondenseConfig | Mapping[str, Any] | None) -> CondenseConfig:
@@ -209,22 +231,21 @@ class Condenser:
         """The `context_tree_query` tool to offer the model, in this class's shape."""
         return {"name": self.tool_name, "description": self.tool_description, "parameters": self.tool_parameters}
 
-    def query(self, tool_call_ids: list[str]) -> str:
-        """What `context_tree_query` returns for refs like `t12`, occurrence keys or raw call ids."""
-        return self.engine.query(tool_call_ids)[0]
+    def query(self, tool_call_ids: list[str], *, offset: int = 1, column: int = 1, limit: int | None = None,
+              pattern: str | None = None) -> str:
+        """What `context_tree_query` returns for refs like `t12`, occurrence keys or raw call ids: the first
+        page of each output, or the page the tool's arguments name (a bad value raises QueryError)."""
+        request = QueryArguments.checked({"toolCallIds": tool_call_ids, "offset": offset, "column": column,
+                                          "limit": limit, "pattern": pattern})
+        return self.engine.query(request.toolCallIds, request.page())[0]
 
     def query_arguments(self, arguments: Any) -> str:
         """The tool's answer for the arguments a model sent (a dict or its JSON text); bad arguments get
         a one-line explanation the model can act on, never an exception."""
-        try:
-            parsed = json.loads(arguments) if isinstance(arguments, str) else arguments
-        except ValueError:
-            parsed = None
-        ids = parsed.get("toolCallIds") if isinstance(parsed, dict) else None
-        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
-            return (f'{self.tool_name}: pass {{"toolCallIds": [...]}} with refs like "t12" from a pruner '
-                    "summary or stub")
-        return self.query(ids)
+        request = _query_request(arguments)
+        if isinstance(request, str):
+            return f"{self.tool_name}: {_QUERY_USAGE} ({request})"
+        return self.engine.query(request.toolCallIds, request.page())[0]
 
     def answer(self, call: dict[str, Any]) -> dict[str, Any]:
         """The result message for one `context_tree_query` call of the model (a Pi toolCall block)."""

@@ -18,7 +18,7 @@ from typing import Any
 
 from condense.dedup import content_hash
 from condense.messages import content_text
-from condense.occurrence import bare_id, occ_key, parse_occ_key, result_timestamp_of
+from condense.occurrence import bare_id, occ_key, occurrence_of, parse_occ_key, result_timestamp_of
 from condense.records import DEDUP_ALIAS, INDEX, SUMMARY, SummaryRef, ToolCallRecord
 
 Append = Callable[[str, Any], None]
@@ -103,7 +103,8 @@ class ToolCallIndexer:
         if record is None:
             return None
         parsed = parse_occ_key(alias)
-        return record.with_changes(tool_call_id=parsed.tool_call_id, result_timestamp=parsed.result_timestamp)
+        return record.with_changes(tool_call_id=parsed.tool_call_id, result_timestamp=parsed.result_timestamp,
+                                   result_occurrence=parsed.occurrence)
 
     def get_short_ref(self, key: str) -> str | None:
         return self._key_to_ref.get(key)
@@ -131,10 +132,11 @@ class ToolCallIndexer:
         new, original = parse_occ_key(new_key), parse_occ_key(original_key)
         data: dict[str, Any] = {"newToolCallId": new.tool_call_id}
         data["originalToolCallId"] = original.tool_call_id
-        if new.result_timestamp is not None:
-            data["newResultTimestamp"] = new.result_timestamp
-        if original.result_timestamp is not None:
-            data["originalResultTimestamp"] = original.result_timestamp
+        for side, parsed in (("new", new), ("original", original)):
+            if parsed.result_timestamp is not None:
+                data[f"{side}ResultTimestamp"] = parsed.result_timestamp
+            if parsed.occurrence > 1:
+                data[f"{side}ResultOccurrence"] = parsed.occurrence
         append(DEDUP_ALIAS, data)
         self._alias(new_key, original_key)
 
@@ -164,7 +166,7 @@ class ToolCallIndexer:
         start = self._next_ref
         self._next_ref += len(records)
         return [
-            SummaryRef(f"t{start + i}", record.tool_call_id, record.result_timestamp)
+            SummaryRef(f"t{start + i}", record.tool_call_id, record.result_timestamp, record.result_occurrence)
             for i, record in enumerate(records)
         ]
 
@@ -204,12 +206,9 @@ class ToolCallIndexer:
             elif kind == "custom" and custom_type == DEDUP_ALIAS and isinstance(entry.get("data"), dict):
                 aliases.append(entry["data"])
         for data in aliases:
-            new, original = data.get("newToolCallId"), data.get("originalToolCallId")
-            if isinstance(new, str) and new and isinstance(original, str) and original:
-                self._alias(
-                    occ_key(new, result_timestamp_of(data.get("newResultTimestamp"))),
-                    occ_key(original, result_timestamp_of(data.get("originalResultTimestamp"))),
-                )
+            keys = alias_keys(data)
+            if keys is not None:
+                self._alias(*keys)
 
     def _replay_index(self, data: dict[str, Any]) -> None:
         backfilled = data.get("backfilled") is True
@@ -259,8 +258,20 @@ class ToolCallIndexer:
             self._key_to_ref[new_key] = ref
 
 
-def _when(record: ToolCallRecord) -> int:
-    return record.result_timestamp if record.result_timestamp is not None else record.timestamp
+def alias_keys(data: dict[str, Any]) -> tuple[str, str] | None:
+    """(duplicate, original) occurrence keys of a dedup-alias entry's data, None when it names no ids."""
+    new, original = data.get("newToolCallId"), data.get("originalToolCallId")
+    if not (isinstance(new, str) and new and isinstance(original, str) and original):
+        return None
+    return (occ_key(new, result_timestamp_of(data.get("newResultTimestamp")),
+                    occurrence_of(data, "newResultOccurrence")),
+            occ_key(original, result_timestamp_of(data.get("originalResultTimestamp")),
+                    occurrence_of(data, "originalResultOccurrence")))
+
+
+def _when(record: ToolCallRecord) -> tuple[int, int]:
+    return (record.result_timestamp if record.result_timestamp is not None else record.timestamp,
+            record.result_occurrence)
 
 
 def _dicts(value: Any) -> list[dict[str, Any]]:

@@ -13,8 +13,8 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from condense.chains.model import ChainEntry
+from condense.index import alias_keys
 from condense.messages import content_text
-from condense.occurrence import occ_key, result_timestamp_of
 from condense.records import CHAIN, DEDUP_ALIAS, SUMMARY, SummaryRef
 from condense.render.stub import lookup_key
 
@@ -171,9 +171,7 @@ def _summary(engine: CondenseEngine, entry: dict[str, Any]) -> SummaryView:
 
 
 def _alias(engine: CondenseEngine, data: dict[str, Any]) -> CallView:
-    key = occ_key(str(data.get("newToolCallId", "")), result_timestamp_of(data.get("newResultTimestamp")))
-    original = occ_key(str(data.get("originalToolCallId", "")),
-                       result_timestamp_of(data.get("originalResultTimestamp")))
+    key, original = alias_keys(data) or (str(data.get("newToolCallId", "")), str(data.get("originalToolCallId", "")))
     return _call(engine, key, "", same_as=engine.index.get_short_ref(original) or "")
 
 

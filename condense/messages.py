@@ -47,6 +47,7 @@ class ToolCall(TypedDict):
     name: str
     arguments: dict[str, Any]
     thoughtSignature: NotRequired[str]
+    rawArguments: NotRequired[str]  # pi-tui: the model's text when it was no JSON object (`arguments` is {})
 
 
 class Cost(TypedDict):
@@ -153,7 +154,8 @@ def empty_usage() -> Usage:
 class Part(NamedTuple):
     """One piece of a message that a provider reads: `kind` is the block type (`text`, `thinking`,
     `toolCall`, `image`) or the message field (`summary`, `command`, `output`); `text` is what is read
-    (a call's arguments as JSON with sorted keys, nothing for an image); `source` the block or message."""
+    (a call's arguments as JSON with sorted keys, or the text a model wrote that was no JSON object;
+    nothing for an image); `source` the block or message."""
 
     kind: str
     text: str
@@ -177,7 +179,10 @@ def content_parts(content: Any) -> Iterator[Part]:
         elif kind == "thinking":
             yield Part(kind, str(block.get("thinking") or ""), block)
         elif kind == "toolCall":
-            yield Part(kind, json.dumps(block.get("arguments") or {}, ensure_ascii=False, sort_keys=True), block)
+            raw = block.get("rawArguments")
+            text = raw if isinstance(raw, str) else json.dumps(block.get("arguments") or {}, ensure_ascii=False,
+                                                               sort_keys=True)
+            yield Part(kind, text, block)
         elif kind == "image":
             yield Part(kind, "", block)
 

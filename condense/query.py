@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from condense.blobs import read_spilled, utf8_bytes
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from condense.blobs import read_spilled
+from condense.config import one_line_error
+from condense.errors import CondenseError
 from condense.index import ToolCallIndexer
+from condense.paging import FIRST_PAGE, MAX_BYTES, MAX_LINES, Page, page_text
 from condense.records import QUERY_TOOL, ToolCallRecord
 
 log = logging.getLogger("condense")
@@ -26,7 +31,9 @@ QUERY_TOOL_DESCRIPTION = (
     "Pass the short refs shown in a pruner summary or stub (like t12), occurrence keys (id@timestamp) "
     "or raw tool call ids. A raw id that the provider reused for several calls returns every "
     "occurrence, each labelled id@timestamp. "
-    'Example: context_tree_query({"toolCallIds": ["t3", "t4"]})'
+    'Example: context_tree_query({"toolCallIds": ["t3", "t4"]}). '
+    f"An output longer than {MAX_LINES} lines or {MAX_BYTES // 1024}KB comes in pages: its last line says "
+    "which offset (and column) gives the rest; pattern lists the lines containing a text, with their numbers."
 )
 QUERY_TOOL_PARAMETERS: dict[str, Any] = {
     "type": "object",
@@ -35,30 +42,64 @@ QUERY_TOOL_PARAMETERS: dict[str, Any] = {
             "type": "array",
             "items": {"type": "string", "description": "A short ref (t12), an occurrence key or a raw id"},
             "description": "Refs or ids to retrieve; a reused raw id returns every occurrence (id@timestamp)",
-        }
+        },
+        "offset": {"type": "integer", "minimum": 1, "description": "Line to start at (1-based)"},
+        "column": {"type": "integer", "minimum": 1,
+                   "description": "Character of the offset line to start at (1-based), for a very long line"},
+        "limit": {"type": "integer", "minimum": 1, "description": "Most lines to return"},
+        "pattern": {"type": "string", "minLength": 1,
+                    "description": "Only the lines containing this text (any case), numbered"},
     },
     "required": ["toolCallIds"],
 }
 
-MAX_LINES = 2000
-MAX_BYTES = 50 * 1024
+
+class QueryError(CondenseError, ValueError):
+    """Arguments of a `context_tree_query` call that name no page (an offset of 0, an empty pattern)."""
+
+
+class QueryArguments(BaseModel):
+    """The tool's arguments as QUERY_TOOL_PARAMETERS describes them: every caller (pi-tui's tool, the
+    library's facades, `pi-tui query`) validates them here, so they take and refuse the same."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    toolCallIds: list[str]
+    offset: int = Field(1, ge=1)
+    column: int = Field(1, ge=1)
+    limit: int | None = Field(None, ge=1)
+    pattern: str | None = Field(None, min_length=1)
+
+    def page(self) -> Page:
+        return Page(self.offset, self.column, self.limit, self.pattern)
+
+    @classmethod
+    def checked(cls, arguments: Mapping[str, Any]) -> QueryArguments:
+        """The arguments validated, or QueryError saying in one line what is wrong."""
+        try:
+            return cls.model_validate(arguments)
+        except ValidationError as exc:
+            raise QueryError(one_line_error(exc)) from None
+
+
 SEPARATOR = "\n\n---\n\n"
 MISSING_SIDECAR = "(spilled output unavailable — sidecar file missing)"
 
 
 def run_query(indexer: ToolCallIndexer, tool_call_ids: list[str], blobs_dir: Path | None = None,
-              transcript: Callable[[str], str | None] | None = None) -> tuple[str, dict[str, Any]]:
+              transcript: Callable[[str], str | None] | None = None,
+              page: Page = FIRST_PAGE) -> tuple[str, dict[str, Any]]:
     """The tool's text (one block per record, or a not-found block per unknown input) and details
     `{"results": {label: record}}`. `blobs_dir` is the session's spill folder as it is now, where a
     sidecar whose recorded path went stale is looked for; `transcript` gives a folded stretch of the
-    conversation by its fold ref (`fN`, see `condense.fold`)."""
+    conversation by its fold ref (`fN`, see `condense.fold`); `page` says which part of each output."""
     blocks: list[str] = []
     results: dict[str, Any] = {}
     for wanted in tool_call_ids:
         folded = transcript(wanted) if transcript is not None else None
         if folded is not None:
-            blocks.append(f"## toolRef: {wanted}\nFolded history (the requests and replies a fold took out of"
-                          f" view; ask for an output by its id for the whole of it)\n\n{_truncated(folded)}")
+            blocks.append(f"## toolRef: {wanted}\nFolded history (the requests and replies a fold took out of view;"
+                          f" ask for an output by its id for the whole of it)\n\n{page_text(folded, wanted, page)}")
             continue
         matches = indexer.get_records_for_id(wanted)
         if not matches:
@@ -67,11 +108,12 @@ def run_query(indexer: ToolCallIndexer, tool_call_ids: list[str], blobs_dir: Pat
         for key, record in matches:
             label = key if several else wanted
             results[label] = record.to_json()
-            blocks.append(_block(label, record, blobs_dir, legacy_note=several and record.result_timestamp is None))
+            blocks.append(_block(label, record, blobs_dir, page,
+                                 legacy_note=several and record.result_timestamp is None))
     return SEPARATOR.join(blocks), {"results": results}
 
 
-def _block(label: str, record: ToolCallRecord, blobs_dir: Path | None, *, legacy_note: bool) -> str:
+def _block(label: str, record: ToolCallRecord, blobs_dir: Path | None, page: Page, *, legacy_note: bool) -> str:
     lines = [f"## toolRef: {label}"]
     if legacy_note:
         lines.append("Occurrence: legacy (no resultTimestamp)")
@@ -81,7 +123,7 @@ def _block(label: str, record: ToolCallRecord, blobs_dir: Path | None, *, legacy
         f"Status: {'ERROR' if record.is_error else 'OK'}",
         f"Turn: {record.turn_index}",
         "",
-        _truncated(_body(record, blobs_dir)),
+        page_text(_body(record, blobs_dir), label, page),
     ]
     return "\n".join(lines)
 
@@ -94,24 +136,3 @@ def _body(record: ToolCallRecord, blobs_dir: Path | None) -> str:
         log.warning("context_tree_query: cannot read the sidecar of %s at %s", record.key, record.spill_path)
         return record.result_preview if record.result_preview is not None else MISSING_SIDECAR
     return text
-
-
-def _truncated(text: str) -> str:
-    """Pi's head truncation: whole lines from the top within both limits, plus a line saying so.
-    (The host has its own copy for its tools; the engine may not import the host.)"""
-    lines = text.split("\n")
-    if text.endswith("\n"):
-        lines.pop()  # a trailing newline ends the last line, it does not start another
-    total = len(lines)
-    if total <= MAX_LINES and len(utf8_bytes(text)) <= MAX_BYTES:
-        return text
-    kept: list[str] = []
-    used = 0
-    for line in lines[:MAX_LINES]:
-        used += len(utf8_bytes(line)) + (1 if kept else 0)
-        if used > MAX_BYTES:
-            break
-        kept.append(line)
-    if len(kept) == total:  # only the final newline was over the limit
-        return text
-    return "\n".join(kept) + f"\n[Output truncated: {len(kept)}/{total} lines shown]"

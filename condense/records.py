@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from condense.messages import SUMMARY_TYPE
-from condense.occurrence import occ_key, result_timestamp_of
+from condense.occurrence import occ_key, occurrence_of, result_timestamp_of
 
 # customType values of the session entries condense writes
 SUMMARY = SUMMARY_TYPE  # custom_message, in the model's context
@@ -44,10 +44,11 @@ class ToolCallRecord:
     result_preview: str | None = None
     content_hash: str | None = None
     superseded_by: str | None = None  # edit | write | read: stubbed as stale, with no summary (supersede.py)
+    result_occurrence: int = 1  # a result repeating an earlier one's id and timestamp: 2, 3, ...
 
     @property
     def key(self) -> str:
-        return occ_key(self.tool_call_id, self.result_timestamp)
+        return occ_key(self.tool_call_id, self.result_timestamp, self.result_occurrence)
 
     def with_changes(self, **changes: Any) -> ToolCallRecord:
         return replace(self, **changes)
@@ -69,6 +70,7 @@ class ToolCallRecord:
             "resultPreview": self.result_preview,
             "contentHash": self.content_hash,
             "supersededBy": self.superseded_by,
+            "resultOccurrence": self.result_occurrence if self.result_occurrence > 1 else None,
         }
         data.update({k: v for k, v in optional.items() if v is not None})
         return data
@@ -90,6 +92,7 @@ class ToolCallRecord:
             result_preview=data.get("resultPreview") if isinstance(data.get("resultPreview"), str) else None,
             content_hash=data.get("contentHash") if isinstance(data.get("contentHash"), str) else None,
             superseded_by=data.get("supersededBy") if isinstance(data.get("supersededBy"), str) else None,
+            result_occurrence=occurrence_of(data, "resultOccurrence"),
         )
 
 
@@ -107,15 +110,18 @@ class SummaryRef:
     short_id: str
     tool_call_id: str
     result_timestamp: int | None = None
+    result_occurrence: int = 1
 
     @property
     def key(self) -> str:
-        return occ_key(self.tool_call_id, self.result_timestamp)
+        return occ_key(self.tool_call_id, self.result_timestamp, self.result_occurrence)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"shortId": self.short_id, "toolCallId": self.tool_call_id}
         if self.result_timestamp is not None:
             data["resultTimestamp"] = self.result_timestamp
+        if self.result_occurrence > 1:
+            data["resultOccurrence"] = self.result_occurrence
         return data
 
     @classmethod
@@ -123,7 +129,8 @@ class SummaryRef:
         short, call = data.get("shortId"), data.get("toolCallId")
         if not isinstance(call, str):
             return None
-        return cls(short if isinstance(short, str) else call, call, result_timestamp_of(data.get("resultTimestamp")))
+        return cls(short if isinstance(short, str) else call, call, result_timestamp_of(data.get("resultTimestamp")),
+                   occurrence_of(data, "resultOccurrence"))
 
 
 @dataclass

@@ -72,6 +72,14 @@ def _parser() -> argparse.ArgumentParser:
     query.add_argument("session", metavar="SESSION", help="a session file, or part of a name from `pi-tui sessions`")
     query.add_argument("refs", metavar="REF", nargs="+", help="t12, call_1@1700000000000 or a raw tool call id")
     query.add_argument("--raw", action="store_true", help=_RAW_HELP)
+    query.add_argument("--offset", type=int, metavar="LINE",
+                       help="start each output at this line (1-based); pages hold 2000 lines or 50KB, and a"
+                            " page that stops short says where the next one starts")
+    query.add_argument("--column", type=int, metavar="CHAR",
+                       help="start at this character of the first line, for a line longer than a page")
+    query.add_argument("--lines", metavar="A-B", help="only lines A to B of each output (or A-, or A)")
+    query.add_argument("--grep", metavar="TEXT",
+                       help="only the lines containing TEXT (any case), each with its line number")
 
     replay = sub.add_parser("replay", help="re-enact a recorded session with condense active, into a new file",
                             description="Re-enact a recorded session turn by turn through condense (no tool runs,"
@@ -195,9 +203,10 @@ def cmd_context(args: argparse.Namespace) -> int:
 
 
 def cmd_query(args: argparse.Namespace) -> int:
-    from pi_tui.modes.query import query_refs
+    from pi_tui.modes.query import query_page, query_refs
 
-    answer = query_refs(_open(args.session), _load_settings().condense, args.refs)
+    page = query_page(args.offset, args.column, args.lines, args.grep)
+    answer = query_refs(_open(args.session), _load_settings().condense, args.refs, page)
     print(_terminal(answer.text, args.raw))
     if answer.missing:
         print(f"pi-tui: not found in {args.session}: {', '.join(answer.missing)}", file=sys.stderr)

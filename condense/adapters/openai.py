@@ -211,12 +211,17 @@ def _dump_arguments(arguments: dict[str, Any]) -> str:
     return json.dumps(arguments, ensure_ascii=False)
 
 
-def _call_from_pi(block: dict[str, Any]) -> dict[str, Any]:
+def arguments_text(block: Mapping[str, Any]) -> str:
+    """A call's arguments as OpenAI carries them: the text as the model wrote it, unless the engine has
+    since rewritten the arguments (error purge)."""
     arguments = block.get("arguments") or {}
     raw = block.get("rawArguments")
-    # the text as the model wrote it, unless the engine has since rewritten the arguments (error purge)
-    text = raw if isinstance(raw, str) and _arguments_to_pi(raw) == arguments else _dump_arguments(arguments)
-    return {"id": block["id"], "type": "function", "function": {"name": block["name"], "arguments": text}}
+    return raw if isinstance(raw, str) and _arguments_to_pi(raw) == arguments else _dump_arguments(arguments)
+
+
+def _call_from_pi(block: dict[str, Any]) -> dict[str, Any]:
+    function = {"name": block["name"], "arguments": arguments_text(block)}
+    return {"id": block["id"], "type": "function", "function": function}
 
 
 def _thinking_from_pi(block: dict[str, Any]) -> dict[str, Any]:

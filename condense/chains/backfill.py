@@ -20,7 +20,7 @@ from condense.capture import call_args
 from condense.chains.model import ChainRange
 from condense.chains.render import Boundaries
 from condense.messages import content_text, tool_calls
-from condense.occurrence import result_timestamp_of
+from condense.occurrence import occurrence_of, result_timestamp_of
 from condense.records import ToolCallRecord
 
 BACKFILL_TURN_INDEX = -1  # no batch turn; the recovery tool shows "Turn: -1"
@@ -43,16 +43,18 @@ def extract_chain_records(messages: Sequence[dict[str, Any]], chain: ChainRange,
     if span is None:
         return []
     protected = set(chain.protected_tool_call_ids)
-    calls: dict[str, Mapping[str, Any]] = {}
+    calls: dict[str, list[Mapping[str, Any]]] = {}  # a reply may repeat an id: its calls answer in order
     records: list[ToolCallRecord] = []
     for message in messages[span[0] + 1 : span[1]]:
         if message.get("role") == "assistant":
-            calls.update((str(call.get("id")), call) for call in tool_calls(message))
+            for block in tool_calls(message):
+                calls.setdefault(str(block.get("id")), []).append(block)
             continue
         if message.get("role") != "toolResult":
             continue
         call_id = str(message.get("toolCallId"))
-        call = calls.pop(call_id, None)
+        waiting = calls.get(call_id)
+        call: Mapping[str, Any] | None = waiting.pop(0) if waiting else None
         stamp = result_timestamp_of(message.get("timestamp"))
         if call is None or call_id in protected or stamp is None:
             continue
@@ -60,6 +62,7 @@ def extract_chain_records(messages: Sequence[dict[str, Any]], chain: ChainRange,
             tool_call_id=call_id, tool_name=str(call.get("name", "")), args=call_args(call),
             result_text=content_text(message.get("content") or []), is_error=message.get("isError") is True,
             turn_index=BACKFILL_TURN_INDEX, timestamp=stamp, result_timestamp=stamp,
+            result_occurrence=occurrence_of(message),
         )
         if not is_indexed(record.key):
             records.append(record)

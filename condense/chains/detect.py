@@ -19,7 +19,7 @@ from condense.chains.model import ChainRange
 from condense.chains.render import Boundaries
 from condense.grace import RecoveryAges
 from condense.messages import tool_calls
-from condense.occurrence import message_key, result_timestamp_of
+from condense.occurrence import Occurrences, message_key, result_timestamp_of
 
 IsProtected = Callable[[str, dict[str, Any]], bool]
 
@@ -155,11 +155,12 @@ class BranchMessages:
         self.messages: list[dict[str, Any]] = []
         self.ages = RecoveryAges()
         self.boundaries = Boundaries()
+        self._occurrences = Occurrences()  # a repeated result is read through its numbered copy
 
     def of(self, branch_entries: list[dict[str, Any]]) -> BranchMessages:
         if not (len(branch_entries) >= len(self._entries) and all(map(operator.is_, branch_entries, self._entries))):
             self._reset()
-        new = branch_messages(branch_entries[len(self._entries):])
+        new = self._occurrences.number(branch_messages(branch_entries[len(self._entries):]))
         self.messages += new
         self.ages.feed(new)
         self.boundaries.extend(new)

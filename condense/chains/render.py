@@ -27,7 +27,7 @@ from condense.chains.model import ChainEntry
 from condense.chains.placeholders import substitute_block_refs
 from condense.diagnostics import DiagnosticKind
 from condense.messages import content_text, tool_calls
-from condense.occurrence import bare_id, message_key, occ_key, result_timestamp_of
+from condense.occurrence import bare_id, message_key, occ_key, occurrence_of, result_timestamp_of
 from condense.records import SUMMARY
 
 
@@ -136,7 +136,7 @@ def summary_overlaps_dropped(message: dict[str, Any], dropped_keys: AbstractSet[
         if stamp is None:  # legacy ref
             if bare_id(call_id) in dropped_bare:
                 return True
-        elif occ_key(call_id, stamp) in dropped_keys:
+        elif occ_key(call_id, stamp, occurrence_of(ref, "resultOccurrence")) in dropped_keys:
             return True
     legacy_ids = details.get("toolCallIds")
     return isinstance(legacy_ids, list) and any(isinstance(i, str) and i in dropped_bare for i in legacy_ids)

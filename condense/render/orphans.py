@@ -9,6 +9,7 @@ is a barrier that closes the turn. Only the most recent, uninterrupted assistant
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,22 +23,22 @@ class OrphanScan:
     with the same decisions as one pass; `feed` returns the positions (from `offset`) of orphans."""
 
     def __init__(self) -> None:
-        self._open: set[str] = set()
+        self._open: Counter[str] = Counter()  # a reply may call one id twice: each call vouches for one result
 
     def feed(self, messages: Sequence[Any], offset: int = 0) -> list[int]:
         swept_at: list[int] = []
         for index, message in enumerate(messages, start=offset):
             role = message.get("role")
             if role == "assistant":
-                self._open = {str(call.get("id")) for call in tool_calls(message)}
+                self._open = Counter(str(call.get("id")) for call in tool_calls(message))
             elif role == "toolResult":
                 call_id = str(message.get("toolCallId"))
-                if call_id in self._open:
-                    self._open.discard(call_id)
+                if self._open[call_id] > 0:
+                    self._open[call_id] -= 1
                 else:
                     swept_at.append(index)
             else:
-                self._open = set()
+                self._open = Counter()
         return swept_at
 
 

@@ -69,12 +69,13 @@ def purge_message(message: dict[str, Any], ids: set[str], min_arg_chars: int) ->
     for slot, block in enumerate(content):
         if not (isinstance(block, dict) and block.get("type") == "toolCall" and str(block.get("id")) in ids):
             continue
-        arguments = block.get("arguments")
-        if json_chars(arguments) < min_arg_chars:
-            continue
-        shrunk = shrink_long_strings(arguments)
-        if shrunk is not arguments:
-            new_content[slot] = {**block, "arguments": shrunk}
+        for key in ("arguments", "rawArguments"):  # the model's text, when it was no JSON object
+            value = new_content[slot].get(key)
+            if value is None or json_chars(value) < min_arg_chars:
+                continue
+            shrunk = shrink_long_strings(value)
+            if shrunk is not value:
+                new_content[slot] = {**new_content[slot], key: shrunk}
     if all(new is old for new, old in zip(new_content, content, strict=True)):
         return message
     return {**message, "content": new_content}

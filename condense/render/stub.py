@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from condense.occurrence import bare_id, message_key
+from condense.occurrence import OCCURRENCE, bare_id, message_key
 from condense.records import ToolCallRecord
 from condense.supersede import superseded_stub
 
@@ -48,7 +48,7 @@ def lookup_key(message: dict[str, Any], index: StubIndex) -> str | None:
 def stub_message(message: dict[str, Any], record: ToolCallRecord, ref: str) -> dict[str, Any]:
     text = (spill_stub(record, ref) if record.spill_path else superseded_stub(record, ref) if record.superseded_by
             else summarized_stub(ref))
-    return {
+    stub = {
         "role": "toolResult",
         "toolCallId": message.get("toolCallId"),
         "toolName": message.get("toolName"),
@@ -56,6 +56,9 @@ def stub_message(message: dict[str, Any], record: ToolCallRecord, ref: str) -> d
         "isError": False,
         "timestamp": message.get("timestamp"),
     }
+    if OCCURRENCE in message:  # later phases key it as the result it stands for (dropped as the render ends)
+        stub[OCCURRENCE] = message[OCCURRENCE]
+    return stub
 
 
 Decision = tuple[str, dict[str, Any] | None]  # (the message's own key, its stub or None to keep it)

@@ -15,10 +15,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from condense.messages import content_text
-from condense.occurrence import message_key
+from condense.occurrence import message_key, numbered
 
 Query = Callable[[str], str]  # occurrence key -> the tool's answer
-_TRUNCATION = re.compile(r"\n\[Output truncated: \d+/\d+ lines shown\]\Z")
+_TRUNCATION = re.compile(r"\n\[Output truncated: [^\n]*\]\Z")
 
 
 class Recovery(BaseModel):
@@ -58,10 +58,11 @@ def _verbatim(context: Sequence[Mapping[str, Any]]) -> set[tuple[str, str]]:
 
 def check_recovery(history: Sequence[Mapping[str, Any]], final_context: Sequence[Mapping[str, Any]],
                    query: Query | None) -> Recovery:
-    """`history`: every message of the branch; `final_context`: what the next request would carry."""
-    verbatim = _verbatim(final_context)
+    """`history`: every message of the branch; `final_context`: what the next request would carry. A result
+    repeating an earlier one's id and time is asked for by its own key (`condense.occurrence`)."""
+    verbatim = _verbatim(numbered(list(final_context)))
     pruned = recoverable = truncated = 0
-    for message in history:
+    for message in numbered(list(history)):
         if message.get("role") != "toolResult":
             continue
         key, text = message_key(message), content_text(message.get("content") or [])

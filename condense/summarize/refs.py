@@ -77,7 +77,8 @@ def build_summary_content(llm_text: str, refs: Sequence[SummaryRef], records: Se
 def build_short_refs(records: Sequence[ToolCallRecord], start: int) -> tuple[list[SummaryRef], int]:
     """Refs `t<start>`, `t<start+1>`, ... for the records in order, and the next free number."""
     refs = [
-        SummaryRef(f"{SHORT_REF_PREFIX}{start + offset}", record.tool_call_id, record.result_timestamp)
+        SummaryRef(f"{SHORT_REF_PREFIX}{start + offset}", record.tool_call_id, record.result_timestamp,
+                   record.result_occurrence)
         for offset, record in enumerate(records)
     ]
     return refs, start + len(refs)

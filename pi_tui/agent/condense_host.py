@@ -8,11 +8,10 @@ and cannot start a model turn.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
-
-from pydantic import Field
 
 from condense.blobs import blob_dir
 from condense.commands import run_command
@@ -20,6 +19,7 @@ from condense.config import CondenseConfig
 from condense.engine import CondenseEngine, ConfigSaver
 from condense.host import CancelSignal, CompletionEvent, ContextUsage, Level
 from condense.messages import AgentMessage
+from condense.query import QueryArguments
 from pi_tui.agent.events import ContextOverflowEvent, OverflowReply
 from pi_tui.agent.host import AgentHost
 from pi_tui.ai.completion import stream_completion
@@ -95,9 +95,8 @@ class AgentPruningHost:
         self.agent_host.ui.set_widget(key, lines)
 
 
-class QueryParams(ToolParams):
-    toolCallIds: list[str] = Field(
-        description="Short refs like t12, occurrence keys like call_1@1700000000000, or raw tool call ids")
+class QueryParams(QueryArguments, ToolParams):
+    """condense's own validation of the tool's arguments, as a tool's parameters."""
 
 
 class QueryTool(Tool):
@@ -111,8 +110,13 @@ class QueryTool(Tool):
     def __init__(self, engine: CondenseEngine) -> None:
         self.engine = engine
 
+    @classmethod
+    def schema(cls) -> dict[str, Any]:
+        """condense's definition, the one the library offers and `pi-tui whatif` prices."""
+        return copy.deepcopy(CondenseEngine.tool_parameters)
+
     async def run(self, params: QueryParams, ctx: ToolContext) -> ToolOutput:
-        text, details = self.engine.query(params.toolCallIds)
+        text, details = self.engine.query(params.toolCallIds, params.page())
         return ToolOutput.text(text, details)
 
 

@@ -29,6 +29,7 @@ from pi_tui.abort import AbortSignal
 from pi_tui.agent.events import AssistantMessageEvent, AutoRetryStartEvent, EventBus, ToolExecutionUpdateEvent
 from pi_tui.ai.convert import convert_to_llm
 from pi_tui.ai.errors import classify_error_text
+from pi_tui.ai.tool_arguments import arguments_problem
 from pi_tui.ai.transform import transform_messages
 from pi_tui.ai.types import ModelClient, ModelRequest, ModelSpec, StreamEvent, ToolSpec
 from pi_tui.redaction import redact_json
@@ -357,6 +358,10 @@ class Agent:
         tool = self.tools.get(call["name"])
         if tool is None:
             prepared.immediate = ToolOutput.text(f"Tool {call['name']} not found")
+            return prepared
+        unparsed = arguments_problem(call)
+        if unparsed is not None:
+            prepared.immediate = ToolOutput.text(unparsed)
             return prepared
         try:
             prepared.params = tool.Params.model_validate(call.get("arguments") or {})

@@ -8,15 +8,14 @@ event whose message says what happened in one line.
 
 Streamed tool-call arguments stay `{}` in the partial message until their call ends (the raw JSON
 fragments travel in each `toolcall_delta`); re-parsing a growing `write` body on every fragment
-would be quadratic. Arguments that are not a JSON object at the end become `{}`, as in Pi, and the
-tool's own argument validation reports the problem to the model.
+would be quadratic. Arguments that are not a JSON object at the end become `{}`, as in Pi, with the
+model's own text kept beside them (see tool_arguments.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import logging
 import os
 import time
@@ -28,6 +27,7 @@ from pi_tui.abort import AbortSignal
 from pi_tui.ai.errors import classify_exception, error_line, format_error, retry_after_ms
 from pi_tui.ai.models import missing_key
 from pi_tui.ai.openai_format import to_openai_messages, to_openai_tools
+from pi_tui.ai.tool_arguments import parse_arguments
 from pi_tui.ai.transform import model_api, transform_messages
 from pi_tui.ai.types import EventType, ModelRequest, ModelSpec, StreamEvent
 
@@ -236,11 +236,10 @@ class _ReplyBuilder:
         raw = self._tool_args.pop(index, None)
         if raw is None:
             return
-        try:
-            arguments = json.loads(raw) if raw.strip() else {}
-        except ValueError:
-            arguments = {}
-        self.content[self._tool_blocks[index]]["arguments"] = arguments if isinstance(arguments, dict) else {}
+        block = self.content[self._tool_blocks[index]]
+        block["arguments"], problem = parse_arguments(raw)
+        if problem is not None:
+            block["rawArguments"] = raw
         if events is not None:
             events.append(self.event("toolcall_end", "", self._tool_blocks[index]))
 

@@ -9,12 +9,12 @@ prefix and caches one more turn. Output is deterministic: same input, byte-ident
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from condense.adapters.openai import image_part, user_content
 from condense.messages import AssistantMessage, Message, ToolResultMessage, UserMessage
+from pi_tui.ai.tool_arguments import request_arguments
 from pi_tui.ai.types import ModelSpec, ToolSpec
 
 EPHEMERAL = {"type": "ephemeral"}
@@ -54,17 +54,16 @@ def _thinking_block(block: Mapping[str, Any]) -> dict[str, Any] | None:
     return {"type": "thinking", "thinking": block.get("thinking", ""), "signature": signature}
 
 
-def _tool_call(block: Mapping[str, Any]) -> dict[str, Any]:
-    arguments = json.dumps(block.get("arguments") or {}, ensure_ascii=False)
-    function = {"name": block["name"], "arguments": arguments}
+def _tool_call(block: Mapping[str, Any], model: ModelSpec) -> dict[str, Any]:
+    function = {"name": block["name"], "arguments": request_arguments(block, model)}
     return {"id": block["id"], "type": "function", "function": function}
 
 
-def _assistant(message: AssistantMessage) -> OpenAIMessage | None:
+def _assistant(message: AssistantMessage, model: ModelSpec) -> OpenAIMessage | None:
     """Thinking must already be filtered for the target model (see transform.py)."""
     blocks: Sequence[Mapping[str, Any]] = message["content"]
     text = "".join(b["text"] for b in blocks if b.get("type") == "text" and b["text"].strip())
-    calls = [_tool_call(b) for b in blocks if b.get("type") == "toolCall"]
+    calls = [_tool_call(b, model) for b in blocks if b.get("type") == "toolCall"]
     thinking = [t for b in blocks if b.get("type") == "thinking" and (t := _thinking_block(b))]
     if not text and not calls:
         return None
@@ -124,7 +123,7 @@ def to_openai_messages(system_prompt: str, messages: list[Message], model: Model
             pending_images += images
             continue
         converted = (_user(message) if message["role"] == "user"
-                     else _assistant(message) if message["role"] == "assistant" else None)
+                     else _assistant(message, model) if message["role"] == "assistant" else None)
         if converted is not None:
             out.append(converted)
     if pending_images:

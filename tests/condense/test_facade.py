@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from condense import AnthropicCondenser, OpenAICondenser
+from condense import AnthropicCondenser, CondenseError, OpenAICondenser
 from condense import __all__ as public_names
+from condense.query import QueryError
 from condense.records import SUMMARY
 from condense.tool_pairing import NO_RESULT_TEXT
 from tests.support.fake_openai import validate_request
@@ -93,6 +94,22 @@ async def test_openai_query_tool_answers_with_the_original_output() -> None:
     assert bad["content"].startswith("context_tree_query: pass") and "\n" not in bad["content"]
     await condenser.add([{"role": "assistant", "content": None, "tool_calls": [call]}, answer])
     assert condenser.messages()[-1] == answer  # a recovery stays in view: it is what the model asked for
+
+
+async def test_the_query_tool_pages_through_an_output_for_the_model_and_the_agent() -> None:
+    condenser = AnthropicCondenser()
+    await anthropic_run(condenser)
+    use = {"type": "tool_use", "id": "q1", "name": "context_tree_query",
+           "input": {"toolCallIds": ["t2"], "offset": 3, "limit": 1}}
+    assert condenser.answer(use)["content"].endswith(
+        '    return process(event)  # line\n[Output truncated: lines 3-3 of 122 shown. Continue with '
+        'context_tree_query({"toolCallIds": ["t2"], "offset": 4, "limit": 1})]')
+    assert condenser.query(["t2"], pattern="# FILE").endswith('1: # file 1\n[1 of 122 lines contains "# FILE"]')
+    refused = condenser.answer({**use, "input": {"toolCallIds": ["t2"], "offset": 0}})["content"]
+    assert refused.endswith("(offset: input should be greater than or equal to 1 (got 0))")
+    with pytest.raises(QueryError, match="pattern"):
+        condenser.query(["t2"], pattern="")
+    assert issubclass(QueryError, CondenseError) and issubclass(QueryError, ValueError)
 
 
 async def test_anthropic_history_is_flushed_and_rendered_with_results_and_summaries_as_user_content() -> None:

@@ -3,8 +3,27 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
+from typing import Any
 
-from condense.occurrence import ParsedKey, bare_id, occ_key, parse_occ_key, result_timestamp_of
+import pytest
+
+from condense import Condenser, FileLog
+from condense.engine import CondenseEngine
+from condense.occurrence import (
+    Copies,
+    ParsedKey,
+    bare_id,
+    message_key,
+    numbered,
+    occ_key,
+    originals,
+    parse_occ_key,
+    result_timestamp_of,
+)
+from condense.records import INDEX
+from condense.render.stub import summarized_stub
+from tests.support.memory_host import Driver, MemoryHost, assistant, call, make, result, user
 
 
 def test_occ_key_joins_id_and_timestamp() -> None:
@@ -58,3 +77,91 @@ def test_result_timestamp_of_nan() -> None:
     # match again, so we treat NaN (and infinities) as no timestamp.
     assert result_timestamp_of(math.nan) is None
     assert result_timestamp_of(math.inf) is None
+
+
+# ----- a result repeating an earlier result's id and timestamp -----------------------------------------
+
+
+def test_a_repeat_s_key_carries_its_number_and_parses_back() -> None:
+    assert occ_key("bash_23", 1700, 2) == "bash_23@1700#2"
+    assert occ_key("bash_23", 1700, 1) == "bash_23@1700"  # the first keeps the key it always had
+    assert parse_occ_key("bash_23@1700#2") == ParsedKey("bash_23", 1700, 2)
+    assert parse_occ_key("call@x@1700#3") == ParsedKey("call@x", 1700, 3)
+    assert parse_occ_key("bash_23@1700#1") == ParsedKey("bash_23@1700#1", None)  # never written: an id
+    assert parse_occ_key("bash_23@1700#") == ParsedKey("bash_23@1700#", None)
+
+
+def test_numbering_copies_only_the_repeats_and_gives_them_back_as_they_came() -> None:
+    first, other, repeat = result("c1", "alpha", 50), result("c2", "x", 50), result("c1", "bravo", 50)
+    messages: list[Any] = [user("go", 1), assistant(10, call("c1"), call("c2"), call("c1")), first, other, repeat]
+    copies: Copies = {}
+    out = numbered(messages, copies)
+    assert out[:4] == messages[:4] and all(a is b for a, b in zip(out[:4], messages[:4], strict=True))
+    assert [message_key(m) for m in out[2:]] == ["c1@50", "c2@50", "c1@50#2"]
+    assert numbered(messages, copies)[4] is out[4]  # the same copy every time: renders stay incremental
+    assert numbered(out, copies) == out  # numbering a numbered list changes nothing
+    assert originals(out, copies) is not out and originals(out, copies)[4] is repeat
+    unrepeated = messages[:4]
+    assert numbered(unrepeated) is unrepeated
+
+
+async def two_outputs_in_one_millisecond(same_reply: bool) -> tuple[MemoryHost, CondenseEngine, Driver]:
+    """`call_1` answered twice at 50 ms: by two replies (a reused id, a clock that stood still) or by one
+    reply that called the id twice."""
+    host, engine, driver = make({"chain_compression": {"rolling_window": 3}})
+    host.add_message(user("go", 1))
+    replies = [[("alpha", "a.py"), ("bravo", "b.py")]] if same_reply else [[("alpha", "a.py")], [("bravo", "b.py")]]
+    for turn, outputs in enumerate(replies):
+        await engine.before_request(10 + turn)
+        message = assistant(10 + turn, *(call("call_1", "bash", command=f"cat {path}") for _, path in outputs))
+        host.add_message(message)
+        results = [result("call_1", word * 400, 50, "bash") for word, _ in outputs]
+        for item in results:
+            host.add_message(item)
+        await engine.on_turn_end(message, results, turn)
+        driver.turn += 1
+    await driver.final(60)
+    return host, engine, driver
+
+
+@pytest.mark.parametrize("same_reply", [False, True], ids=["two-replies", "one-reply"])
+async def test_two_outputs_sharing_an_id_and_a_millisecond_are_both_recovered(same_reply: bool) -> None:
+    host, engine, driver = await two_outputs_in_one_millisecond(same_reply)
+    results = [m for m in driver.render() if m["role"] == "toolResult"]
+    assert [r["content"][0]["text"] for r in results] == [summarized_stub("t1"), summarized_stub("t2")]
+    assert all("occurrence" not in r for r in results)  # the numbering never leaves the engine
+    assert [key for key, _ in engine.index.get_records_for_id("call_1")] == ["call_1@50", "call_1@50#2"]
+    assert "alpha" in engine.query(["t1"])[0] and "bravo" in engine.query(["t2"])[0]
+    both = engine.query(["call_1"])[0]
+    assert "## toolRef: call_1@50\n" in both and "## toolRef: call_1@50#2\n" in both and "bravo" in both
+    indexed = [call for data in host.custom(INDEX) for call in data["toolCalls"]]
+    assert [call.get("resultOccurrence") for call in indexed] == [None, 2]  # the first as it always was
+
+
+async def test_the_orphan_sweep_keeps_both_results_of_a_reply_that_called_one_id_twice() -> None:
+    host, _, driver = make()
+    host.add_message(user("go", 1))
+    message = assistant(10, call("call_1", "bash", command="ls a"), call("call_1", "bash", command="ls b"))
+    host.add_message(message)
+    for word in ("alpha", "bravo"):
+        host.add_message(result("call_1", word, 50, "bash"))
+    swept = [m for m in driver.render() if m["role"] == "toolResult"]
+    assert [m["content"][0]["text"] for m in swept] == ["alpha", "bravo"]
+    assert host.custom("context-prune-diagnostic") == []
+
+
+@pytest.mark.parametrize("same_reply", [False, True], ids=["two-replies", "one-reply"])
+async def test_the_keys_of_repeats_hold_across_a_reopen(same_reply: bool, tmp_path: Path) -> None:
+    host, engine, driver = await two_outputs_in_one_millisecond(same_reply)
+    before = driver.render()
+    reopened = CondenseEngine(host, engine.config)
+    reopened.on_session_start()
+    assert reopened.render(host.messages()) == before
+    assert "bravo" in reopened.query(["t2"])[0] and "alpha" in reopened.query(["t1"])[0]
+    store = FileLog(tmp_path)
+    for entry in host.entries:
+        store.append(entry["type"], {k: v for k, v in entry.items() if k not in ("type", "id", "parentId")})
+    store.close()
+    # the same branch, read back from a session file
+    with Condenser(tmp_path, config={"chain_compression": {"rolling_window": 3}}) as library:
+        assert "bravo" in library.query(["t2"]) and "alpha" in library.query(["call_1@50"])

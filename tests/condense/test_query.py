@@ -7,8 +7,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+from pydantic import ValidationError
+
 from condense.index import ToolCallIndexer
-from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_NAME, QUERY_TOOL_PARAMETERS, run_query
+from condense.paging import FIRST_PAGE, MAX_BYTES, Page
+from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_NAME, QUERY_TOOL_PARAMETERS, QueryArguments, run_query
 from condense.records import SummaryRef, ToolCallRecord
 
 
@@ -139,7 +143,8 @@ def test_long_output_is_cut_to_2000_whole_lines_with_the_truncation_line() -> No
     body = query(indexer, "long").split("\n\n", 1)[1]
     lines = body.split("\n")
     assert lines[:2] == ["line 1", "line 2"]
-    assert lines[-2:] == ["line 2000", "[Output truncated: 2000/2500 lines shown]"]
+    assert lines[-2:] == ["line 2000", '[Output truncated: 2000/2500 lines shown. Continue with '
+                                       'context_tree_query({"toolCallIds": ["long"], "offset": 2001})]']
 
 
 def test_wide_output_is_cut_at_50_kb_keeping_whole_lines() -> None:
@@ -148,14 +153,18 @@ def test_wide_output_is_cut_at_50_kb_keeping_whole_lines() -> None:
     capture(indexer, "wide", 10, "\n".join([row] * 100), 0)
     body = query(indexer, "wide").split("\n\n", 1)[1]
     kept, notice = body.rsplit("\n", 1)
-    assert notice == "[Output truncated: 51/100 lines shown]"  # 51 * 999 - 1 <= 51200 < 52 * 999 - 1
+    # 51 * 999 - 1 <= 51200 < 52 * 999 - 1
+    assert notice.startswith("[Output truncated: 51/100 lines shown. Continue with ")
     assert kept == "\n".join([row] * 51)
 
 
-def test_a_first_line_over_the_byte_limit_leaves_only_the_truncation_line() -> None:
+def test_a_first_line_over_the_byte_limit_is_cut_inside_and_says_where_the_rest_starts() -> None:
+    """Pi's head truncation showed nothing of such an output (`0/2 lines shown`)."""
     indexer = ToolCallIndexer()
     capture(indexer, "huge", 10, "x" * 60_000 + "\nsecond", 0)
-    assert query(indexer, "huge").endswith("Turn: 0\n\n\n[Output truncated: 0/2 lines shown]")
+    assert query(indexer, "huge").endswith(
+        "Turn: 0\n\n" + "x" * MAX_BYTES + "\n[Output truncated: line 1 of 2, characters 1-51200 of 60000 shown. "
+        'Continue with context_tree_query({"toolCallIds": ["huge"], "offset": 1, "column": 51201})]')
 
 
 def test_output_exactly_at_the_limits_is_not_truncated() -> None:
@@ -193,3 +202,28 @@ def test_a_sidecar_whose_recorded_path_went_stale_is_read_from_the_session_s_blo
     capture(indexer, "bash_7", None, "", 0, spill_path="elsewhere/sid-blobs/bash_7.txt", result_preview="HEAD")
     assert run_query(indexer, ["bash_7"], blobs)[0].endswith("SPILLED BODY")
     assert run_query(indexer, ["bash_7"])[0].endswith("HEAD")  # no folder to look in: the preview
+
+
+def test_a_page_applies_to_each_output_and_its_notice_names_that_output() -> None:
+    indexer = ToolCallIndexer()
+    capture(indexer, "bash_1", 1150, "\n".join(f"first {n}" for n in range(1, 11)), 0)
+    capture(indexer, "bash_1", 2150, "\n".join(f"second {n}" for n in range(1, 11)), 1)
+    text, _ = run_query(indexer, ["bash_1"], page=Page(offset=4, limit=2))
+    first, second = text.split("\n\n---\n\n")
+    assert first.endswith('first 4\nfirst 5\n[Output truncated: lines 4-5 of 10 shown. Continue with '
+                          'context_tree_query({"toolCallIds": ["bash_1@1150"], "offset": 6, "limit": 2})]')
+    assert second.endswith('second 5\n[Output truncated: lines 4-5 of 10 shown. Continue with '
+                           'context_tree_query({"toolCallIds": ["bash_1@2150"], "offset": 6, "limit": 2})]')
+
+
+def test_the_schema_and_the_validation_accept_the_same_arguments() -> None:
+    properties = QUERY_TOOL_PARAMETERS["properties"]
+    assert set(properties) == set(QueryArguments.model_fields)
+    assert {name for name, field in QueryArguments.model_fields.items() if field.is_required()} == {"toolCallIds"}
+    for name in ("offset", "column", "limit"):
+        assert properties[name]["minimum"] == 1
+        assert QueryArguments.model_validate({"toolCallIds": [], name: 1}) is not None
+        with pytest.raises(ValidationError):
+            QueryArguments.model_validate({"toolCallIds": [], name: 0})
+    assert QueryArguments.model_validate({"toolCallIds": ["t3"]}).page() == FIRST_PAGE
+    assert "offset" in QUERY_TOOL_DESCRIPTION and "pattern" in QUERY_TOOL_DESCRIPTION

@@ -77,3 +77,12 @@ def test_multi_call_turn_barrier_sweeps_only_the_not_yet_consumed_result() -> No
 def test_trailing_barrier_after_a_completed_cycle_is_a_no_op() -> None:
     messages = [asst("a"), res("a"), BARRIERS[0]]
     assert sweep_orphans(messages)[0] is messages
+
+
+def test_a_reply_calling_one_id_twice_vouches_for_two_results_not_three() -> None:
+    """The second result of such a reply used to be swept: its output never reached the model."""
+    messages = [user("go", 0), asst("a", "a"), res("a"), res("a")]
+    out, swept = sweep_orphans(messages)
+    assert out is messages and swept == []
+    out, swept = sweep_orphans([*messages, res("a")])
+    assert swept == ["a"] and len(out) == 4

@@ -210,3 +210,15 @@ def test_an_errored_result_before_any_assistant_message_purges_nothing() -> None
     # A context that starts mid-turn (after a compaction): the result's call is not in the list at all.
     messages = [result("tc1", True), *later_turns(2), assistant(("tc1", {"content": LONG}))]
     assert purge(messages) is messages
+
+
+def test_the_text_a_model_wrote_that_was_no_json_object_shrinks_like_arguments() -> None:
+    """pi-tui keeps such text beside `arguments: {}` and sends it back; a truncated `write` is long."""
+    messages = failed_then({})
+    call = {**messages[0]["content"][0], "rawArguments": '{"content": "' + LONG}
+    messages[0] = {**messages[0], "content": [call]}
+    out = purge(messages)
+    assert out[0]["content"][0] == {**call, "rawArguments": '<purged-errored-args size="313"/>'}
+    short = {**call, "rawArguments": '{"path": '}
+    unchanged = [{**messages[0], "content": [short]}, *messages[1:]]
+    assert purge(unchanged) is unchanged

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from condense.paging import Page, page_text
 from condense.simulate import (
     CLEARED_RESULT,
     AnthropicCache,
@@ -495,6 +496,9 @@ def test_a_recovery_answer_counts_when_it_returns_the_original_or_its_truncated_
     original = "line 1\nline 2\nline 3"
     assert returns_original(original, _answer(original)) == (True, False)
     assert returns_original(original, _answer("line 1\n[Output truncated: 1/3 lines shown]")) == (True, True)
+    paged = page_text(original, "t1", Page(limit=1))  # the answer the model pages on from
+    assert returns_original(original, _answer(paged)) == (True, True)
+    assert returns_original("x" * 60_000, _answer(page_text("x" * 60_000, "t1"))) == (True, True)  # cut in the line
     assert returns_original(original, _answer("line 1")) == (False, False)
     not_found = "## toolRef: t9\n(not found in index — may not have been summarized yet)"
     assert returns_original(original, not_found) == (False, False)

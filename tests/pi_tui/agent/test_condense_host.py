@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from condense.config import CondenseConfig
+from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_PARAMETERS
 from pi_tui.agent.condense_host import install
 from pi_tui.agent.host import AgentHost
 from pi_tui.agent.loop import AgentConfig
@@ -97,6 +98,28 @@ async def test_the_model_recovers_an_original_with_context_tree_query(fake_opena
     await host.prompt("what was the secret?")
     recovered = tool_texts(fake_openai.requests[-1])[-1]
     assert recovered.startswith("## toolRef: t1\nTool: read") and "secret value 42" in recovered
+
+
+async def test_the_model_pages_through_an_original_and_is_offered_the_library_s_definition(
+        fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    (tmp_path / "data.txt").write_text("".join(f"row {n}\n" for n in range(1, 1001)))
+    fake_openai.push(tool_reply(call("read", {"path": "data.txt"}, "c1")), text_reply("ok"),
+                     tool_reply(call("context_tree_query", {"toolCallIds": ["t1"], "offset": 500, "limit": 2}, "q1")),
+                     tool_reply(call("context_tree_query", {"toolCallIds": ["t1"], "pattern": "ROW 999"}, "q2")),
+                     tool_reply(call("context_tree_query", {"toolCallIds": ["t1"], "offset": 0}, "q3")),
+                     text_reply("found it"))
+    host, _ = await agent(fake_openai, tmp_path)
+    await host.prompt("read data.txt")
+    await host.prompt("what is on row 500?")
+    last = fake_openai.requests[-1]
+    [tool] = [t["function"] for t in last["tools"] if t["function"]["name"] == "context_tree_query"]
+    assert tool["parameters"] == QUERY_TOOL_PARAMETERS and tool["description"] == QUERY_TOOL_DESCRIPTION
+    page, found, refused = (text.split("\n\n", 1)[-1] for text in tool_texts(last)[-3:])
+    assert page == ('row 500\nrow 501\n[Output truncated: lines 500-501 of 1000 shown. Continue with '
+                    'context_tree_query({"toolCallIds": ["t1"], "offset": 502, "limit": 2})]')
+    assert found == '999: row 999\n[1 of 1000 lines contains "ROW 999"]'
+    assert refused == ('Validation failed for tool "context_tree_query": offset: Input should be greater than or'
+                       " equal to 1")
 
 
 async def test_context_overflow_prunes_everything_then_retries_once(fake_openai: FakeOpenAI,

@@ -109,6 +109,31 @@ async def test_multi_call_tool_turn_runs_tools_and_feeds_results_back(fake_opena
     assert len(turn_ends[0]["toolResults"]) == 3
 
 
+async def test_arguments_that_are_not_json_are_sent_back_as_written_and_the_model_is_told_why(
+        fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    """Pi makes them `{}`: the model read "path: Field required" about a path it did write."""
+    broken = '{"path": "notes.md", "content": "a "quoted" word"}'
+    fake_openai.push(tool_reply(call("write", broken, "c1"), chunk_size=7), text_reply("sorry"),
+                     text_reply("still here"))
+    session = Session.create(tmp_path, tmp_path / "sessions")
+    model = ModelSpec(provider="openai", id="fake-model", base_url=fake_openai.base_url)
+    host = AgentHost(session, LiteLLMClient(), AgentConfig(model, "sys", tmp_path), make_tools(["write"]))
+    await host.start()
+    await host.prompt("write the notes")
+    assert not (tmp_path / "notes.md").exists()
+    _, assistant, tool = fake_openai.requests[1]["messages"][1:]
+    assert assistant["tool_calls"][0]["function"] == {"name": "write", "arguments": broken}
+    assert tool["content"] == ("The arguments of this write call were not valid JSON (Expecting ',' delimiter:"
+                               " line 1 column 37 (char 36)): nothing ran. Call it again with the arguments as"
+                               " one JSON object.")
+    reopened = AgentHost(Session.open(present(session.path)), LiteLLMClient(),
+                         AgentConfig(model, "sys", tmp_path), make_tools(["write"]))
+    await reopened.start()
+    await reopened.prompt("are you there?")
+    assert fake_openai.requests[2]["messages"][2]["tool_calls"][0]["function"]["arguments"] == broken
+    assert fake_openai.rejections == []
+
+
 async def test_turn_index_is_session_wide(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     fake_openai.push(text_reply("one"), text_reply("two"))
     agent, rec = make_agent(fake_openai, tmp_path)

@@ -147,10 +147,15 @@ async def test_a_tool_round_trip_is_accepted_by_the_strict_server(server: FakeOp
     assert server.rejections == []
 
 
-async def test_invalid_tool_arguments_become_an_empty_object(server: FakeOpenAI) -> None:
-    server.push(tool_reply(call("read", '{"path": "a.py"', "call_a")))
+async def test_arguments_that_are_no_json_object_become_an_empty_object_beside_the_model_s_text(
+        server: FakeOpenAI) -> None:
+    server.push(tool_reply(call("read", '{"path": "a.py"', "call_a"), call("ls", "[1, 2]", "call_b"),
+                           call("ls", "", "call_c"), chunk_size=4))
     message = final(await collect(request_for(server, tools=[READ])))
-    assert message["content"] == [{"type": "toolCall", "id": "call_a", "name": "read", "arguments": {}}]
+    assert message["content"] == [
+        {"type": "toolCall", "id": "call_a", "name": "read", "arguments": {}, "rawArguments": '{"path": "a.py"'},
+        {"type": "toolCall", "id": "call_b", "name": "ls", "arguments": {}, "rawArguments": "[1, 2]"},
+        {"type": "toolCall", "id": "call_c", "name": "ls", "arguments": {}}]
 
 
 async def test_usage_with_cached_tokens_uses_pi_semantics(server: FakeOpenAI) -> None:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
+from condense.messages import Message
 from pi_tui.ai.openai_format import to_openai_messages, to_openai_tools
 from pi_tui.ai.types import ModelSpec, ToolSpec
 from tests.support.fake_openai import RequestRejected, validate_request
@@ -152,3 +153,13 @@ def test_a_formatted_tool_turn_passes_strict_validation() -> None:
 def test_the_fake_provider_rejects_what_real_ones_reject(messages: list[Any], fragment: str) -> None:
     with pytest.raises(RequestRejected, match=fragment):
         validate_request({"model": "m", "messages": messages})
+
+
+def test_a_call_keeps_the_text_the_model_wrote_where_the_api_takes_text() -> None:
+    raw = '{"path": "a.py", "limit": 5'
+    turn = cast("list[Message]", [TURN[0], assistant({**CALL, "arguments": {}, "rawArguments": raw}), TURN[2]])
+    sent = to_openai_messages("", turn, OPENAI)[1]["tool_calls"][0]["function"]["arguments"]
+    assert sent == raw
+    gemini = ModelSpec(provider="gemini", id="gemini-x")
+    for model in (ANTHROPIC, gemini):  # their APIs take an object: litellm would refuse the request
+        assert to_openai_messages("", turn, model)[1]["tool_calls"][0]["function"]["arguments"] == "{}"
