@@ -17,6 +17,11 @@ class CondenseError(Exception):
     """Anything condense raises deliberately; an exception of another type is a bug."""
 
 
+class MessageError(CondenseError, ValueError):
+    """A message the engine cannot hold without losing part of it, or one that is malformed; the one line
+    says which message, which field, and what to change."""
+
+
 class ConfigError(CondenseError, ValueError):
     """A setting or a summariser the engine cannot run with; the text names the key and what it expects."""
 

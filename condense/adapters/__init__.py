@@ -6,7 +6,8 @@ shape, so the agent never has to learn Pi's format.
 """
 
 from condense.adapters.anthropic import from_anthropic, to_anthropic
-from condense.adapters.common import Clock, MessageError, llm_messages
+from condense.adapters.common import Clock, llm_messages
 from condense.adapters.openai import from_openai, to_openai
+from condense.errors import MessageError
 
 __all__ = ["Clock", "MessageError", "from_anthropic", "from_openai", "llm_messages", "to_anthropic", "to_openai"]

@@ -6,17 +6,14 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from condense.errors import CondenseError
+from condense.adapters.checks import finite_number
+from condense.errors import MessageError
 from condense.messages import Usage, empty_usage
 
 Clock = Callable[[], int]
 """Milliseconds for the next message's `timestamp` (Pi keys tool outputs by call id and result time)."""
 
 _DATA_URL = re.compile(r"data:(?P<mime>[\w.+-]+/[\w.+-]+);base64,(?P<data>.*)", re.DOTALL)
-
-
-class MessageError(CondenseError, ValueError):
-    """A message the engine cannot hold without losing part of it; the text says what to change."""
 
 
 def zero_clock() -> int:
@@ -37,7 +34,7 @@ def _number(usage: Any, *keys: str) -> int:
     """The first of `keys` present in a usage report (a dict, or an SDK object with attributes)."""
     for key in keys:
         value = usage.get(key) if isinstance(usage, Mapping) else getattr(usage, key, None)
-        if isinstance(value, int | float) and not isinstance(value, bool):
+        if finite_number(value):
             return int(value)
     return 0
 
@@ -68,11 +65,11 @@ def pi_image(mime_type: str, data: str) -> dict[str, Any]:
     return {"type": "image", "data": data, "mimeType": mime_type}
 
 
-def image_from_data_url(url: str) -> dict[str, Any]:
+def image_from_data_url(url: str, where: str) -> dict[str, Any]:
     match = _DATA_URL.fullmatch(url)
     if match is None:
-        raise MessageError(f"condense: image {url[:60]!r} is not a base64 data: URL; download it and pass "
-                           "it as data:<mime>;base64,<data>")
+        raise MessageError(f"condense: {where}: image {url[:60]!r} is not a base64 data: URL; download it and "
+                           "pass it as data:<mime>;base64,<data>")
     return pi_image(match["mime"], match["data"])
 
 

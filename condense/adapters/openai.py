@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from condense.adapters.checks import at, flag, identifier, items, json_object, kind, mapping, refuse, shown, text
 from condense.adapters.common import (
     Clock,
-    MessageError,
     data_url,
     image_from_data_url,
     llm_messages,
@@ -26,6 +26,8 @@ from condense.adapters.common import (
     tool_names,
     zero_clock,
 )
+from condense.adapters.plain import MessageLike, plain
+from condense.errors import MessageError
 
 API = "openai-completions"
 IMAGE_PLACEHOLDER = "(see the attached image)"
@@ -38,56 +40,83 @@ OpenAIMessage = dict[str, Any]
 # ----- OpenAI -> Pi --------------------------------------------------------------------------------
 
 
-def from_openai(messages: list[OpenAIMessage], *, known_tools: Mapping[str, str] | None = None,
+def from_openai(messages: Iterable[MessageLike], *, known_tools: Mapping[str, str] | None = None,
                 clock: Clock = zero_clock, model: str = "agent") -> list[dict[str, Any]]:
-    """Pi messages for `messages`. `known_tools` names the tools of calls made in earlier messages (a tool
-    message carries only its call's id); `clock` stamps each message. Raises MessageError for what Pi
-    cannot hold (a system message, an image by URL, audio or file parts)."""
+    """Pi messages for `messages` (dicts, TypedDicts or the openai SDK's objects). `known_tools` names the
+    tools of calls made in earlier messages (a tool message carries only its call's id); `clock` stamps
+    each message. Raises MessageError, one line naming the message and the field, for a malformed message
+    and for what Pi cannot hold (a system message, an image by URL, audio or file parts)."""
     names = dict(known_tools or {})
     out: list[dict[str, Any]] = []
-    for index, message in enumerate(messages):
+    for index, raw in enumerate(messages):
+        where = f"message {index}"
+        message = mapping(plain(raw), where)
         role = message.get("role")
         if role == "assistant":
-            converted = _assistant_to_pi(message, clock(), model)
+            converted = _assistant_to_pi(message, where, clock(), model)
             names.update(tool_names([converted]))
         elif role == "tool":
-            converted = _tool_to_pi(message, names, clock())
+            converted = _tool_to_pi(message, where, names, clock())
         elif role == "user":
-            if _fold_images(message, out):
+            content = _user_content_to_pi(message.get("content"), at(where, "content"))
+            if _fold_images(content, out):
                 continue
-            converted = {"role": "user", "content": _user_content_to_pi(message.get("content")), "timestamp": clock()}
+            converted = {"role": "user", "content": content, "timestamp": clock()}
         elif role in ("system", "developer"):
-            raise MessageError(f"condense: message {index} is a {role} message; keep the system prompt out of "
+            raise MessageError(f"condense: {where} is a {role} message; keep the system prompt out of "
                                "the history and put it first in each request yourself")
         else:
-            raise MessageError(f"condense: message {index} has role {role!r}; expected user, assistant or tool")
+            raise MessageError(f"condense: {where} has role {shown(role)}; expected user, assistant or tool")
         out.append(converted)
     return out
 
 
-def _user_content_to_pi(content: Any) -> str | list[dict[str, Any]]:
+def _user_content_to_pi(content: Any, where: str) -> str | list[dict[str, Any]]:
     if isinstance(content, str):
         return content
-    return [_part_to_pi(part) for part in content or []]
+    if not isinstance(content, list):
+        refuse(where, "a string or a list of parts", content)
+    return [_part_to_pi(part, at(where, i)) for i, part in enumerate(content)]
 
 
-def _part_to_pi(part: dict[str, Any]) -> dict[str, Any]:
-    kind = part.get("type")
-    if kind == "text":
-        return {"type": "text", "text": part["text"]}
-    if kind == "image_url":
-        url = part["image_url"]["url"] if isinstance(part["image_url"], dict) else part["image_url"]
-        return image_from_data_url(url)
-    raise MessageError(f"condense: a {kind!r} content part has no Pi equivalent; send text or images")
+def _part_to_pi(value: Any, where: str) -> dict[str, Any]:
+    part = mapping(value, where)
+    part_type = kind(part, where)
+    if part_type == "text":
+        return {"type": "text", "text": text(part.get("text"), at(where, "text"))}
+    if part_type == "image_url":
+        return _image_to_pi(part.get("image_url"), at(where, "image_url"))
+    raise MessageError(f"condense: {where}: a {part_type!r} content part has no Pi equivalent; send text or images")
 
 
-def _texts(content: Any) -> list[str]:
+def _image_to_pi(value: Any, where: str) -> dict[str, Any]:
+    """An image (a data: URL) with the `detail` the agent asked for, kept for the way back."""
+    if isinstance(value, str):
+        return image_from_data_url(value, where)
+    image = mapping(value, where)
+    block = image_from_data_url(text(image.get("url"), at(where, "url")), at(where, "url"))
+    if image.get("detail") is not None:
+        block["detail"] = text(image["detail"], at(where, "detail"))
+    return block
+
+
+def _texts(content: Any, where: str) -> list[str]:
     """The text parts of assistant or tool content (a string, None, or a list of parts)."""
     if content is None:
         return []
     if isinstance(content, str):
         return [content]
-    return [part.get("text") or part.get("refusal") or "" for part in content]
+    if not isinstance(content, list):
+        refuse(where, "a string, a list of text parts or null", content)
+    out = []
+    for index, value in enumerate(content):
+        spot = at(where, index)
+        part = mapping(value, spot)
+        part_type = kind(part, spot)
+        if part_type not in ("text", "refusal"):
+            raise MessageError(f"condense: {spot}: a {part_type!r} part has no Pi equivalent here; send text")
+        out.append(text(part.get(part_type), at(spot, part_type)))
+    return out
 
 
 def _arguments_to_pi(raw: Any) -> dict[str, Any]:
@@ -101,41 +130,58 @@ def _arguments_to_pi(raw: Any) -> dict[str, Any]:
     return parsed if isinstance(parsed, dict) else {}
 
 
-def _call_to_pi(call: dict[str, Any]) -> dict[str, Any]:
-    function = call.get("function") or {}
+def _call_to_pi(value: Any, where: str) -> dict[str, Any]:
+    call = mapping(value, where)
+    call_type = call.get("type", "function")
+    if call_type != "function":
+        raise MessageError(f"condense: {where}: a {shown(call_type)} tool call has no Pi equivalent; use "
+                           "function tools")
+    function = mapping(call.get("function"), at(where, "function"))
     raw = function.get("arguments", "{}")
-    block = {"type": "toolCall", "id": call["id"], "name": function.get("name", ""),
-             "arguments": _arguments_to_pi(raw)}
-    if isinstance(raw, str) and raw != _dump_arguments(block["arguments"]):
+    arguments = _arguments_to_pi(raw if isinstance(raw, str) else json_object(raw, at(at(where, "function"),
+                                                                                      "arguments")))
+    block = {"type": "toolCall", "id": identifier(call.get("id"), at(where, "id")),
+             "name": identifier(function.get("name"), at(at(where, "function"), "name")), "arguments": arguments}
+    if isinstance(raw, str) and raw != _dump_arguments(arguments):
         block["rawArguments"] = raw
     return block
 
 
-def _thinking_to_pi(block: dict[str, Any]) -> dict[str, Any]:
-    if block.get("type") == "redacted_thinking":
-        return {"type": "thinking", "thinking": "", "thinkingSignature": block.get("data", ""), "redacted": True}
-    return {"type": "thinking", "thinking": block.get("thinking", ""), "thinkingSignature": block.get("signature", "")}
+def _thinking_to_pi(value: Any, where: str) -> dict[str, Any]:
+    block = mapping(value, where)
+    block_type = kind(block, where)
+    if block_type == "redacted_thinking":
+        return {"type": "thinking", "thinking": "", "thinkingSignature": text(block.get("data", ""), at(where, "data")),
+                "redacted": True}
+    if block_type != "thinking":
+        refuse(at(where, "type"), "'thinking' or 'redacted_thinking'", block_type)
+    return {"type": "thinking", "thinking": text(block.get("thinking", ""), at(where, "thinking")),
+            "thinkingSignature": text(block.get("signature", ""), at(where, "signature"))}
 
 
-def _assistant_to_pi(message: OpenAIMessage, timestamp: int, model: str) -> dict[str, Any]:
-    content = [_thinking_to_pi(b) for b in message.get("thinking_blocks") or []]
-    content += text_blocks(_texts(message.get("content")))
-    content += [_call_to_pi(call) for call in message.get("tool_calls") or []]
+def _assistant_to_pi(message: OpenAIMessage, where: str, timestamp: int, model: str) -> dict[str, Any]:
+    thinking = at(where, "thinking_blocks")
+    calls = at(where, "tool_calls")
+    content = [_thinking_to_pi(b, at(thinking, i))
+               for i, b in enumerate(items(message.get("thinking_blocks"), thinking, optional=True))]
+    content += text_blocks(_texts(message.get("content"), at(where, "content")))
+    content += [_call_to_pi(call, at(calls, i)) for i, call in enumerate(items(message.get("tool_calls"), calls,
+                                                                                optional=True))]
     return pi_assistant(content, API, model, timestamp)
 
 
-def _tool_to_pi(message: OpenAIMessage, names: Mapping[str, str], timestamp: int) -> dict[str, Any]:
-    call_id = message.get("tool_call_id", "")
-    return {"role": "toolResult", "toolCallId": call_id, "toolName": names.get(call_id, message.get("name", "")),
-            "content": text_blocks(_texts(message.get("content"))), "isError": bool(message.get("is_error")),
-            "timestamp": timestamp}
+def _tool_to_pi(message: OpenAIMessage, where: str, names: Mapping[str, str], timestamp: int) -> dict[str, Any]:
+    call_id = identifier(message.get("tool_call_id"), at(where, "tool_call_id"))
+    name = names.get(call_id) or text(message.get("name", ""), at(where, "name"))
+    return {"role": "toolResult", "toolCallId": call_id, "toolName": name,
+            "content": text_blocks(_texts(message.get("content"), at(where, "content"))),
+            "isError": flag(message.get("is_error"), at(where, "is_error")), "timestamp": timestamp}
 
 
-def _fold_images(message: OpenAIMessage, out: list[dict[str, Any]]) -> bool:
+def _fold_images(content: str | list[dict[str, Any]], out: list[dict[str, Any]]) -> bool:
     """Put the images of a tool-images message (see the module doc) back into the results it names.
     False, and nothing changed, for any other user message."""
-    parts = message.get("content")
-    if not isinstance(parts, list) or not parts:
+    if not isinstance(content, list) or not content:
         return False
     results = {}
     for previous in reversed(out):
@@ -143,12 +189,12 @@ def _fold_images(message: OpenAIMessage, out: list[dict[str, Any]]) -> bool:
             break
         results[previous["toolCallId"]] = previous
     groups: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
-    for part in parts:
-        intro = _IMAGES_INTRO.fullmatch(part.get("text") or "") if part.get("type") == "text" else None
+    for block in content:
+        intro = _IMAGES_INTRO.fullmatch(block["text"]) if block["type"] == "text" else None
         if intro is not None and intro["id"] in results:
             groups.append((results[intro["id"]], []))
-        elif part.get("type") == "image_url" and groups:
-            groups[-1][1].append(_part_to_pi(part))
+        elif block["type"] == "image" and groups:
+            groups[-1][1].append(block)
         else:
             return False
     for result, images in groups:
@@ -187,8 +233,11 @@ def to_openai(messages: list[dict[str, Any]]) -> list[OpenAIMessage]:
 
 
 def image_part(block: Mapping[str, Any]) -> dict[str, Any]:
-    """A Pi image block as OpenAI's `image_url` part (a data: URL), here and in pi-tui's requests."""
-    return {"type": "image_url", "image_url": {"url": data_url(block)}}
+    """A Pi image block as OpenAI's `image_url` part (a data: URL, and the `detail` an agent gave it),
+    here and in pi-tui's requests."""
+    detail = block.get("detail")
+    image = {"url": data_url(block)} if detail is None else {"url": data_url(block), "detail": detail}
+    return {"type": "image_url", "image_url": image}
 
 
 def user_content(content: str | Sequence[Mapping[str, Any]]) -> str | list[dict[str, Any]]:

@@ -65,8 +65,16 @@ def content_of(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 # ----- OpenAI ----------------------------------------------------------------------------------------
 
 
+DETAIL = st.none() | st.sampled_from(["low", "high", "auto"])
+
+
 def openai_image() -> st.SearchStrategy[dict[str, Any]]:
-    return st.builds(lambda m, d: {"type": "image_url", "image_url": {"url": f"data:{m};base64,{d}"}}, MIME, B64)
+    """An image part, with the `detail` an agent may ask for (it comes back as given)."""
+    def image(mime: str, data: str, detail: str | None) -> dict[str, Any]:
+        url = {"url": f"data:{mime};base64,{data}"}
+        return {"type": "image_url", "image_url": url if detail is None else {**url, "detail": detail}}
+
+    return st.builds(image, MIME, B64, DETAIL)
 
 
 def openai_text_content(draw: st.DrawFn) -> Any:
@@ -139,13 +147,21 @@ def test_what_pi_cannot_hold_is_refused_in_one_line_naming_the_fix() -> None:
 # ----- Anthropic -------------------------------------------------------------------------------------
 
 
+CACHE_CONTROL = st.sampled_from([{"type": "ephemeral"}, {"type": "ephemeral", "ttl": "1h"}])
+
+
+def cached(block: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[dict[str, Any]]:
+    """The block, or the block marked as a prompt-cache breakpoint (which comes back where it was)."""
+    return block | st.builds(lambda b, c: {**b, "cache_control": c}, block, CACHE_CONTROL)
+
+
 def anthropic_image() -> st.SearchStrategy[dict[str, Any]]:
-    return st.builds(lambda m, d: {"type": "image", "source": {"type": "base64", "media_type": m, "data": d}},
-                     MIME, B64)
+    return cached(st.builds(lambda m, d: {"type": "image", "source": {"type": "base64", "media_type": m, "data": d}},
+                            MIME, B64))
 
 
 def anthropic_text() -> st.SearchStrategy[dict[str, Any]]:
-    return st.builds(lambda t: {"type": "text", "text": t}, TEXT)
+    return cached(st.builds(lambda t: {"type": "text", "text": t}, TEXT))
 
 
 @st.composite
@@ -153,7 +169,7 @@ def anthropic_history(draw: st.DrawFn) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = [{"role": "user", "content": draw(
         TEXT | st.lists(anthropic_text() | anthropic_image(), min_size=1, max_size=3))}]
     for turn in range(draw(st.integers(0, 3))):
-        calls = [{"type": "tool_use", "id": cid, "name": draw(NAME), "input": draw(ARGS)}
+        calls = [draw(cached(st.just({"type": "tool_use", "id": cid, "name": draw(NAME), "input": draw(ARGS)})))
                  for cid in ids(draw(st.integers(1, 3)), turn)]
         thinking = draw(st.lists(
             st.builds(lambda t, s: {"type": "thinking", "thinking": t, "signature": s}, TEXT, B64)
@@ -166,7 +182,7 @@ def anthropic_history(draw: st.DrawFn) -> list[dict[str, Any]]:
                 | st.lists(anthropic_image(), min_size=1, max_size=2))}
             if draw(st.booleans()):
                 block["is_error"] = True
-            results.append(block)
+            results.append(draw(cached(st.just(block))))
         out.append({"role": "user", "content": [*results, *draw(st.lists(anthropic_text(), max_size=1))]})
     out.append({"role": "assistant", "content": draw(st.lists(anthropic_text(), min_size=1, max_size=2))})
     return out
