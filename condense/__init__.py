@@ -15,11 +15,18 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from condense.adapters import MessageError, from_anthropic, from_openai, to_anthropic, to_openai
+    from condense.adapters import from_anthropic, from_openai, to_anthropic, to_openai
     from condense.config import CondenseConfig
     from condense.engine import CondenseEngine
     from condense.entry_log import EntryLog, FileLog, MemoryLog
-    from condense.errors import CondenseError, ConfigError, StoreFormatError, StoreInUseError, StoreWriteError
+    from condense.errors import (
+        CondenseError,
+        ConfigError,
+        MessageError,
+        StoreFormatError,
+        StoreInUseError,
+        StoreWriteError,
+    )
     from condense.facade import AnthropicCondenser, Condenser, OpenAICondenser
     from condense.flush import BatchFilter, FlushResult
     from condense.host import CancelSignal, CompletionEvent, ContextUsage, Host
@@ -36,21 +43,22 @@ if TYPE_CHECKING:
         unknown_refs,
     )
     from condense.local_host import LocalHost, ModelAccess, SummaryFunction
+    from condense.prune_result import PruneResult
     from condense.summarize import SummarizerAborted, SummaryHook
 
 DISTRIBUTION = "pi-tui"  # condense ships inside pi-tui's distribution
 FALLBACK_VERSION = "0+unknown"  # run from a source tree that was never installed: no second copy of the number
 
 _HOME = {  # public name -> the module that defines it
-    "MessageError": "adapters", "from_anthropic": "adapters", "from_openai": "adapters",
+    "from_anthropic": "adapters", "from_openai": "adapters",
     "to_anthropic": "adapters", "to_openai": "adapters", "CondenseConfig": "config",
     "CondenseEngine": "engine", "AnthropicCondenser": "facade", "Condenser": "facade",
     "OpenAICondenser": "facade", "FlushResult": "flush", "CancelSignal": "host", "CompletionEvent": "host",
     "ContextUsage": "host", "Host": "host", "LocalHost": "local_host", "ModelAccess": "local_host",
-    "SummaryFunction": "local_host", "BatchFilter": "flush", "SummaryHook": "summarize",
+    "SummaryFunction": "local_host", "PruneResult": "prune_result", "BatchFilter": "flush", "SummaryHook": "summarize",
     "EntryLog": "entry_log", "FileLog": "entry_log", "MemoryLog": "entry_log",
     "StoreInUseError": "errors", "StoreWriteError": "errors", "CondenseError": "errors", "ConfigError": "errors",
-    "StoreFormatError": "errors", "SummarizerAborted": "summarize",
+    "StoreFormatError": "errors", "MessageError": "errors", "SummarizerAborted": "summarize",
     "CallMark": "inspect", "CallView": "inspect", "ChainMark": "inspect", "ChainView": "inspect",
     "PruneTree": "inspect", "SummaryView": "inspect", "call_mark": "inspect", "chain_marks": "inspect",
     "prune_tree": "inspect", "unknown_refs": "inspect",
@@ -106,6 +114,7 @@ __all__ = [
     "MessageError",
     "ModelAccess",
     "OpenAICondenser",
+    "PruneResult",
     "PruneTree",
     "StoreFormatError",
     "StoreInUseError",

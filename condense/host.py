@@ -6,7 +6,7 @@ of a recorded session). Everything is plain data: session entries and messages a
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -99,16 +99,28 @@ class Host(Protocol):
     def set_widget(self, key: str, lines: list[str] | None) -> None: ...
 
 
+NoticeCallback = Callable[[Level, str], None]
+"""Hears each notice as it is given: (level, text)."""
+
+
 class RecordedUI:
     """The UI half of a host with no screen (offline commands, the library, tests): notices and status
-    lines are kept for the caller to show or check; widget rows have nowhere to go."""
+    lines are kept for the caller to show or check; widget rows have nowhere to go. `on_notice` hears
+    each notice as it comes; `keep_notices` bounds the list to the newest ones (a long-running agent
+    would otherwise keep every notice it was ever given)."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_notice: NoticeCallback | None = None, keep_notices: int | None = None) -> None:
         self.notices: list[tuple[Level, str]] = []
         self.status: dict[str, str] = {}
+        self.on_notice = on_notice
+        self.keep_notices = keep_notices
 
     def notify(self, text: str, level: Level = "info") -> None:
         self.notices.append((level, text))
+        if self.keep_notices is not None and len(self.notices) > self.keep_notices:
+            del self.notices[:-self.keep_notices]
+        if self.on_notice is not None:
+            self.on_notice(level, text)
 
     def set_status(self, key: str, text: str | None) -> None:
         if text is None:

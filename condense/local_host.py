@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from condense.entry_log import EntryLog, MemoryLog, open_log
-from condense.host import CancelSignal, CompletionEvent, ContextUsage, RecordedUI
+from condense.host import CancelSignal, CompletionEvent, ContextUsage, NoticeCallback, RecordedUI
 from condense.measure import estimate_tokens, model_chars
 from condense.messages import AgentMessage
 
@@ -78,8 +78,9 @@ class LocalHost(RecordedUI):
     `store` is where the session lives: a folder (a Pi session file in it, see `FileLog`), None (in
     memory; nothing spills, oversized outputs stay inline), or any `EntryLog`. Summaries come from
     `summarize`: a function called with the summariser prompt, or a `ModelAccess` (a program's own model
-    access). UI calls, and what opening the store found (a damaged line, a second branch), are recorded in
-`notices` and `status` for the caller to show.
+    access). UI calls, and what opening the store found (a damaged line, a second branch), are recorded
+    in `notices` (the newest `keep_notices` of them; all when None) and `status` for the caller to show,
+    and each notice reaches `on_notice` as it is given.
 
     `reported_usage`: the context usage starts from the newest reply's reported usage, which holds
     for a conversation whose requests this engine rendered (the library); a recorded session replayed
@@ -87,8 +88,9 @@ class LocalHost(RecordedUI):
 
     def __init__(self, store: EntryLog | str | os.PathLike[str] | None = None, *,
                  summarize: SummaryFunction | ModelAccess | None = None, context_window: int = 200_000,
-                 reported_usage: bool = True) -> None:
-        super().__init__()
+                 reported_usage: bool = True, on_notice: NoticeCallback | None = None,
+                 keep_notices: int | None = None) -> None:
+        super().__init__(on_notice, keep_notices)
         self._owned: MemoryLog | None = None  # a log it opened itself is its to close; one handed in, the caller's
         if store is None or isinstance(store, str | os.PathLike):
             self._owned = open_log(store)

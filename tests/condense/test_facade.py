@@ -18,6 +18,7 @@ from condense.query import QueryError
 from condense.records import SUMMARY
 from condense.tool_pairing import NO_RESULT_TEXT
 from tests.support.fake_openai import validate_request
+from tests.support.typed import plain
 
 OUTPUT = "def handler(event):\n" + "    return process(event)  # line\n" * 120
 
@@ -90,7 +91,7 @@ async def test_openai_query_tool_answers_with_the_original_output() -> None:
     answer = condenser.answer(call)
     assert answer["role"] == "tool" and answer["tool_call_id"] == "q1"
     assert "## toolRef: t2" in answer["content"] and output(1) in answer["content"]
-    bad = condenser.answer({**call, "function": {"name": "context_tree_query", "arguments": "{oops"}})
+    bad = plain([condenser.answer({**call, "function": {"name": "context_tree_query", "arguments": "{oops"}})])[0]
     assert bad["content"].startswith("context_tree_query: pass") and "\n" not in bad["content"]
     await condenser.add([{"role": "assistant", "content": None, "tool_calls": [call]}, answer])
     assert condenser.messages()[-1] == answer  # a recovery stays in view: it is what the model asked for
@@ -101,11 +102,11 @@ async def test_the_query_tool_pages_through_an_output_for_the_model_and_the_agen
     await anthropic_run(condenser)
     use = {"type": "tool_use", "id": "q1", "name": "context_tree_query",
            "input": {"toolCallIds": ["t2"], "offset": 3, "limit": 1}}
-    assert condenser.answer(use)["content"].endswith(
+    assert str(condenser.answer(use)["content"]).endswith(
         '    return process(event)  # line\n[Output truncated: lines 3-3 of 122 shown. Continue with '
         'context_tree_query({"toolCallIds": ["t2"], "offset": 4, "limit": 1})]')
     assert condenser.query(["t2"], pattern="# FILE").endswith('1: # file 1\n[1 of 122 lines contains "# FILE"]')
-    refused = condenser.answer({**use, "input": {"toolCallIds": ["t2"], "offset": 0}})["content"]
+    refused = str(condenser.answer({**use, "input": {"toolCallIds": ["t2"], "offset": 0}})["content"])
     assert refused.endswith("(offset: input should be greater than or equal to 1 (got 0))")
     with pytest.raises(QueryError, match="pattern"):
         condenser.query(["t2"], pattern="")
@@ -116,7 +117,7 @@ async def test_anthropic_history_is_flushed_and_rendered_with_results_and_summar
     condenser = AnthropicCondenser(config=STUBS)
     await anthropic_run(condenser)
     await condenser.add([{"role": "user", "content": "and the tests?"}])
-    request = condenser.messages()
+    request = plain(condenser.messages())
     assert [m["role"] for m in request] == ["user"] + ["assistant", "user"] * 4
     results = [b for m in request if isinstance(m["content"], list) for b in m["content"]
                if b["type"] == "tool_result"]
@@ -189,7 +190,7 @@ async def test_an_oversized_output_spills_beside_the_store(tmp_path: Path) -> No
     await condenser.add(openai_turn(0))
     blobs = list((tmp_path / "state").glob("*-blobs/*.txt"))
     assert len(blobs) == 1 and blobs[0].read_text() == output(0)
-    assert "Spilled" in condenser.messages()[-1]["content"]
+    assert "Spilled" in plain(condenser.messages())[-1]["content"]
 
 
 async def test_a_spilled_output_is_found_from_another_folder_and_after_the_store_moved(
@@ -262,7 +263,7 @@ async def test_flush_summarises_pending_work_on_request() -> None:
     condenser = OpenAICondenser(config={"prune_on": "on-demand"})
     await condenser.add([{"role": "user", "content": "go"}, *openai_turn(0)])
     await condenser.flush()
-    assert "context_tree_query" in condenser.messages()[2]["content"]
+    assert "context_tree_query" in plain(condenser.messages())[2]["content"]
 
 
 async def test_a_batch_with_a_message_pi_cannot_hold_is_refused_whole(tmp_path: Path) -> None:
@@ -349,7 +350,7 @@ def test_an_anthropic_call_whose_result_a_crash_lost_is_answered_in_the_next_use
     killed_mid_tool(tmp_path / "store", "anthropic")
     with AnthropicCondenser(tmp_path / "store") as agent:
         agent.add_sync([{"role": "user", "content": "are you still there?"}])
-        request = agent.messages()
+        request = plain(agent.messages())
         assert [m["role"] for m in request] == ["user", "assistant", "user"]
         answer, prompt = request[2]["content"]
         assert answer == {"type": "tool_result", "tool_use_id": "toolu_0", "is_error": True, "content": NO_RESULT_TEXT}

@@ -7,6 +7,7 @@ history the facade gives back must be the very request pi-tui sent, summaries an
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +46,7 @@ async def pi_tui_requests(server: FakeOpenAI, cwd: Path, prompts: list[str]) -> 
     return host.session.path, server.requests
 
 
-def on_the_wire(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def on_the_wire(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """As litellm sends them: an assistant message's `content: None` is left out."""
     return [{k: v for k, v in m.items() if not (k == "content" and v is None)} for m in messages]
 
