@@ -10,6 +10,8 @@ only the two parts differ: where the entries live (`condense.entry_log`) and whe
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -63,13 +65,23 @@ class FunctionModel:
             yield CompletionEvent("error", "no summariser was given", error_kind="other")
             return
         try:
-            answer = self.summarize(prompt)
-            text = await answer if isinstance(answer, Awaitable) else answer
+            text = await self._call(self.summarize, prompt)
         except Exception as exc:
             yield CompletionEvent("error", f"{type(exc).__name__}: {exc}", error_kind="other")
             return
         yield CompletionEvent("delta", text)
         yield CompletionEvent("done", text, stop_reason="stop")
+
+    @staticmethod
+    async def _call(summarize: SummaryFunction, prompt: str) -> str:
+        """A coroutine function is awaited; any other function runs in a worker thread, so a blocking one
+        (an HTTP client, a local model) leaves the event loop free for the agent's other work."""
+        answer: Awaitable[str] | str
+        if inspect.iscoroutinefunction(summarize):
+            answer = summarize(prompt)
+        else:
+            answer = await asyncio.to_thread(summarize, prompt)
+        return await answer if isinstance(answer, Awaitable) else answer
 
 
 class LocalHost(RecordedUI):
@@ -191,6 +203,11 @@ class LocalHost(RecordedUI):
     def complete(self, model: str, prompt: str, thinking: str | None,
                  signal: CancelSignal) -> AsyncIterator[CompletionEvent]:
         return self.models.complete(model, prompt, thinking, signal)
+
+    def streams(self, model: str) -> bool:
+        """Whether a call's silence means a stall (see `condense.summarize.runner`): a function answers
+        once, at its end, so only the summariser's ceiling on the whole call bounds it."""
+        return not isinstance(self.models, FunctionModel)
 
 
 @dataclass(frozen=True)

@@ -177,6 +177,14 @@ def _abort_future(signal: CancelSignal) -> tuple[asyncio.Future[None] | None, Ca
     return future, unsubscribe if callable(unsubscribe) else (lambda: None)
 
 
+def _streams(host: Host, model: str) -> bool:
+    """Whether `model`'s calls stream, so that silence means a stall. A host may say they do not with a
+    `streams(model)` method (LocalHost's function summariser answers once, at its end): then only the
+    ceiling on the whole call applies."""
+    streams = getattr(host, "streams", None)
+    return not callable(streams) or bool(streams(model))
+
+
 def _seconds(ms: int) -> str:
     return f"{ms // 1000}s" if ms % 1000 == 0 else f"{ms / 1000:g}s"
 
@@ -390,10 +398,10 @@ class Summarizer:
             raise SummarizerAborted("summarization aborted")
         return attempt
 
-    def _wait_limit(self, deadline: float | None) -> tuple[float | None, Failure]:
+    def _wait_limit(self, model: str, deadline: float | None) -> tuple[float | None, Failure]:
         """How long to wait for the next event, and which limit that wait stands for."""
         idle_ms = self.config.summarizer_idle_timeout_ms
-        idle = idle_ms / 1000 if idle_ms > 0 else None
+        idle = idle_ms / 1000 if idle_ms > 0 and _streams(self.host, model) else None
         if deadline is None:
             return idle, "idle"
         left = max(0.0, deadline - asyncio.get_running_loop().time())
@@ -411,7 +419,7 @@ class Summarizer:
             on_progress(0)
         try:
             while True:
-                wait, limit = self._wait_limit(deadline)
+                wait, limit = self._wait_limit(model, deadline)
                 event = await self._wait_event(events, wait, aborted)
                 if event is None:  # nothing arrived in time, or the caller aborted
                     call_signal.expired = True

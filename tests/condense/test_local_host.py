@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import stat
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from condense import OpenAICondenser
 from condense.local_host import LocalHost
 from condense.messages import UserMessage
+from tests.condense.test_facade import openai_turn, output
 from tests.support.typed import plain
+from tests.support.waiting import until
 
 
 def user(text: str, ts: int) -> UserMessage:
@@ -89,3 +95,61 @@ async def test_summaries_come_from_the_given_function_as_completion_events() -> 
     events = [e async for e in host.complete("library/summarizer", "abcd", None, signal=None)]  # type: ignore[arg-type]
     assert [(e.type, e.text) for e in events][-1] == ("done", "summary of 4 chars")
     assert LocalHost().session_model() is None
+
+
+async def test_a_blocking_summary_function_leaves_the_event_loop_free() -> None:
+    """While the function runs, the loop runs the agent's other work: run on the loop, it would wait in vain."""
+    started, loop_ran = threading.Event(), threading.Event()
+
+    def blocking(prompt: str) -> str:
+        started.set()
+        return "the loop ran meanwhile" if loop_ran.wait(timeout=5) else "the loop was blocked"
+
+    async def other_work() -> None:
+        await until(started.is_set, "the summariser to start")
+        loop_ran.set()
+
+    condenser = OpenAICondenser(summarizer=blocking, config={"chain_compression": {"rolling_window": 3}})
+    await condenser.add([{"role": "user", "content": "fix the handler"}, *openai_turn(0)])
+    meanwhile = asyncio.ensure_future(other_work())
+    await condenser.add([{"role": "assistant", "content": "Fixed."}])
+    await meanwhile
+    assert "the loop ran meanwhile" in json.dumps(condenser.messages())
+
+
+@pytest.mark.parametrize("asynchronous", [True, False])
+async def test_a_summary_function_slower_than_the_stall_timeout_is_bounded_by_the_ceiling_alone(
+        asynchronous: bool) -> None:
+    """A function answers once, at its end: its silence is no stall, only the whole call's ceiling applies."""
+    slow = 0.5  # seconds: five times the idle timeout below (slowness is the behaviour under test)
+
+    async def slow_async(prompt: str) -> str:
+        await asyncio.sleep(slow)
+        return "[[1:read]] a handler module"
+
+    def slow_sync(prompt: str) -> str:
+        time.sleep(slow)
+        return "[[1:read]] a handler module"
+
+    condenser = OpenAICondenser(summarizer=slow_async if asynchronous else slow_sync,
+                                config={"summarizer_idle_timeout_ms": 100, "summarizer_max_timeout_ms": 60_000,
+                                        "chain_compression": {"rolling_window": 3}})
+    await condenser.add([{"role": "user", "content": "fix the handler"}, *openai_turn(0)])
+    result = await condenser.add([{"role": "assistant", "content": "Fixed."}])
+    assert result.refs == ("t1",) and not [text for _, text in result.notices if "stalled" in text]
+    assert "a handler module" in json.dumps(condenser.messages())
+
+
+async def test_a_summary_function_past_the_ceiling_is_abandoned_and_its_work_kept() -> None:
+    released = asyncio.Event()
+
+    async def never(prompt: str) -> str:
+        await released.wait()
+        return "too late"
+
+    condenser = OpenAICondenser(summarizer=never, config={"summarizer_max_timeout_ms": 200})
+    await condenser.add([{"role": "user", "content": "fix the handler"}, *openai_turn(0)])
+    result = await condenser.add([{"role": "assistant", "content": "Fixed."}])
+    released.set()
+    assert result.refs == () and [m["content"] for m in condenser.messages() if m["role"] == "tool"] == [output(0)]
+    assert [text for _, text in result.notices if "exceeded 0.2s ceiling" in text]
