@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from condense.config import CondenseConfig
 from tests.support.fake_openai import FakeOpenAI, call, text_reply, tool_reply
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,6 +79,21 @@ def test_the_litellm_example_drives_a_real_model_and_summariser(tmp_path: Path) 
     assert "context_tree_query" in [t["function"]["name"] for t in first["tools"]]
     recovered = second_task[1]["messages"][-1]
     assert recovered["role"] == "tool" and "The alpha service listens on port 5000." in recovered["content"]
+
+
+def documented(name: str) -> bool:
+    return re.search(rf"(?<![\w.]){re.escape(name)}\b", DOC.read_text(encoding="utf-8")) is not None
+
+
+def test_every_public_name_of_condense_is_documented() -> None:
+    import condense
+
+    assert [name for name in condense.__all__ if not documented(name)] == []
+
+
+def test_every_setting_is_documented() -> None:
+    """The budget triggers, `keep_recent`, `summary_names`, spilling, timeouts: what an agent author tunes."""
+    assert [name for name in CondenseConfig.model_fields if not documented(name)] == []
 
 
 def requirement_closure(name: str, seen: set[str] | None = None) -> set[str]:
