@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 
 MIN_CHARS = 6
 NAME_CHARS = 80  # a longer token is data (a hash, a blob), not a name a model writes again
-NAMES_PREFIX = "Names in "
+NAMES_PREFIX = "- Names in "  # a list item: it stays a line of its own under a summary rendered as Markdown
 
 _RUN = re.compile(r"[A-Za-z0-9_./:$-]+")
 _MARKS = frozenset("_./-:$")
@@ -55,6 +55,8 @@ def top_names(text: str, limit: int, shown: str = "") -> list[str]:
 
 
 def names_line(ref: str, names: Sequence[str]) -> str:
+    """Names bare, not in backticks: two characters a name in every request that carries it, for no
+    better spelling (measured: 1.6% dearer on pi-compact-hooks)."""
     return f"{NAMES_PREFIX}`{ref}`: " + ", ".join(names)
 
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from markdown_it import MarkdownIt
 
 from condense import OpenAICondenser
 from condense.names import carried_names, identifiers, names_line, names_lines, top_names
+from condense.records import SummaryRef, ToolCallRecord
+from condense.summarize.refs import build_summary_content
 
 HOOKS = """\
 export class HookRunner {
@@ -41,13 +44,13 @@ def test_a_token_too_long_to_be_a_name_is_left_out() -> None:
 
 def test_each_name_is_listed_once_under_the_first_output_using_it() -> None:
     lines = names_lines([("t1", HOOKS), ("t2", "HookRunner again, and packageIndex"), ("t3", "nothing here")], 3, "")
-    assert lines == ["Names in `t1`: HookRunner, agent_start, agent_end", "Names in `t2`: packageIndex"]
+    assert lines == ["- Names in `t1`: HookRunner, agent_start, agent_end", "- Names in `t2`: packageIndex"]
 
 
 def test_a_merge_carries_the_names_lines_of_what_it_merges() -> None:
     names = names_line("t1", ["HookRunner", "agent_end"])
     summary = f"- `t1` read hooks.ts\n{names}\n**Summarized tool refs**: `t1`."
-    assert carried_names(["prose only", summary]) == ["Names in `t1`: HookRunner, agent_end"]
+    assert carried_names(["prose only", summary]) == ["- Names in `t1`: HookRunner, agent_end"]
 
 
 # ----- in the pruned request --------------------------------------------------------------------
@@ -77,9 +80,20 @@ async def pruned_request(config: dict[str, object]) -> str:
 ])
 async def test_the_names_a_pruned_output_used_most_stay_in_the_request(config: dict[str, object]) -> None:
     request = await pruned_request(config)
-    assert "Names in `t1`: computeTotalPrice, order.line_items, tax_rate, order_2024" in request
+    names = "- Names in `t1`: computeTotalPrice, order.line_items, tax_rate, order_2024"
+    assert names in request
 
 
 async def test_no_names_line_when_the_setting_is_zero() -> None:
     request = await pruned_request({"summary_names": 0})
     assert "Names in" not in request and "computeTotalPrice" not in request
+
+
+def test_the_names_line_stays_a_line_of_its_own_when_the_summary_is_shown_as_markdown() -> None:
+    """The transcript renders summaries as Markdown: a plain line under a bullet would join its text."""
+    record = ToolCallRecord("call_1", "read", {"path": "shop.py"}, SOURCE, False, 0, 0)
+    content = build_summary_content("- [[1:read]] read shop.py: the checkout", [SummaryRef("t1", "call_1")], [record],
+                                    names_limit=3)
+    items = [token.content for token in MarkdownIt().parse(content) if token.type == "inline"]
+    names = "Names in `t1`: computeTotalPrice, order.line_items, tax_rate"
+    assert items[:2] == ["`t1` read shop.py: the checkout", names]

@@ -236,13 +236,13 @@ async def test_fuses_range_summary_when_2_per_batch_summaries_and_fuse_range_is_
 async def test_a_fused_summary_keeps_the_names_lines_a_model_would_merge_away() -> None:
     messages = rounds((100, ["tc1", "tc2"]), (300, ["tc3"]), (500, ["tc4"]), (700, ["tc5"]))
     index, session = ToolCallIndexer(), Session()
-    cover(index, session, ["tc1@120"], "- `t1` read a.ts\nNames in `t1`: HookRunner, agent_end")
-    cover(index, session, ["tc2@121"], "- `t2` ran grep\nNames in `t2`: createJiti")
+    cover(index, session, ["tc1@120"], "- `t1` read a.ts\n- Names in `t1`: HookRunner, agent_end")
+    cover(index, session, ["tc2@121"], "- `t2` ran grep\n- Names in `t2`: createJiti")
     summarizer, _ = fuser("Read a.ts and grepped for the loader.")
     outcome = await compress(detect_chains(messages), 3, messages, index=index, fuser=summarizer)
     assert outcome.entries[0].range_summary_text == ("Read a.ts and grepped for the loader.\n"
-                                                      "Names in `t1`: HookRunner, agent_end\n"
-                                                      "Names in `t2`: createJiti")
+                                                      "- Names in `t1`: HookRunner, agent_end\n"
+                                                      "- Names in `t2`: createJiti")
 
 
 async def test_does_not_fuse_a_single_per_batch_summary() -> None:
