@@ -169,8 +169,11 @@ def branch_records(branch: list[dict[str, Any]]) -> list[ToolCallRecord]:
 
 
 def records_for_keys(branch: list[dict[str, Any]], keys: set[str]) -> list[ToolCallRecord]:
-    """The branch's records of these occurrence keys (whatever their protection or index state)."""
-    return [record for record in branch_records(branch) if record.key in keys]
+    """The branch's records of these occurrence keys (whatever their protection or index state); only
+    these are built, so reading back a few outputs of a long session costs no text of the others."""
+    return [_record(call, result, turn.turn_index, turn.timestamp, occurrence_of(result))
+            for turn in _turns(branch) for call, result in turn.answered()
+            if result is not None and message_key(result) in keys]
 
 
 def without_protected(batch: Batch, is_protected: IsProtected) -> Batch | None:

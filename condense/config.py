@@ -171,6 +171,11 @@ class CondenseConfig(_Table):
         True, description="At a flush, stub a read output whose file a later edit or write changed, or a later"
         " read showed again, with no summary of its own; context_tree_query still returns it."
     )
+    index_copies: bool = Field(
+        False, description="Copy each pruned output's text and arguments into its index record, as pi-condense"
+        " does, so Pi with pi-condense can read them back from this session (the file grows by about the size"
+        " of every pruned output); off, a record points at the output's own entry."
+    )
     show_prune_status_line: bool = Field(True, description="Show the pruner's segment in the footer.")
     chain_compression: ChainCompressionConfig = Field(
         default_factory=ChainCompressionConfig, description="Compression of closed conversation chains."

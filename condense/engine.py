@@ -93,7 +93,7 @@ class CondenseEngine:
         self.host = host
         self.config = config
         self._save_config = save_config
-        self.index = ToolCallIndexer()
+        self.index = ToolCallIndexer(copies=config.index_copies)
         self.stats = PruneStats()
         self.diagnostics = DiagnosticSink(host.append_entry)
         self.summarizer = Summarizer(host, config, on_summary=on_summary)
@@ -655,6 +655,7 @@ class CondenseEngine:
         self.config = config
         self._config_version += 1
         self.summarizer.config = config
+        self.index.copies = config.index_copies
         self.update_status()
 
     def configure(self, config: CondenseConfig) -> bool:

@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from condense.capture import records_for_keys
 from condense.dedup import content_hash
 from condense.messages import content_text
 from condense.occurrence import bare_id, occ_key, occurrence_of, parse_occ_key, result_timestamp_of
@@ -27,10 +28,14 @@ Spiller = Callable[[ToolCallRecord], ToolCallRecord]
 small). Raises when the sidecar cannot be written."""
 
 _SHORT_REF = re.compile(r"t([0-9]+)")
+MISSING_OUTPUT = "(the output's own entry is not on this branch: its text cannot be read back)"
 
 
 class ToolCallIndexer:
-    def __init__(self) -> None:
+    def __init__(self, copies: bool = True) -> None:
+        """`copies`: persist each record with its output's text and arguments (pi-condense's format);
+        False writes a reference to the output's entry instead, read back on `rebuild`."""
+        self.copies = copies
         self._reset()
 
     def _reset(self) -> None:
@@ -121,7 +126,7 @@ class ToolCallIndexer:
     def add_batch(self, records: list[ToolCallRecord], append: Append) -> None:
         if not records:
             return
-        append(INDEX, {"toolCalls": [record.to_json() for record in records]})
+        append(INDEX, {"toolCalls": [record.to_json(self.copies) for record in records]})
         for record in records:
             self._index(record)
             self._seed_hash(record)
@@ -150,7 +155,7 @@ class ToolCallIndexer:
         stored = [spill(record) for record in records] if spill else list(records)
         refs = self.allocate_summary_refs(stored)
         append(INDEX, {
-            "toolCalls": [record.to_json() for record in stored],
+            "toolCalls": [record.to_json(self.copies) for record in stored],
             "backfilled": True,
             "refs": [ref.to_json() for ref in refs],
         })
@@ -192,15 +197,17 @@ class ToolCallIndexer:
     # ----- rebuild -----
     def rebuild(self, branch_entries: Iterable[object]) -> None:
         """Replace all state with what the branch's entries say. Aliases are applied after every
-        other entry so one inherits its original's ref whatever order the entries were written in."""
+        other entry so one inherits its original's ref whatever order the entries were written in.
+        A record written as a reference (no `resultText`) gets its text and arguments from the
+        branch's own call and result entries."""
         self._reset()
+        entries = [entry for entry in branch_entries if isinstance(entry, dict)]
+        outputs = _referenced_outputs(entries)
         aliases: list[dict[str, Any]] = []
-        for entry in branch_entries:
-            if not isinstance(entry, dict):
-                continue
+        for entry in entries:
             kind, custom_type = entry.get("type"), entry.get("customType")
             if kind == "custom" and custom_type == INDEX and isinstance(entry.get("data"), dict):
-                self._replay_index(entry["data"])
+                self._replay_index(entry["data"], outputs)
             elif kind == "custom_message" and custom_type == SUMMARY:
                 self._replay_summary(entry)
             elif kind == "custom" and custom_type == DEDUP_ALIAS and isinstance(entry.get("data"), dict):
@@ -210,14 +217,14 @@ class ToolCallIndexer:
             if keys is not None:
                 self._alias(*keys)
 
-    def _replay_index(self, data: dict[str, Any]) -> None:
+    def _replay_index(self, data: dict[str, Any], outputs: dict[str, ToolCallRecord]) -> None:
         backfilled = data.get("backfilled") is True
         for raw in _dicts(data.get("toolCalls")):
             if not isinstance(raw.get("toolCallId"), str) or not raw["toolCallId"]:
                 continue
-            record = ToolCallRecord.from_json(raw)
+            record = _read_back(ToolCallRecord.from_json(raw), outputs)
             self._index(record)
-            if not backfilled:
+            if not backfilled and record.result_text != MISSING_OUTPUT:
                 self._seed_hash(record)
         if backfilled:
             self.register_summary_refs(_refs(_dicts(data.get("refs"))))
@@ -267,6 +274,28 @@ def alias_keys(data: dict[str, Any]) -> tuple[str, str] | None:
                     occurrence_of(data, "newResultOccurrence")),
             occ_key(original, result_timestamp_of(data.get("originalResultTimestamp")),
                     occurrence_of(data, "originalResultOccurrence")))
+
+
+def _referenced_outputs(entries: list[dict[str, Any]]) -> dict[str, ToolCallRecord]:
+    """The branch's own records of the outputs that index records refer to, by occurrence key."""
+    indexes = [entry["data"] for entry in entries if entry.get("type") == "custom"
+               and entry.get("customType") == INDEX and isinstance(entry.get("data"), dict)]
+    keys = {ToolCallRecord.from_json(raw).key for data in indexes for raw in _dicts(data.get("toolCalls"))
+            if "resultText" not in raw}
+    return {record.key: record for record in records_for_keys(entries, keys)} if keys else {}
+
+
+def _read_back(record: ToolCallRecord, outputs: dict[str, ToolCallRecord]) -> ToolCallRecord:
+    """A reference record with its call's arguments and its output's text (a spilled output's text stays
+    in its sidecar file); a note where the branch does not hold the output."""
+    if not record.in_entry:
+        return record
+    found = outputs.get(record.key)
+    if record.spill_path:
+        return record if found is None else record.with_changes(args=found.args)
+    if found is None:
+        return record.with_changes(result_text=MISSING_OUTPUT)
+    return record.with_changes(args=found.args, result_text=found.result_text)
 
 
 def _when(record: ToolCallRecord) -> tuple[int, int]:

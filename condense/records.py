@@ -45,6 +45,7 @@ class ToolCallRecord:
     content_hash: str | None = None
     superseded_by: str | None = None  # edit | write | read: stubbed as stale, with no summary (supersede.py)
     result_occurrence: int = 1  # a result repeating an earlier one's id and timestamp: 2, 3, ...
+    in_entry: bool = False  # persisted without its text and arguments: they are read back from its entries
 
     @property
     def key(self) -> str:
@@ -53,16 +54,16 @@ class ToolCallRecord:
     def with_changes(self, **changes: Any) -> ToolCallRecord:
         return replace(self, **changes)
 
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "toolCallId": self.tool_call_id,
-            "toolName": self.tool_name,
-            "args": self.args,
-            "resultText": self.result_text,
-            "isError": self.is_error,
-            "turnIndex": self.turn_index,
-            "timestamp": self.timestamp,
-        }
+    def to_json(self, copy: bool = True) -> dict[str, Any]:
+        """The pi-condense record; with `copy` False, the same without `args` and `resultText`: the
+        session holds both already, in the call's and the result's own entries (copying them grew a
+        pruned session file by 70-90%), and a record without `resultText` is read back from there. A
+        record without a result timestamp is always copied: a bare id may name more than one result."""
+        reference = not copy and self.result_timestamp is not None
+        data: dict[str, Any] = {"toolCallId": self.tool_call_id, "toolName": self.tool_name}
+        if not reference:
+            data.update(args=self.args, resultText=self.result_text)
+        data.update(isError=self.is_error, turnIndex=self.turn_index, timestamp=self.timestamp)
         optional = {
             "resultTimestamp": self.result_timestamp,
             "spillPath": self.spill_path,
@@ -93,6 +94,7 @@ class ToolCallRecord:
             content_hash=data.get("contentHash") if isinstance(data.get("contentHash"), str) else None,
             superseded_by=data.get("supersededBy") if isinstance(data.get("supersededBy"), str) else None,
             result_occurrence=occurrence_of(data, "resultOccurrence"),
+            in_entry="resultText" not in data,
         )
 
 

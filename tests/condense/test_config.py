@@ -158,6 +158,7 @@ def test_every_key_has_the_designed_default() -> None:
         "min_flush_chars": 0,
         "purge_summarized_args": False,
         "superseded_reads": True,
+        "index_copies": False,
         "show_prune_status_line": True,
         "chain_compression": {
             "enabled": True,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -86,6 +87,40 @@ def test_every_ref_in_the_context_returns_its_original_output(replayed: Path) ->
             assert original.startswith(head), ref
         else:
             assert text.endswith("\n\n" + original), ref
+
+
+def _condense_share(path: Path) -> tuple[float, list[dict[str, Any]]]:
+    """What condense's entries add to the recorded ones (a share of their bytes), and its index records."""
+    recorded = ours = 0
+    records: list[dict[str, Any]] = []
+    for line in path.read_bytes().splitlines():
+        entry = json.loads(line)
+        mine = str(entry.get("customType", "")).startswith("context-prune")
+        if mine:
+            ours += len(line)
+        else:
+            recorded += len(line)
+        if entry.get("customType") == "context-prune-index":
+            records += entry["data"]["toolCalls"]
+    return ours / recorded, records
+
+
+def test_index_records_point_at_their_outputs_and_a_file_with_copies_recovers_the_same(
+        replayed: Path, tmp_path: Path) -> None:
+    copied = tmp_path / "copies.jsonl"  # what pi-tui wrote before (pi-condense's own records): an old file
+    source = str(corpus_path("pi-large-session.jsonl"))
+    assert main(["replay", source, "-o", str(copied), "--summarizer", "extractive", "--set", "index_copies=true"]) == 0
+    growth, records = _condense_share(replayed)
+    old_growth, old_records = _condense_share(copied)
+    assert all("resultText" not in r and "args" not in r for r in records)
+    assert all("resultText" in r for r in old_records)
+    assert old_growth > 0.6 and growth < old_growth / 2, (growth, old_growth)
+    engine, _ = offline_engine(Session.open(replayed), CondenseConfig())
+    old, _ = offline_engine(Session.open(copied), CondenseConfig())
+    refs = [f"t{n}" for n in range(1, engine.index.next_ref_number)]
+    assert len(refs) > 100
+    for ref in refs:
+        assert engine.query([ref]) == old.query([ref]), ref
 
 
 def test_two_renders_of_the_same_file_are_byte_identical(replayed: Path, capsys: pytest.CaptureFixture[str]) -> None:
