@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, cast
 
+from condense.branch_switch import Held, carry_over
 from condense.budget import should_budget_flush, should_delta_flush, usage_fraction
 from condense.capture import capture_batch, records_for_keys, without_protected
 from condense.chains import (
@@ -182,8 +183,20 @@ class CondenseEngine:
         self.rebuild()
         self._measure_loaded()
 
-    def on_session_tree(self) -> None:
+    async def on_session_tree(self) -> None:
+        """Another branch (`/tree`): rebuilt from it, after writing onto it what the branch left behind
+        did for the outputs it holds (condense/branch_switch.py), so none is summarised a second time."""
+        held = Held(self.index.detached(), self.chains.entries(), list(self.history_fold.folds),
+                    self.flusher.frontier)
         self.rebuild()
+        try:
+            carried = await carry_over(held, self.index, self.chains.entries(), self.history_fold.folds,
+                                       self.flusher.frontier, self.host)
+        except Exception as exc:  # what was written is whole; the rest is summarised again when due
+            log.exception("pruner: could not keep the work of the branch left behind: %s", exc)
+            carried = 1
+        if carried:
+            self.rebuild()
         self._measure_loaded()
 
     def _measure_loaded(self) -> None:

@@ -12,6 +12,7 @@ it cannot pick the wrong occurrence (see `resolve_tool_call_id` and `has_legacy_
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -117,6 +118,30 @@ class ToolCallIndexer:
     def lookup_by_content(self, tool_name: str, text: str) -> str | None:
         return self._by_hash.get(content_hash(tool_name, text))
 
+    def summaries(self) -> list[tuple[str, list[str]]]:
+        """Every summary text with the occurrence keys it covers (in the order their outputs came), in
+        the order the summaries were registered."""
+        keys: list[list[str]] = [[] for _ in self._bodies]
+        for key, positions in self._bodies_by_key.items():
+            for position in positions:
+                keys[position].append(key)
+        by_time = {key: _when(record) for key, record in self._records.items()}
+        return [(text, sorted(covered, key=lambda key: by_time.get(key, 0)))
+                for text, covered in zip(self._bodies, keys, strict=True)]
+
+    def aliases(self) -> dict[str, str]:
+        """Dedup aliases: a duplicate's occurrence key -> its original's."""
+        return dict(self._aliases)
+
+    def detached(self) -> ToolCallIndexer:
+        """A copy that later writes and rebuilds of this index leave as it is (what a branch held, kept
+        while the engine rebuilds for another branch)."""
+        other = copy.copy(self)
+        for name, value in vars(self).items():
+            if isinstance(value, dict | list):
+                setattr(other, name, copy.copy(value))
+        return other
+
     def summaries_covering(self, keys: Iterable[str]) -> list[str]:
         """Distinct summary texts covering any of `keys`, in the order they were registered."""
         positions = sorted({p for key in set(keys) for p in self._bodies_by_key.get(key, ())})
@@ -154,15 +179,25 @@ class ToolCallIndexer:
         records never become dedup originals: nothing vouched for them as a summarised canonical."""
         stored = [spill(record) for record in records] if spill else list(records)
         refs = self.allocate_summary_refs(stored)
-        append(INDEX, {
-            "toolCalls": [record.to_json(self.copies) for record in stored],
-            "backfilled": True,
-            "refs": [ref.to_json() for ref in refs],
-        })
-        for record in stored:
-            self._index(record)
-        self.register_summary_refs(refs)
+        self.add_with_refs(stored, refs, append, original=False)
         return refs
+
+    def add_with_refs(self, records: list[ToolCallRecord], refs: list[SummaryRef], append: Append, *,
+                      original: bool) -> None:
+        """Index records under refs already minted, in one entry that names them (persist first). Only
+        an `original` record may become the output a later identical one is deduplicated to; the rest
+        are written `backfilled`, as pi-condense marks records no summary vouched for."""
+        if not records:
+            return
+        data: dict[str, Any] = {"toolCalls": [record.to_json(self.copies) for record in records]}
+        if not original:
+            data["backfilled"] = True
+        append(INDEX, {**data, "refs": [ref.to_json() for ref in refs]})
+        for record in records:
+            self._index(record)
+            if original:
+                self._seed_hash(record)
+        self.register_summary_refs(refs)
 
     # ----- refs and bodies (memory only: their entries are written by the caller) -----
     def allocate_summary_refs(self, records: list[ToolCallRecord]) -> list[SummaryRef]:
@@ -226,8 +261,7 @@ class ToolCallIndexer:
             self._index(record)
             if not backfilled and record.result_text != MISSING_OUTPUT:
                 self._seed_hash(record)
-        if backfilled:
-            self.register_summary_refs(_refs(_dicts(data.get("refs"))))
+        self.register_summary_refs(_refs(_dicts(data.get("refs"))))
 
     def _replay_summary(self, entry: dict[str, Any]) -> None:
         details = entry.get("details")

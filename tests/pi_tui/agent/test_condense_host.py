@@ -87,6 +87,23 @@ async def test_final_reply_flushes_and_the_next_request_carries_stubs_and_the_su
     assert "context-prune-summary" in kinds and "context-prune-index" in kinds
 
 
+async def test_tree_to_an_earlier_entry_keeps_the_summary_a_later_flush_wrote(fake_openai: FakeOpenAI,
+                                                                              tmp_path: Path) -> None:
+    (tmp_path / "big.txt").write_text("line of a big file\n" * 300)
+    fake_openai.push(tool_reply(call("read", {"path": "big.txt"}, "c1")), text_reply("read it"),
+                     text_reply("other answer"))
+    host, _ = await agent(fake_openai, tmp_path, chain_compression={"rolling_window": 3})
+    await host.prompt("read big.txt")
+    entries = host.session.branch_entries()
+    [reply] = [e["id"] for e in entries if e.get("message", {}).get("stopReason") == "stop"]
+    assert entries[-1]["id"] != reply, "the final reply's flush wrote after it"
+    await host.navigate(reply)  # back to the reply, before the summary its flush wrote
+    await host.prompt("and now?")
+    assert "`t1`" in tool_texts(fake_openai.requests[-1])[0], "still a stub with its ref"
+    summaries = [e for e in host.session.branch_entries() if e.get("customType") == "context-prune-summary"]
+    assert [[r["shortId"] for r in e["details"]["toolCallRefs"]] for e in summaries] == [["t1"]]
+
+
 async def test_the_model_recovers_an_original_with_context_tree_query(fake_openai: FakeOpenAI,
                                                                       tmp_path: Path) -> None:
     body = "secret value 42\n" + "filler\n" * 400

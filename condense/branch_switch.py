@@ -1,0 +1,150 @@
+"""Keeping condense's work across `/tree`: what another branch did for outputs this branch still holds.
+
+Everything condense knows is rebuilt from the branch, and a flush writes its entries at the leaf of its
+day. Moving to an earlier entry (or to a sibling branch) leaves those entries behind, on the old branch,
+although the outputs they summarised are still on the new one: its next flush would summarise them all a
+second time, and the model would read them raw meanwhile. So, on a branch switch, the engine hands the
+index, chains, folds and frontier it had to `carry_over`, which writes onto the new branch, in a flush's
+commit order, what covers the outputs the new branch holds and its own entries do not: the summaries
+(each naming only those outputs), the index records of the summarised and spilled outputs under the refs
+they had, the dedup aliases, the compressed chains and folds whose whole range is on the branch (with the
+records they name), and the frontier when it lies on the branch too. A read stubbed as stale is not
+carried: the edit that made it stale may be on the old branch only, and the next flush decides again.
+The engine then rebuilds from the branch, so what it knows is again what a reload would find.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from condense.capture import branch_records
+from condense.chains.model import ChainEntry
+from condense.fold import FOLD, Fold, user_identity
+from condense.frontier import Frontier
+from condense.host import Host
+from condense.index import ToolCallIndexer
+from condense.messages import SUMMARY_TYPE
+from condense.occurrence import message_key
+from condense.records import CHAIN, FRONTIER, SummaryRef, ToolCallRecord
+
+
+@dataclass(frozen=True)
+class Held:
+    """What the engine knew on the branch it is leaving."""
+
+    index: ToolCallIndexer
+    chains: list[ChainEntry]
+    folds: list[Fold]
+    frontier: Frontier | None
+
+
+@dataclass
+class _Branch:
+    """What the new branch holds: its outputs, its messages by role and time, and its user messages."""
+
+    keys: set[str] = field(default_factory=set)  # every result's occurrence key and bare id
+    stamps: set[tuple[str, int]] = field(default_factory=set)  # (role, timestamp) of every message
+    users: set[str] = field(default_factory=set)  # user_identity of every user message
+
+    @classmethod
+    def of(cls, entries: Iterable[Mapping[str, Any]]) -> _Branch:
+        branch = cls()
+        for entry in entries:
+            message = entry.get("message") if entry.get("type") == "message" else None
+            if not isinstance(message, dict):
+                continue
+            role, stamp = str(message.get("role")), message.get("timestamp")
+            if isinstance(stamp, int):
+                branch.stamps.add((role, stamp))
+            if role == "toolResult":
+                branch.keys |= {message_key(message), str(message.get("toolCallId", ""))}
+            elif role == "user":
+                branch.users.add(user_identity(message))
+        return branch
+
+
+async def carry_over(held: Held, now: ToolCallIndexer, chains: Iterable[ChainEntry], folds: Iterable[Fold],
+                     frontier: Frontier | None, host: Host) -> int:
+    """Write onto the host's branch the work `held` did for outputs it holds and `now` (its own index,
+    chains, folds and frontier) lacks; returns how many entries were written. A failed write stops
+    there: what was written is whole (every summary before its records), the rest stays raw."""
+    entries = host.branch()
+    branch = _Branch.of(entries)
+    old = held.index
+    missing = [record for record in old.records() if record.key in branch.keys and record.key not in now]
+    chains_ = [c for c in held.chains if c.start_user_timestamp not in {k.start_user_timestamp for k in chains}
+               and _chain_on(c, branch)]
+    known = {fold.ref for fold in folds}
+    folds_ = [fold for fold in held.folds if fold.ref not in known and fold.boundary in branch.users]
+    written = 0
+    keys = {record.key for record in missing}
+    summarised: set[str] = set()
+    for text, covered in old.summaries():
+        on_branch = [key for key in covered if key in keys]
+        if on_branch:
+            await host.append_custom_message(SUMMARY_TYPE, text, False, _details(old, on_branch))
+            summarised.update(on_branch)
+            written += 1
+    named = {ref for chain in chains_ for ref in chain.tool_refs} | {ref for fold in folds_ for ref in _fold_refs(fold)}
+    records = [record for record in missing if record.key in summarised or record.spill_path
+               or (old.get_short_ref(record.key) or "") in named]
+    for original in (True, False):
+        chosen = [r for r in records if _is_original(old, r) == original]
+        refs = [SummaryRef(ref, r.tool_call_id, r.result_timestamp) for r in chosen
+                if (ref := old.get_short_ref(r.key))]
+        now.add_with_refs(chosen, refs, host.append_entry, original=original)
+        written += bool(chosen)
+    indexed = {record.key for record in records} | {r.key for r in now.records()}
+    for duplicate, source in old.aliases().items():
+        if duplicate in branch.keys and duplicate not in now.aliases() and source in indexed:
+            now.register_duplicate(duplicate, source, host.append_entry)
+            written += 1
+    for chain in chains_:
+        host.append_entry(CHAIN, chain.to_json())
+    for fold in folds_:
+        host.append_entry(FOLD, fold.to_json())
+    carried_frontier = _frontier(held.frontier, frontier, entries)
+    if carried_frontier is not None:
+        host.append_entry(FRONTIER, carried_frontier.to_json())
+    return written + len(chains_) + len(folds_) + (carried_frontier is not None)
+
+
+def _chain_on(chain: ChainEntry, branch: _Branch) -> bool:
+    """A compressed chain applies to a branch that holds its whole range: both ends and every output."""
+    final = chain.final_assistant_timestamp
+    return (("user", chain.start_user_timestamp) in branch.stamps and final is not None
+            and ("assistant", final) in branch.stamps and all(key in branch.keys for key in chain.lookup_keys))
+
+
+def _fold_refs(fold: Fold) -> list[str]:
+    return [ref.short_id for raw in fold.refs if (ref := SummaryRef.from_json(raw)) is not None]
+
+
+def _is_original(index: ToolCallIndexer, record: ToolCallRecord) -> bool:
+    """Whether the record is the output identical ones were deduplicated to (the first summarised)."""
+    return index.lookup_by_content(record.tool_name, record.result_text) == record.key
+
+
+def _details(index: ToolCallIndexer, keys: list[str]) -> dict[str, Any]:
+    """A summary's details (pi-condense's shape) naming only `keys`, the outputs of it the branch holds."""
+    records = [record for key in keys if (record := index.get_record(key)) is not None]
+    refs = [SummaryRef(index.get_short_ref(r.key) or r.tool_call_id, r.tool_call_id, r.result_timestamp)
+            for r in records]
+    return {"toolCallRefs": [ref.to_json() for ref in refs], "toolNames": [r.tool_name for r in records],
+            "turnIndex": max((r.turn_index for r in records), default=0),
+            "timestamp": max((r.timestamp for r in records), default=0)}
+
+
+def _frontier(held: Frontier | None, now: Frontier | None, entries: list[dict[str, Any]]) -> Frontier | None:
+    """The frontier the old branch reached, when its last attempted call is on the new branch and beyond
+    the new branch's own frontier: the batches before it were attempted there (summarised, or skipped as
+    too small or too big), and attempting them again would only repeat that."""
+    if held is None or (now is not None and now.last_attempted_turn_index >= held.last_attempted_turn_index):
+        return None
+    target = held.last_attempted_tool_call_id
+    on_branch = any(record.turn_index == held.last_attempted_turn_index and target in (record.tool_call_id,
+                                                                                       record.key)
+                    for record in branch_records(entries))
+    return held if on_branch else None

@@ -1,0 +1,177 @@
+"""`/tree` to an earlier entry keeps condense's work for every output the new branch still holds.
+
+The host's branch is cut back to an earlier entry, as Pi's tree navigation shows it to an extension: the
+entries after it (the summaries and index records a later flush wrote) are on the branch left behind.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from condense.records import CHAIN, FRONTIER, INDEX, SUMMARY
+from tests.support.memory_host import MemoryHost, assistant, call, make, result, stubbed
+
+BIG = "line of output\n" * 100  # 1,500 characters: over min_batch_chars
+
+
+def big(name: str) -> str:
+    """An output over min_batch_chars that no other output repeats."""
+    return f"{name}: line of output\n" * 100
+
+
+def _go_back_to(host: MemoryHost, keep: int) -> None:
+    """Make the first `keep` entries the branch, as `/tree` to the entry at `keep - 1` does."""
+    del host.entries[keep:]
+
+
+def _position(host: MemoryHost, role: str, stamp: int) -> int:
+    return next(i for i, e in enumerate(host.entries) if e.get("type") == "message"
+                and e["message"]["role"] == role and e["message"]["timestamp"] == stamp)
+
+
+def _summarised(host: MemoryHost) -> Counter[str]:
+    """How often each output is named by a summary on the branch."""
+    return Counter(ref["toolCallId"] for e in host.entries if e.get("customType") == SUMMARY
+                   for ref in e["details"]["toolCallRefs"])
+
+
+async def test_a_flush_done_at_a_later_leaf_is_kept_and_nothing_is_summarised_twice() -> None:
+    host, engine, drive = make()
+    await drive.prompt("read both", 100)
+    await drive.tool_turn(110, [("c1", big("c1")), ("c2", big("c2"))])
+    await drive.final(200)
+    assert len(host.prompts) == 1 and stubbed(drive.render()) == ["c1", "c2"]
+    _go_back_to(host, _position(host, "assistant", 200) + 1)  # before the summary the final reply flushed
+    await engine.on_session_tree()
+    assert stubbed(drive.render()) == ["c1", "c2"], "still stubs, at once"
+    assert engine.index.get_short_ref("c1@111") == "t1" and engine.index.get_short_ref("c2@112") == "t2"
+    await drive.prompt("and the third", 300)
+    await drive.tool_turn(310, [("c3", big("c3"))])
+    await drive.final(400)
+    assert len(host.prompts) == 2, "only the new output went to the summariser"
+    assert "c1" not in host.prompts[1] and "c3" in host.prompts[1]
+    assert _summarised(host) == {"c1": 1, "c2": 1, "c3": 1}
+    assert stubbed(drive.render()) == ["c1", "c2", "c3"]
+    assert engine.index.get_short_ref("c3@311") == "t3"
+
+
+async def test_a_reload_of_the_new_branch_finds_the_same_work() -> None:
+    host, engine, drive = make()
+    await drive.prompt("read both", 100)
+    await drive.tool_turn(110, [("c1", big("c1")), ("c2", big("c2"))])
+    await drive.final(200)
+    _go_back_to(host, _position(host, "assistant", 200) + 1)
+    await engine.on_session_tree()
+    carried = drive.render()
+    engine.on_session_start()
+    assert drive.render() == carried
+    assert engine.query(["t2"])[0].endswith("\n\n" + big("c2"))
+
+
+async def test_a_summary_half_on_the_new_branch_is_kept_for_that_half_only() -> None:
+    host, engine, drive = make({"batching_mode": "agent-message"})
+    await drive.prompt("read both", 100)
+    await drive.tool_turn(110, [("c1", big("c1"))])
+    await drive.tool_turn(120, [("c2", big("c2"))])
+    await drive.final(200)
+    assert len(host.prompts) == 1
+    _go_back_to(host, _position(host, "toolResult", 111) + 1)  # c1's output; c2 was never called here
+    await engine.on_session_tree()
+    assert _summarised(host) == {"c1": 1}
+    assert stubbed(drive.render()) == ["c1"]
+    assert engine.query(["t1"])[0].endswith("\n\n" + big("c1"))
+    assert engine.index.get_record("t2") is None
+
+
+async def test_a_compressed_chain_on_the_new_branch_stays_compressed() -> None:
+    host, engine, drive = make({"chain_compression": {"rolling_window": 0}})
+    await drive.prompt("read both", 100)
+    await drive.tool_turn(110, [("c1", big("c1")), ("c2", big("c2"))])
+    await drive.final(200)
+    [chain] = host.custom(CHAIN)
+    before = drive.render()
+    _go_back_to(host, _position(host, "assistant", 200) + 1)
+    await engine.on_session_tree()
+    assert host.custom(CHAIN) == [chain]
+    assert drive.render() == before
+
+
+async def test_a_chain_cut_by_the_switch_is_left_behind_and_its_outputs_keep_their_summary() -> None:
+    host, engine, drive = make({"chain_compression": {"rolling_window": 0}})
+    await drive.prompt("read both", 100)
+    await drive.tool_turn(110, [("c1", big("c1")), ("c2", big("c2"))])
+    await drive.final(200)
+    _go_back_to(host, _position(host, "toolResult", 112) + 1)  # the chain's final reply is not on the branch
+    await engine.on_session_tree()
+    assert host.custom(CHAIN) == [] and len(engine.chains) == 0
+    assert stubbed(drive.render()) == ["c1", "c2"]
+
+
+async def test_a_repeated_output_keeps_pointing_at_its_original() -> None:
+    host, engine, drive = make()
+    await drive.prompt("read", 100)
+    await drive.tool_turn(110, [("c1", BIG)])
+    await drive.final(200)
+    await drive.prompt("again", 300)
+    await drive.tool_turn(310, [("c9", BIG)])
+    await drive.final(400)
+    _go_back_to(host, _position(host, "assistant", 400) + 1)
+    await engine.on_session_tree()
+    assert engine.index.aliases() == {"c9@311": "c1@111"}
+    assert stubbed(drive.render()) == ["c1", "c9"]
+
+
+async def test_the_frontier_reached_on_the_old_branch_is_kept_when_it_lies_on_the_new_one() -> None:
+    host, engine, drive = make()
+    await drive.prompt("small work", 100)
+    await drive.tool_turn(110, [("c1", "tiny")])  # too small to summarise: the frontier moves past it
+    await drive.final(200)
+    frontier = engine.flusher.frontier
+    assert frontier is not None and frontier.outcome == "skipped-trivial"
+    _go_back_to(host, _position(host, "assistant", 200) + 1)
+    await engine.on_session_tree()
+    assert engine.flusher.frontier == frontier
+    assert [data for data in host.custom(FRONTIER)] == [frontier.to_json()]
+
+
+async def test_switching_to_the_branch_that_holds_the_work_writes_nothing() -> None:
+    host, engine, drive = make()
+    await drive.prompt("read both", 100)
+    await drive.tool_turn(110, [("c1", big("c1")), ("c2", big("c2"))])
+    await drive.final(200)
+    count = len(host.entries)
+    await engine.on_session_tree()
+    assert len(host.entries) == count
+
+
+def _kinds(host: MemoryHost) -> list[Any]:
+    return [e.get("customType") for e in host.entries if e.get("customType") in (SUMMARY, INDEX)]
+
+
+async def test_each_summary_is_written_before_the_records_that_stub_its_outputs() -> None:
+    host, engine, drive = make()
+    await drive.prompt("read both", 100)
+    await drive.tool_turn(110, [("c1", big("c1")), ("c2", big("c2"))])
+    await drive.final(200)
+    keep = _position(host, "assistant", 200) + 1
+    _go_back_to(host, keep)
+    await engine.on_session_tree()
+    assert [e.get("customType") for e in host.entries[keep:]][:2] == [SUMMARY, INDEX]
+
+
+async def test_a_read_stale_only_on_the_old_branch_is_shown_whole_on_the_new_one() -> None:
+    host, engine, drive = make({"superseded_reads": True})
+    await drive.prompt("fix r1.py", 100)
+    await drive.tool_turn(200, [("r1", big("r1"))])
+    edit = assistant(300, call("e1", "edit", path="r1.py", oldText="line", newText="row"))
+    done = result("e1", "Successfully replaced text in r1.py.", 301, "edit")
+    host.add_message(edit)
+    host.add_message(done)
+    await engine.on_turn_end(edit, [done], drive.turn)
+    await drive.final(400)
+    assert [r.key for r in engine.index.records() if r.superseded_by] == ["r1@201"]
+    _go_back_to(host, _position(host, "toolResult", 201) + 1)  # the edit is not on the new branch
+    await engine.on_session_tree()
+    [output] = [m for m in drive.render() if m.get("role") == "toolResult"]
+    assert output["content"][0]["text"] == big("r1"), "whether a read is stale depends on the branch"
