@@ -122,6 +122,7 @@ class CondenseEngine:
         self._unread: list[set[str]] = []  # result keys of the newest tool turns, newest last (`keep_recent`)
         self._last_request_ms: int | None = None  # when the last request was sent; None: none since loading
         self._unsent = False  # the newest tool turn's results came after the last request: no model read them
+        self.found_pending: frozenset[str] = frozenset()  # outputs a reload found pending: while `rearmed`
         self.figure = ContextFigure(self.stats)
         self.check_renders = os.environ.get("CONDENSE_CHECK_RENDERS") == "1"
 
@@ -243,13 +244,16 @@ class CondenseEngine:
 
     def _probe_rearm(self) -> bool:
         """Work left pending by a reload must still be able to trigger a flush without new results."""
+        self.found_pending = frozenset()
         if not self.config.enabled:
             return False
         try:
-            return bool(self.flusher.collect(self.is_protected))
+            found = self.flusher.collect(self.is_protected)
         except Exception as exc:
             log.exception("pruner: reload rearm probe failed: %s", exc)
             return False
+        self.found_pending = frozenset(record.key for batch in found for record in batch.tool_calls)
+        return bool(found)
 
     # ----- live capture and triggers ----------------------------------------------------------
 

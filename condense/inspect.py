@@ -15,13 +15,23 @@ from typing import TYPE_CHECKING, Any, Literal
 from condense.chains.model import ChainEntry
 from condense.index import alias_keys
 from condense.messages import content_text
-from condense.records import CHAIN, DEDUP_ALIAS, SUMMARY, SummaryRef
+from condense.occurrence import occ_key
+from condense.records import CHAIN, DEDUP_ALIAS, SUMMARY, SummaryRef, ToolCallRecord
 from condense.render.stub import lookup_key
 
 if TYPE_CHECKING:
     from condense.engine import CondenseEngine
 
-MarkState = Literal["raw", "stubbed", "protected"]
+MarkState = Literal["off", "raw", "pending", "protected", "summarized", "chain", "folded", "spilled", "superseded",
+                    "deduped", "stubbed"]
+"""What the model reads of one tool output. `off`: pruning is off, the output itself; `raw`: the output
+itself, condense has not taken it (new, too small to be worth a summary, or never captured); `pending`:
+captured, waiting for the next flush (a failed one puts it back); `protected`: kept verbatim by a
+protected tool or path; `summarized`: a stub, its summary in the context; `chain`: inside a compressed
+chain, whose block stands for it; `folded`: before a history fold, whose block stands for it; `spilled`:
+a stub with a preview, the output in a sidecar file; `superseded`: a stub saying a later edit, write or
+read made it stale; `deduped`: a stub naming an identical earlier output; `stubbed`: a stub with a ref,
+covered by no summary (a session that lost it)."""
 
 
 @dataclass(frozen=True)
@@ -90,14 +100,12 @@ class PruneTree:
 
 @dataclass(frozen=True)
 class CallMark:
-    """What the model sees instead of one tool result. `raw`: the result itself."""
+    """What the model sees instead of one tool result (see MarkState), with the ref that brings the output
+    back (`tN`; for `deduped`, the identical original's) and the block that stands for it (`bN`, `fN`)."""
 
     state: MarkState
     ref: str = ""
-    spilled: bool = False
-    deduped: bool = False
-    superseded: bool = False
-    chain: str = ""  # block id of the compressed chain that lists this call's ref
+    block: str = ""
 
 
 def _call(engine: CondenseEngine, key: str, ref: str, fallback_tool: str = "",
@@ -192,17 +200,62 @@ def unknown_refs(engine: CondenseEngine, refs: Iterable[str]) -> list[str]:
     return [ref for ref in refs if not engine.index.get_records_for_id(ref)]
 
 
-def call_mark(engine: CondenseEngine, tool_call_id: str, result_timestamp: int | None) -> CallMark:
-    """The mark of one tool result, named by its occurrence (call id and the result's timestamp)."""
-    key = lookup_key({"toolCallId": tool_call_id, "timestamp": result_timestamp}, engine.index)
-    if key is None:
-        return CallMark("raw")
+def call_mark(engine: CondenseEngine, tool_call_id: str, result_timestamp: int | None, tool_name: str = "",
+              args: Mapping[str, Any] | None = None) -> CallMark:
+    """The mark of one tool result, named by its occurrence (call id and the result's timestamp); the
+    call's tool and arguments tell a protected output that condense never captured."""
+    if not engine.config.enabled:
+        return CallMark("off")
     index = engine.index
-    record = index.get_record(key)
-    ref = index.get_short_ref(key) or ""
-    chain = next((entry.block_id for entry in engine.chains if ref and ref in entry.tool_refs), "")
-    if record is not None and engine.is_protected(record.tool_name, record.args):
-        return CallMark("protected", ref, chain=chain)
-    return CallMark("stubbed", ref, spilled=record is not None and bool(record.spill_path),
-                    deduped=key not in index, superseded=record is not None and record.superseded_by is not None,
-                    chain=chain)
+    key = lookup_key({"toolCallId": tool_call_id, "timestamp": result_timestamp}, index)
+    own = occ_key(tool_call_id, result_timestamp)
+    record = index.get_record(key) if key is not None else None
+    ref = (index.get_short_ref(key) or "") if key is not None else ""
+    covering = _covering_block(engine, own, ref, result_timestamp)
+    name, arguments = (record.tool_name, record.args) if record is not None else (tool_name, dict(args or {}))
+    if name and engine.is_protected(name, arguments):
+        return CallMark("protected", ref)
+    if covering is not None:
+        return CallMark(covering[0], ref, covering[1])
+    if key is None or record is None:
+        return CallMark("pending" if own in _pending_keys(engine) else "raw")
+    return CallMark(_stub_state(engine, key, record), ref)
+
+
+def _stub_state(engine: CondenseEngine, key: str, record: ToolCallRecord) -> MarkState:
+    """Which stub stands for an indexed output, in the order the render decides it."""
+    if record.spill_path:
+        return "spilled"
+    if key not in engine.index:
+        return "deduped"
+    if record.superseded_by is not None:
+        return "superseded"
+    return "summarized" if engine.index.summaries_covering([key]) else "stubbed"
+
+
+def _covering_block(engine: CondenseEngine, key: str, ref: str, result_timestamp: int | None
+                    ) -> tuple[MarkState, str] | None:
+    """The block the model reads in place of this output: the history fold before which it came, or the
+    compressed chain that dropped it."""
+    folds = engine.history_fold.folds
+    boundary = _fold_boundary_time(folds[-1].boundary) if folds else None
+    if boundary is not None and result_timestamp is not None and result_timestamp < boundary:
+        return "folded", folds[-1].ref
+    if not engine.config.chain_compression.enabled:
+        return None
+    for chain in engine.chains:
+        if key in chain.lookup_keys or (ref and ref in chain.tool_refs):
+            return "chain", chain.block_id
+    return None
+
+
+def _fold_boundary_time(boundary: str) -> int | None:
+    """The timestamp of the user message a fold keeps in view first (its identity is `time:hash`)."""
+    stamp = boundary.partition(":")[0]
+    return int(stamp) if stamp.isdigit() else None
+
+
+def _pending_keys(engine: CondenseEngine) -> set[str]:
+    """Outputs captured for the next flush, and those a reload found still to flush."""
+    keys = {record.key for batch in engine.pending for record in batch.tool_calls}
+    return keys | engine.found_pending if engine.rearmed else keys

@@ -53,7 +53,8 @@ async def test_a_prompt_plays_a_task_with_cards_a_streamed_reply_and_a_flush(mak
         assert summaries and summaries[0].header.content.plain.startswith("▸ [pruner] Turn ")
         assert RECLAIM.search(app.bridge.statuses["condense"])  # measured as soon as the flush ends
         assert RECLAIM.fullmatch(app.main.footer.lines(118)[-1].plain)  # no bar leads the line
-        assert any(card.mark.startswith("summarized t") for card in cards(app))
+        marks = [card.mark for card in cards(app)]
+        assert all(mark.startswith("in chain b1 · t") for mark in marks), marks  # the task is compressed
         assert not app.main.status.working.display
 
         await send(pilot, "next task please")

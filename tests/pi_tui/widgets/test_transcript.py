@@ -98,7 +98,7 @@ async def test_cards_carry_condense_marks_and_chains_mark_their_first_message(ma
     async with app.run_test(size=(110, 40)) as pilot:
         await wait(pilot)
         marks = [card.mark for card in app.main.transcript.query(ToolCard)]
-        assert marks == ["summarized t1", "summarized t2", "summarized t3"]
+        assert marks == ["in chain b1 · t1", "in chain b1 · t2", "in chain b1 · t3"]  # its block stands for them
         user = app.main.transcript.query_one(UserBlock)
         assert user.chain == "⊟ compressed chain b1 · tools t1, t2, t3"
 
