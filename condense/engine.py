@@ -390,6 +390,7 @@ class CondenseEngine:
         result = FlushResult("error")
         try:
             batches = without_keys(self.flusher.collect(self.is_protected), set(keep))
+            self.index.reserve_refs(record.key for batch in batches for record in batch.tool_calls)
             batches = self.flusher.supersede(batches, self.is_protected)
             unread = [batch for batch in self.pending if any(record.key in keep for record in batch.tool_calls)]
             self.pending = []

@@ -49,6 +49,7 @@ class ToolCallIndexer:
         self._bodies: list[str] = []  # summary texts in registration order
         self._bodies_by_key: dict[str, list[int]] = {}  # occurrence key -> positions in _bodies
         self._next_ref = 1
+        self._reserved: dict[str, int] = {}  # occurrence key -> the ref number set aside for it
         # every key whose lookups may answer differently since, in order: renders re-decide only these
         self.changed_keys: list[str] = []
 
@@ -200,15 +201,27 @@ class ToolCallIndexer:
         self.register_summary_refs(refs)
 
     # ----- refs and bodies (memory only: their entries are written by the caller) -----
+    def reserve_refs(self, keys: Iterable[str]) -> None:
+        """Set ref numbers aside for outputs a flush is about to take, in the order they ran: whichever
+        of them gets its ref first (a stale read, a summary, a chain, a fold), the refs read in call
+        order. Kept until used, or until the index is rebuilt."""
+        for key in keys:
+            if key not in self._reserved and key not in self._key_to_ref:
+                self._reserved[key] = self._next_ref
+                self._next_ref += 1
+
     def allocate_summary_refs(self, records: list[ToolCallRecord]) -> list[SummaryRef]:
-        """Mint `tN` refs. Numbers are burned even if the refs are never registered, so a ref the
-        model may have seen in a discarded summary is never reused for another output."""
-        start = self._next_ref
-        self._next_ref += len(records)
-        return [
-            SummaryRef(f"t{start + i}", record.tool_call_id, record.result_timestamp, record.result_occurrence)
-            for i, record in enumerate(records)
-        ]
+        """Mint `tN` refs (a reserved number where there is one). Numbers are burned even if the refs
+        are never registered, so a ref the model may have seen in a discarded summary is never reused
+        for another output."""
+        return [SummaryRef(f"t{self._number_for(record.key)}", record.tool_call_id, record.result_timestamp,
+                           record.result_occurrence) for record in records]
+
+    def _number_for(self, key: str) -> int:
+        number = self._reserved.pop(key, None)
+        if number is None:
+            number, self._next_ref = self._next_ref, self._next_ref + 1
+        return number
 
     def register_summary_refs(self, refs: Iterable[SummaryRef]) -> None:
         for ref in refs:

@@ -384,3 +384,14 @@ def test_rebuild_replaces_previous_state_and_skips_malformed_entries() -> None:
     assert len(indexer) == 1
     assert not indexer.is_summarized("bash_23@1150")
     assert present(indexer.get_record("ok")).result_text == "fine"
+
+
+def test_reserved_refs_follow_call_order_whichever_output_is_indexed_first() -> None:
+    indexer = ToolCallIndexer()
+    early, late = call("a", "A", 1100), call("b", "B", 1200)
+    indexer.reserve_refs([early.key, late.key])
+    [late_ref] = indexer.allocate_summary_refs([late])  # a stale read indexed before the summary of `a`
+    [early_ref] = indexer.allocate_summary_refs([early])
+    assert (early_ref.short_id, late_ref.short_id) == ("t1", "t2")
+    [fresh] = indexer.allocate_summary_refs([call("c", "C", 1300)])
+    assert fresh.short_id == "t3"

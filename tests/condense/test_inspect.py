@@ -137,3 +137,18 @@ async def test_a_compressed_chain_holds_its_calls_and_marks_them() -> None:
 async def test_unknown_refs_names_only_what_the_recovery_tool_cannot_find() -> None:
     _host, engine, _ = await _summarised()
     assert unknown_refs(engine, ["t1", "c2", "c1@111", "t7", "nope"]) == ["t7", "nope"]
+
+
+async def test_refs_are_numbered_in_call_order_when_a_later_read_is_stubbed_as_stale_first() -> None:
+    host, engine, drive = make({"superseded_reads": True})
+    await drive.prompt("run it, then fix c2.py", 100)
+    await drive.tool_turn(110, [("c1", BIG)], name="bash")
+    await drive.tool_turn(120, [("c2", "y" * 1500)])
+    edit = assistant(130, call("e1", "edit", path="c2.py", oldText="y", newText="z"))
+    done = result("e1", "Successfully replaced text in c2.py.", 131, "edit")
+    host.add_message(edit)
+    host.add_message(done)
+    await engine.on_turn_end(edit, [done], 2)
+    await drive.final(200)
+    assert call_mark(engine, "c1", 111) == CallMark("summarized", "t1")
+    assert call_mark(engine, "c2", 121) == CallMark("superseded", "t2")

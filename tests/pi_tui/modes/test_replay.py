@@ -89,6 +89,14 @@ def test_every_ref_in_the_context_returns_its_original_output(replayed: Path) ->
             assert text.endswith("\n\n" + original), ref
 
 
+def test_every_compressed_chain_lists_its_refs_in_the_order_its_calls_ran(replayed: Path) -> None:
+    chains = [e["data"] for e in Session.open(replayed).entries if e.get("customType") == "context-prune-chain"]
+    assert len(chains) > 20
+    for chain in chains:  # `toolRefs` are in call order; stale reads and backfills took numbers out of it
+        numbers = [int(ref[1:]) for ref in chain["toolRefs"]]
+        assert numbers == sorted(numbers), (chain["blockId"], chain["toolRefs"])
+
+
 def _condense_share(path: Path) -> tuple[float, list[dict[str, Any]]]:
     """What condense's entries add to the recorded ones (a share of their bytes), and its index records."""
     recorded = ours = 0
