@@ -71,6 +71,7 @@ class ChainView:
     start_user_timestamp: int
     text: str  # its range summary, else the summaries covering its calls
     calls: tuple[CallView, ...]
+    task: str = ""  # the user message that started it ("" when the branch no longer holds it)
 
 
 @dataclass(frozen=True)
@@ -158,12 +159,23 @@ def chain_marks(branch: Iterable[dict[str, Any]]) -> dict[int, ChainMark]:
             for start, chain in _chain_entries(branch).items()}
 
 
-def _chain(engine: CondenseEngine, chain: ChainEntry) -> ChainView:
+def _chain(engine: CondenseEngine, chain: ChainEntry, tasks: Mapping[int, str]) -> ChainView:
     refs = _in_ref_order(chain.tool_refs)
     keys = [engine.index.resolve_tool_call_id(ref) or ref for ref in refs]
     text = chain.range_summary_text or "\n\n".join(engine.index.summaries_covering(keys))
     calls = tuple(_call(engine, key, ref) for key, ref in zip(keys, refs, strict=True))
-    return ChainView(chain.block_id, refs, chain.start_user_timestamp, text, calls)
+    return ChainView(chain.block_id, refs, chain.start_user_timestamp, text, calls,
+                     tasks.get(chain.start_user_timestamp, ""))
+
+
+def _user_texts(branch: Iterable[dict[str, Any]]) -> dict[int, str]:
+    """The branch's user messages by timestamp: what a chain starting at one was asked to do."""
+    texts: dict[int, str] = {}
+    for entry in branch:
+        message = entry.get("message") if entry.get("type") == "message" else None
+        if isinstance(message, dict) and message.get("role") == "user" and isinstance(message.get("timestamp"), int):
+            texts[message["timestamp"]] = content_text(message.get("content") or "")
+    return texts
 
 
 def _summary(engine: CondenseEngine, entry: dict[str, Any]) -> SummaryView:
@@ -191,7 +203,8 @@ def prune_tree(engine: CondenseEngine, branch: list[dict[str, Any]]) -> PruneTre
                     if record.spill_path and (engine.index.get_short_ref(record.key) or record.key) not in covered)
     aliases = tuple(_alias(engine, entry["data"]) for entry in _customs(branch, DEDUP_ALIAS)
                     if isinstance(entry.get("data"), dict))
-    chains = tuple(_chain(engine, chain) for chain in _chain_entries(branch).values())
+    tasks = _user_texts(branch)
+    chains = tuple(_chain(engine, chain, tasks) for chain in _chain_entries(branch).values())
     return PruneTree(chains, summaries, spilled, aliases)
 
 

@@ -22,6 +22,18 @@ def is_summary(message: Mapping[str, Any]) -> bool:
     return message.get("role") == "custom" and message.get("customType") == SUMMARY_TYPE
 
 
+def summary_call_ids(message: Mapping[str, Any]) -> tuple[str, ...]:
+    """The tool call ids one of condense's summaries covers, from its details (legacy `toolCallIds` too);
+    none for any other message. A transcript shows a summary beside the turns whose work it holds."""
+    details = message.get("details") if is_summary(message) else None
+    if not isinstance(details, Mapping):
+        return ()
+    refs = details.get("toolCallRefs")
+    found = ([ref.get("toolCallId") for ref in refs if isinstance(ref, Mapping)] if isinstance(refs, list)
+             else details.get("toolCallIds"))
+    return tuple(i for i in found if isinstance(i, str)) if isinstance(found, list) else ()
+
+
 class TextContent(TypedDict):
     type: Literal["text"]
     text: str

@@ -7,6 +7,7 @@ tools' arguments, not about any widget, and it imports nothing heavy: the first 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 # The argument that says what a call is about, per tool; other tools show their first string argument.
@@ -25,3 +26,24 @@ def key_argument(name: str, args: dict[str, Any]) -> str:
     if value is None:
         value = json.dumps(args, ensure_ascii=False) if args else ""
     return " ".join(str(value).split())
+
+
+def path_argument(name: str, args: dict[str, Any]) -> str | None:
+    """The path a call to tool `name` works on, when its key argument is one."""
+    value = args.get("path") if KEY_ARGUMENTS.get(name) == "path" else None
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def distinct_tails(paths: Iterable[str], width: int) -> dict[str, str]:
+    """Each path in at most `width` characters where it can be: whole when it fits, else its end (`…/`
+    and the trailing parts), never fewer parts than tell it from the other `paths` (a list of long paths
+    that share their head then shows what tells them apart, not the head they share)."""
+    parts = {path: path.rstrip("/").split("/") for path in set(paths)}
+    shown: dict[str, str] = {}
+    for path, own in parts.items():
+        count = next((n for n in range(1, len(own)) if not any(
+            other is not own and other[-n:] == own[-n:] for other in parts.values())), len(own))
+        while count < len(own) and len("…/" + "/".join(own[-count - 1:])) <= width:
+            count += 1
+        shown[path] = path if count == len(own) or len(path) <= width else "…/" + "/".join(own[-count:])
+    return shown

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from condense.messages import content_text, is_summary
+from condense.messages import content_text, is_summary, summary_call_ids
 
 ItemKind = Literal["user", "assistant", "summary", "custom", "bash", "compaction", "branch", "note", "result"]
 
@@ -69,6 +69,7 @@ class Conversation:
     def __init__(self) -> None:
         self.items: list[Item] = []
         self._calls: dict[str, Call] = {}
+        self._turns: dict[str, Item] = {}  # call id -> the assistant item holding the call
 
     @classmethod
     def from_messages(cls, messages: Iterable[Mapping[str, Any]]) -> Conversation:
@@ -90,9 +91,12 @@ class Conversation:
         if role == "assistant":
             item = Item("assistant", message, assistant_calls(message))
             self._calls.update(item.calls)
+            self._turns.update(dict.fromkeys(item.calls, item))
             return self._append(item)
         if role == "custom":
             custom = _custom_item(message)
+            if custom is not None and custom.kind == "summary":
+                return self._beside_its_turns(custom)
             return self._append(custom) if custom else None
         kinds: dict[Any, ItemKind] = {"user": "user", "bashExecution": "bash",
                                       "compactionSummary": "compaction", "branchSummary": "branch"}
@@ -103,6 +107,20 @@ class Conversation:
         """A line from the app itself (command output): shown, never part of the session."""
         return self._append(Item("note", {"role": "note", "text": text}, level=level))
 
+    def _beside_its_turns(self, summary: Item) -> Item:
+        """A summary goes right after the last turn whose calls it covers (after any summary already
+        there), where a flush writes it at the end: the transcript shows each beside its work. One whose
+        calls are not shown goes at the end."""
+        turns = {id(turn) for call_id in summary_call_ids(summary.message)
+                 if (turn := self._turns.get(call_id)) is not None}
+        position = next((i + 1 for i in range(len(self.items) - 1, -1, -1) if id(self.items[i]) in turns), None)
+        if position is None:
+            return self._append(summary)
+        while position < len(self.items) and self.items[position].kind == "summary":
+            position += 1
+        self.items.insert(position, summary)
+        return summary
+
     def update_assistant(self, item: Item, message: Mapping[str, Any]) -> list[Call]:
         """A newer snapshot of a streaming assistant message; returns calls seen for the first time."""
         item.message = message
@@ -112,6 +130,7 @@ class Conversation:
             if known is None:
                 item.calls[call_id] = call
                 self._calls[call_id] = call
+                self._turns[call_id] = item
                 fresh.append(call)
             elif call.args:
                 known.args = call.args

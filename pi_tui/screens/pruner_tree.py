@@ -1,7 +1,8 @@
 """`/pruner tree`: everything condense did on this branch, as a foldable tree.
 
-Compressed chains (`bN`) and summaries (turn, tool count) hold the calls they cover (`tN`, tool,
-key argument, size, OK/ERROR, and spilled / deduped / protected marks); spilled and deduplicated
+Compressed chains (`bN`, with the user prompt that started each) and summaries (turn, tool count) hold
+the calls they cover (`tN`, tool, key argument (a path by the tail that tells it from the tree's other
+paths), size, OK/ERROR, and spilled / deduped / protected marks); spilled and deduplicated
 outputs that no summary covers get groups of their own. Enter on a call shows its original output
 (what `context_tree_query` returns); Ctrl+O on a summary or chain shows the whole summary as Markdown;
 `/` filters. The tree is a line widget, so a session with thousands of calls stays quick.
@@ -24,13 +25,15 @@ from textual.widgets.tree import TreeNode
 
 from condense import CallView, ChainView, PruneTree, SummaryView, prune_tree
 from condense.engine import CondenseEngine
-from pi_tui.conversation.call_subject import key_argument
+from pi_tui.conversation.call_subject import distinct_tails, key_argument, path_argument
 from pi_tui.screens.text_view import TextViewScreen
 from pi_tui.widgets import keymap
 from pi_tui.widgets.footer import format_tokens
 
 NodeKind = Literal["chain", "summary", "call", "group"]
 KEY_ARGUMENT_CHARS = 70
+TASK_CHARS = 80  # of a chain's user prompt
+PATH_CHARS = 36  # a path longer than this shows its end: what fits on an 80-column row beside size and status
 EXPAND_UP_TO = 40  # calls; a bigger tree opens folded
 
 
@@ -44,11 +47,15 @@ class Node:
     children: list[Node] = field(default_factory=list)
 
 
-def _call_node(call: CallView) -> Node:
+def _call_node(call: CallView, tails: dict[str, str]) -> Node:
+    """One call: its ref, tool, what it was about (a path by the tail that tells it from the tree's other
+    paths), the size of its output, OK/ERROR and what condense did. The filter matches the whole path."""
     if not call.recorded:
         label = Content.assemble((call.ref or call.key, "bold"), f" {call.tool}  ", ("(no record)", "$muted"))
         return Node("call", label, f"{call.ref} {call.tool}", call.key)
-    argument = key_argument(call.tool, dict(call.args))
+    whole = key_argument(call.tool, dict(call.args))
+    path = path_argument(call.tool, dict(call.args))
+    argument = tails.get(path, whole) if path is not None else whole
     if len(argument) > KEY_ARGUMENT_CHARS:
         argument = argument[: KEY_ARGUMENT_CHARS - 1] + "…"
     marks = [f"same as {call.same_as or 'an earlier output'}"] if call.same_as is not None else []
@@ -59,37 +66,47 @@ def _call_node(call: CallView) -> Node:
         (call.ref or "·", "bold $accent"), " ", (call.tool, "bold"), " ", argument, "  ",
         (f"{format_tokens(call.size)} chars", "$muted"), "  ", status,
         (f"  [{', '.join(marks)}]" if marks else "", "$custom-message-label"))
-    return Node("call", label, f"{call.ref} {call.tool} {argument} {' '.join(marks)}", call.ref or call.key)
+    return Node("call", label, f"{call.ref} {call.tool} {whole} {' '.join(marks)}", call.ref or call.key)
 
 
 def _tools(count: int) -> str:
     return f" ({count} {'tool' if count == 1 else 'tools'})"
 
 
-def _summary_node(summary: SummaryView) -> Node:
+def _summary_node(summary: SummaryView, tails: dict[str, str]) -> Node:
     turn = "?" if summary.turn is None else summary.turn
     label = Content.assemble((f"Turn {turn} summary", "bold $custom-message-label"),
                              (_tools(len(summary.calls)), "$muted"))
     text = f"turn {'' if summary.turn is None else summary.turn} summary"
-    return Node("summary", label, text, body=summary.text, children=[_call_node(c) for c in summary.calls])
+    return Node("summary", label, text, body=summary.text,
+                children=[_call_node(c, tails) for c in summary.calls])
 
 
-def _chain_node(chain: ChainView) -> Node:
+def _chain_node(chain: ChainView, tails: dict[str, str]) -> Node:
+    """A chain with the task it did: its user prompt, on one line (the row's end is cut to the width)."""
+    task = " ".join(chain.task.split())
+    if len(task) > TASK_CHARS:
+        task = task[: TASK_CHARS - 1] + "…"
     label = Content.assemble((f"{chain.block} compressed chain", "bold $custom-message-label"),
-                             (_tools(len(chain.refs)), "$muted"))
-    return Node("chain", label, f"{chain.block} chain", body=chain.text,
-                children=[_call_node(call) for call in chain.calls])
+                             (_tools(len(chain.refs)), "$muted"), (f"  {task}" if task else "", "italic"))
+    return Node("chain", label, f"{chain.block} chain {task}", body=chain.text,
+                children=[_call_node(call, tails) for call in chain.calls])
 
 
 def condense_tree(tree: PruneTree) -> list[Node]:
     """The top-level nodes: chains, then summaries in session order, then uncovered spills and aliases."""
-    nodes = [*map(_chain_node, tree.chains), *map(_summary_node, tree.summaries)]
+    calls = [*(c for chain in tree.chains for c in chain.calls), *(c for s in tree.summaries for c in s.calls),
+             *tree.spilled, *tree.aliases]
+    tails = distinct_tails((path for call in calls if (path := path_argument(call.tool, dict(call.args)))),
+                           PATH_CHARS)
+    nodes = [*(_chain_node(chain, tails) for chain in tree.chains),
+             *(_summary_node(summary, tails) for summary in tree.summaries)]
     if tree.spilled:
         nodes.append(Node("group", Content.styled(f"Spilled outputs ({len(tree.spilled)})", "bold"), "spilled",
-                          children=[_call_node(call) for call in tree.spilled]))
+                          children=[_call_node(call, tails) for call in tree.spilled]))
     if tree.aliases:
         label = Content.styled(f"Deduplicated outputs ({len(tree.aliases)})", "bold")
-        nodes.append(Node("group", label, "deduped", children=[_call_node(call) for call in tree.aliases]))
+        nodes.append(Node("group", label, "deduped", children=[_call_node(call, tails) for call in tree.aliases]))
     return nodes
 
 

@@ -200,8 +200,13 @@ class Transcript(VerticalScroll):
     # ----- adding -------------------------------------------------------------------------------
 
     async def append(self, item: Item) -> Widget:
-        """Show an item that was just added to the conversation."""
+        """Show an item that was just added to the conversation: at the end, or where the conversation put
+        it (a summary beside its turn)."""
         widget = self.make(item)
+        items = self.conversation.items
+        if items and items[-1] is not item:
+            await self._insert(item, widget)
+            return widget
         self.live.append(widget)
         await self.mount(widget)
         if not self.is_following:  # asked after the mount: keys handled meanwhile may have moved the view
@@ -209,6 +214,18 @@ class Transcript(VerticalScroll):
         elif len(self.live) > self.LIMIT:
             await self._drop_oldest(len(self.live) - self.KEEP)
         return widget
+
+    async def _insert(self, item: Item, widget: Widget) -> None:
+        """Mount `widget` where `item` stands among the mounted items; one placed among those not mounted
+        (above the view) is shown when they are."""
+        items = self.conversation.items
+        position = next(i for i in range(len(items) - 1, -1, -1) if items[i] is item) - self.first_live
+        if position < 0:
+            self.first_live += 1
+            self._update_load_button()
+            return
+        await self.mount(widget, before=self.live[position])
+        self.live.insert(position, widget)
 
     async def retract(self, widget: Widget) -> None:
         """Take back the newest item (a failed attempt the agent retries): the retry replaces it."""

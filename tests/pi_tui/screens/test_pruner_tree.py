@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import MappingProxyType
 from typing import Literal
 
 import pytest
 from pydantic import BaseModel, Field
 
-from condense import prune_tree
+from condense import CallView, ChainView, PruneTree, SummaryView, prune_tree
 from condense.config import CondenseConfig
 from pi_tui.modes.offline import offline_engine
 from pi_tui.screens.form import field_specs, parse_value, to_text
@@ -54,10 +55,30 @@ def test_chains_and_deduplicated_outputs_get_their_own_nodes(fixed_session) -> N
     nodes = condense_tree(prune_tree(engine, branch))
     assert [node.kind for node in nodes] == ["chain", "summary", "group"]
     chain, _, aliases = nodes
-    assert chain.label.plain == "b1 compressed chain (2 tools)" and chain.body == "Fixed the tax bug."
+    assert chain.label.plain == "b1 compressed chain (2 tools)  Fix the failing test", "its task: the user prompt"
+    assert chain.body == "Fixed the tax bug."
     assert [child.key for child in chain.children] == ["t1", "t3"]
     assert aliases.label.plain == "Deduplicated outputs (1)"
     assert aliases.children[0].label.plain.endswith("[same as t2, deduped]")
+
+
+def test_calls_on_long_paths_show_the_end_that_tells_them_apart_and_filter_by_the_whole_path() -> None:
+    head = "/Users/badlogic/workspaces/pi-mono/packages/coding-agent/src/"
+    calls = tuple(CallView(f"c{n}@{n}", f"t{n}", "read", MappingProxyType({"path": head + name}), 1200)
+                  for n, name in enumerate(("theme/dark.json", "theme/light.json", "tui/theme-selector.ts"), 1))
+    [node] = condense_tree(PruneTree((), (SummaryView(3, "Read the themes.", calls),), (), ()))
+    assert [child.label.plain for child in node.children] == [
+        "t1 read …/coding-agent/src/theme/dark.json  1.2k chars  OK",
+        "t2 read …/coding-agent/src/theme/light.json  1.2k chars  OK",
+        "t3 read …/src/tui/theme-selector.ts  1.2k chars  OK"]  # 36 characters at most
+    assert [child.key for child in filter_nodes([node], "badlogic/workspaces")[0].children] == ["t1", "t2", "t3"]
+
+
+def test_a_long_task_is_shown_on_one_line() -> None:
+    chain = ChainView("b4", (), 1_000, "", (), "fix the tui tests:\n" + "the sources moved " * 10)
+    [node] = condense_tree(PruneTree((chain,), (), (), ()))
+    assert node.label.plain.startswith("b4 compressed chain (0 tools)  fix the tui tests: the sources moved")
+    assert "\n" not in node.label.plain and node.label.plain.endswith("…")
 
 
 def test_protected_outputs_are_marked(fixed_session) -> None:

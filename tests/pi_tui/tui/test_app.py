@@ -79,7 +79,8 @@ async def test_pruner_tree_lists_the_calls_and_opens_outputs_and_summaries(make_
         assert [call.key for call in calls[:2]] == ["t1", "t2"]
         labels = [call.label.plain for call in calls]
         assert any(label.startswith("t1 ls .") and label.endswith("OK") for label in labels), labels
-        assert any(label.startswith("t3 read invoicer/pricing.py  1.3k chars") for label in labels), labels
+        # refs follow call order: t3 was set aside for the suite run, too small to summarise, in a chain kept raw
+        assert any(label.startswith("t4 read invoicer/pricing.py  1.3k chars") for label in labels), labels
 
         await pilot.press("ctrl+o")  # the cursor is on the first summary
         await pilot.pause()

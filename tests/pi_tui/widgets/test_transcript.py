@@ -5,14 +5,16 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 from textual.app import App
 
+from condense.messages import summary_call_ids
 from pi_tui.conversation.model import Conversation
 from pi_tui.themes import variable_defaults
 from pi_tui.widgets.answer import AssistantText
 from pi_tui.widgets.assistant import AssistantBlock
-from pi_tui.widgets.blocks import SummaryBlock, ThinkingBlock, UserBlock
+from pi_tui.widgets.blocks import NoteBlock, SummaryBlock, ThinkingBlock, UserBlock
 from pi_tui.widgets.tool_card import ToolCard
 from pi_tui.widgets.transcript import Transcript
 from tests.conftest import corpus_path
@@ -198,3 +200,58 @@ async def test_a_long_path_in_a_card_is_shortened_from_the_left_to_one_line(make
         assert len(headers) == 2
         assert all(" …" in header and "/interactive-mode-footer.py  ok" in header for header in headers)
         assert "● bash python3 -m unittest  error" in shown(app)  # a short argument stays whole
+
+
+async def test_pruner_now_puts_each_summary_beside_the_turn_it_covers(make_app, send, wait) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait(pilot)
+        engine = app.runtime.engine
+        engine.set_config(engine.config.model_copy(update={"prune_on": "on-demand", "min_batch_chars": 1000}))
+        await send(pilot, "fix the failing test")
+        await send(pilot, "/pruner now")
+        live = app.main.transcript.live
+        summaries = [widget for widget in live if isinstance(widget, SummaryBlock)]
+        assert len(summaries) > 1
+        for block in summaries:
+            turn = next(w for w in reversed(live[:live.index(block)]) if not isinstance(w, SummaryBlock))
+            assert isinstance(turn, AssistantBlock)
+            assert set(summary_call_ids(block.item.message)) <= set(turn.item.calls), "beside the turn it covers"
+        replies = [w for w in live if isinstance(w, AssistantBlock) and not w.item.calls]
+        assert live.index(replies[-1]) > live.index(summaries[-1]), "not stacked under the final reply"
+        order = [type(widget).__name__ for widget in live if not isinstance(widget, NoteBlock)]
+        await app.runtime.host.navigate(app.runtime.host.session.leaf_id)  # the session shown again, as loaded
+        await wait(pilot)
+        again = [type(widget).__name__ for widget in app.main.transcript.live if not isinstance(widget, NoteBlock)]
+        assert again == order
+
+
+async def test_a_summary_of_a_turn_above_the_mounted_page_is_shown_with_it_when_it_loads() -> None:
+    app = StreamApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        transcript = app.query_one(Transcript)
+        messages: list[dict[str, Any]] = [{"role": "user", "content": "go", "timestamp": 0}]
+        for n in range(Transcript.PAGE + 5):
+            messages += [{"role": "assistant", "content": [{"type": "toolCall", "id": f"c{n}", "name": "ls",
+                                                           "arguments": {}}], "stopReason": "toolUse",
+                          "timestamp": 10 * n + 1},
+                         {"role": "toolResult", "toolCallId": f"c{n}", "toolName": "ls",
+                          "content": [{"type": "text", "text": "x"}], "isError": False, "timestamp": 10 * n + 2}]
+        await transcript.show(Conversation.from_messages(messages))
+        first_live, live = transcript.first_live, list(transcript.live)
+        summary = {"role": "custom", "customType": "context-prune-summary", "content": "ls twice", "display": False,
+                   "details": {"toolCallRefs": [{"shortId": "t1", "toolCallId": "c1", "resultTimestamp": 12}]}}
+        item = present(transcript.conversation.add(summary))
+        await transcript.append(item)
+        assert transcript.live == live and transcript.first_live == first_live + 1
+        await transcript.load_earlier()
+        await pilot.pause()
+        shown = [w.item for w in transcript.live if isinstance(w, SummaryBlock | AssistantBlock)]
+        position = shown.index(item)
+        assert "c1" in shown[position - 1].calls and "c2" in shown[position + 1].calls
+
+        late = {**summary, "details": {"toolCallRefs": [{"shortId": "t9", "toolCallId": "c23",
+                                                         "resultTimestamp": 232}]}}
+        widget = await transcript.append(present(transcript.conversation.add(late)))
+        before = transcript.live[transcript.live.index(widget) - 1]
+        assert isinstance(before, AssistantBlock) and before.item.calls.keys() == {"c23"}
