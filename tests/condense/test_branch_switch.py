@@ -10,7 +10,7 @@ from collections import Counter
 from typing import Any
 
 from condense.records import CHAIN, FRONTIER, INDEX, SUMMARY
-from tests.support.memory_host import MemoryHost, assistant, call, make, result, stubbed
+from tests.support.memory_host import MemoryHost, make, stubbed
 
 BIG = "line of output\n" * 100  # 1,500 characters: over min_batch_chars
 
@@ -164,11 +164,7 @@ async def test_a_read_stale_only_on_the_old_branch_is_shown_whole_on_the_new_one
     host, engine, drive = make({"superseded_reads": True})
     await drive.prompt("fix r1.py", 100)
     await drive.tool_turn(200, [("r1", big("r1"))])
-    edit = assistant(300, call("e1", "edit", path="r1.py", oldText="line", newText="row"))
-    done = result("e1", "Successfully replaced text in r1.py.", 301, "edit")
-    host.add_message(edit)
-    host.add_message(done)
-    await engine.on_turn_end(edit, [done], drive.turn)
+    await drive.edit(300, "r1.py")
     await drive.final(400)
     assert [r.key for r in engine.index.records() if r.superseded_by] == ["r1@201"]
     _go_back_to(host, _position(host, "toolResult", 201) + 1)  # the edit is not on the new branch

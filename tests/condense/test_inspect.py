@@ -7,7 +7,7 @@ from pathlib import Path
 from condense import CallMark, ChainMark, call_mark, chain_marks, prune_tree, unknown_refs
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
-from tests.support.memory_host import SCENARIO_SETTINGS, Driver, MemoryHost, assistant, call, make, result
+from tests.support.memory_host import SCENARIO_SETTINGS, Driver, MemoryHost, make
 
 BIG = "x" * 1500  # over min_batch_chars
 CHAIN_DATA = {"blockId": "b1", "startUserTimestamp": 100, "finalAssistantTimestamp": 200, "toolRefs": ["t1"],
@@ -64,15 +64,11 @@ async def test_with_pruning_off_no_output_is_marked() -> None:
 
 
 async def test_a_read_a_later_edit_made_stale_is_marked_stale_with_its_ref() -> None:
-    host, engine, drive = make({"superseded_reads": True})
+    _host, engine, drive = make({"superseded_reads": True})
     await drive.prompt("fix c1.py", 100)
     await drive.tool_turn(110, [("c1", BIG)])
     await drive.tool_turn(120, [("c2", "y" * 1500)])
-    edit = assistant(130, call("e1", "edit", path="c1.py", oldText="x", newText="z"))
-    done = result("e1", "Successfully replaced text in c1.py.", 131, "edit")
-    host.add_message(edit)
-    host.add_message(done)
-    await engine.on_turn_end(edit, [done], 2)
+    await drive.edit(130, "c1.py")
     await drive.final(200)
     assert call_mark(engine, "c1", 111) == CallMark("superseded", "t1")
     assert call_mark(engine, "c2", 121).state == "summarized"
@@ -140,15 +136,11 @@ async def test_unknown_refs_names_only_what_the_recovery_tool_cannot_find() -> N
 
 
 async def test_refs_are_numbered_in_call_order_when_a_later_read_is_stubbed_as_stale_first() -> None:
-    host, engine, drive = make({"superseded_reads": True})
+    _host, engine, drive = make({"superseded_reads": True})
     await drive.prompt("run it, then fix c2.py", 100)
     await drive.tool_turn(110, [("c1", BIG)], name="bash")
     await drive.tool_turn(120, [("c2", "y" * 1500)])
-    edit = assistant(130, call("e1", "edit", path="c2.py", oldText="y", newText="z"))
-    done = result("e1", "Successfully replaced text in c2.py.", 131, "edit")
-    host.add_message(edit)
-    host.add_message(done)
-    await engine.on_turn_end(edit, [done], 2)
+    await drive.edit(130, "c2.py")
     await drive.final(200)
     assert call_mark(engine, "c1", 111) == CallMark("summarized", "t1")
     assert call_mark(engine, "c2", 121) == CallMark("superseded", "t2")

@@ -142,6 +142,15 @@ class Driver:
         await self.engine.on_turn_end(message, results, self.turn)
         self.turn += 1
 
+    async def edit(self, ts: int, path: str) -> None:
+        """One assistant turn editing `path` (what makes an earlier read of it stale), with its result."""
+        message = assistant(ts, call(f"edit{ts}", "edit", path=path, oldText="old", newText="new"))
+        self.host.add_message(message)
+        done = result(f"edit{ts}", f"Successfully replaced text in {path}.", ts + 1, "edit")
+        self.host.add_message(done)
+        await self.engine.on_turn_end(message, [done], self.turn)
+        self.turn += 1
+
     async def final(self, ts: int, text: str = "done") -> None:
         await self.engine.before_request(ts)
         message = assistant(ts, text=text)
