@@ -26,7 +26,7 @@ from condense.frontier import Frontier
 from condense.host import Host
 from condense.index import ToolCallIndexer
 from condense.messages import SUMMARY_TYPE
-from condense.occurrence import message_key
+from condense.occurrence import Occurrences, occ_key, result_timestamp_of
 from condense.records import CHAIN, FRONTIER, SummaryRef, ToolCallRecord
 
 
@@ -51,6 +51,7 @@ class _Branch:
     @classmethod
     def of(cls, entries: Iterable[Mapping[str, Any]]) -> _Branch:
         branch = cls()
+        occurrences = Occurrences()  # a result repeating an id and a timestamp is keyed by its number too
         for entry in entries:
             message = entry.get("message") if entry.get("type") == "message" else None
             if not isinstance(message, dict):
@@ -59,7 +60,8 @@ class _Branch:
             if isinstance(stamp, int):
                 branch.stamps.add((role, stamp))
             if role == "toolResult":
-                branch.keys |= {message_key(message), str(message.get("toolCallId", ""))}
+                call_id = str(message.get("toolCallId", ""))
+                branch.keys |= {occ_key(call_id, result_timestamp_of(stamp), occurrences.count(message)), call_id}
             elif role == "user":
                 branch.users.add(user_identity(message))
         return branch
@@ -92,7 +94,7 @@ async def carry_over(held: Held, now: ToolCallIndexer, chains: Iterable[ChainEnt
                or (old.get_short_ref(record.key) or "") in named]
     for original in (True, False):
         chosen = [r for r in records if _is_original(old, r) == original]
-        refs = [SummaryRef(ref, r.tool_call_id, r.result_timestamp) for r in chosen
+        refs = [SummaryRef(ref, r.tool_call_id, r.result_timestamp, r.result_occurrence) for r in chosen
                 if (ref := old.get_short_ref(r.key))]
         now.add_with_refs(chosen, refs, host.append_entry, original=original)
         written += bool(chosen)
@@ -130,8 +132,8 @@ def _is_original(index: ToolCallIndexer, record: ToolCallRecord) -> bool:
 def _details(index: ToolCallIndexer, keys: list[str]) -> dict[str, Any]:
     """A summary's details (pi-condense's shape) naming only `keys`, the outputs of it the branch holds."""
     records = [record for key in keys if (record := index.get_record(key)) is not None]
-    refs = [SummaryRef(index.get_short_ref(r.key) or r.tool_call_id, r.tool_call_id, r.result_timestamp)
-            for r in records]
+    refs = [SummaryRef(index.get_short_ref(r.key) or r.tool_call_id, r.tool_call_id, r.result_timestamp,
+                       r.result_occurrence) for r in records]
     return {"toolCallRefs": [ref.to_json() for ref in refs], "toolNames": [r.tool_name for r in records],
             "turnIndex": max((r.turn_index for r in records), default=0),
             "timestamp": max((r.timestamp for r in records), default=0)}

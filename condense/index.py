@@ -127,7 +127,7 @@ class ToolCallIndexer:
             for position in positions:
                 keys[position].append(key)
         by_time = {key: _when(record) for key, record in self._records.items()}
-        return [(text, sorted(covered, key=lambda key: by_time.get(key, 0)))
+        return [(text, sorted(covered, key=lambda key: by_time.get(key, (0, 1))))
                 for text, covered in zip(self._bodies, keys, strict=True)]
 
     def aliases(self) -> dict[str, str]:

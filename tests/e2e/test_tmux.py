@@ -85,14 +85,15 @@ def test_prompt_reply_pruner_tree_and_quit_in_a_real_terminal(pane: Pane) -> Non
     pane.keys("fix the failing test", "Enter")
     # the status line reads `prune: summarizing…` until the flush is done, later on a busy machine: wait
     # for the whole end state, never assert a part of it the moment another part shows
-    reply = pane.wait_for(lambda s: "(demo task 1/6 done)" in s and "[pruner] Turn" in s and "prune: ON" in s,
-                          "the finished reply, a pruner summary and the pruner idle again")
+    # (the summaries stand beside their turns, above: the cards' marks say the task was compressed)
+    reply = pane.wait_for(lambda s: "(demo task 1/6 done)" in s and "in chain b1" in s and "prune: ON" in s,
+                          "the finished reply, its work compressed and the pruner idle again")
     assert "the suite is green again" in reply
     assert "● bash python3 -m unittest  ok" in reply
 
     pane.keys("/pruner tree", "Enter")
-    # the listings before it are under min_batch_chars, so the first summarised call is the read
-    pane.wait_for(lambda s: "/pruner tree ·" in s and "t1 read invoicer/pricing.py" in s,
+    # refs in call order: the listings and the first test run, then the reads
+    pane.wait_for(lambda s: "/pruner tree ·" in s and "t4 read invoicer/pricing.py" in s,
                   "the pruner tree with its calls")
 
     pane.keys("Escape")
@@ -111,17 +112,19 @@ def test_the_view_follows_a_command_that_only_shows_a_toast(tmp_path: Path) -> N
     try:
         pane.wait_for(lambda s: "Ask anything" in s and "990 messages" in s, "the session loaded")
         pane.keys("hello", "Enter")
-        pane.wait_for(lambda s: "(demo task 1/6 done)" in s and "[pruner] Turn" in s and "prune: ON" in s,
-                      "the finished reply and its pruner summary")
+        done = "(demo task 1/6 done)"  # the reply's last line: at the bottom of the view
+        # the run (and the flush its final reply started) is over once "Working…" has gone
+        pane.wait_for(lambda s: done in s and "Working…" not in s and "prune: ON" in s,
+                      "the finished reply and the run over")
         pane.keys("PageUp")
-        pane.wait_for(lambda s: "[pruner] Turn" not in s, "the view scrolled up")
+        pane.wait_for(lambda s: done not in s, "the view scrolled up")
         pane.keys("/pruner now", "Enter")
         # while its toast shows: once the toast goes, the terminal is redrawn anyway
-        pane.wait_for(lambda s: "[pruner] Turn" in s and "nothing pending" in s,
+        pane.wait_for(lambda s: done in s and "nothing pending" in s,
                       "the view back at the bottom, with the command's reply")
         pane.keys("PageUp")
-        pane.wait_for(lambda s: "[pruner] Turn" not in s, "PageUp scrolling again")
+        pane.wait_for(lambda s: done not in s, "PageUp scrolling again")
         pane.keys("C-End")
-        pane.wait_for(lambda s: "[pruner] Turn" in s, "Ctrl+End back at the bottom")
+        pane.wait_for(lambda s: done in s, "Ctrl+End back at the bottom")
     finally:
         close(pane)

@@ -22,8 +22,8 @@ def test_copy_reaches_the_terminal_as_osc_52(tmp_path: Path, monkeypatch: pytest
         pane.wait_for(lambda s: "Ask anything" in s, "the editor")
         pane.keys("fix the failing test", "Enter")
         # the run is over once the final reply's flush is: wait for all of it (as test_tmux does)
-        pane.wait_for(lambda s: "(demo task 1/6 done)" in s and "[pruner] Turn" in s and "prune: ON" in s,
-                      "the demo's final reply, its pruner summary and the pruner idle again")
+        pane.wait_for(lambda s: "(demo task 1/6 done)" in s and "in chain b1" in s and "prune: ON" in s,
+                      "the demo's final reply, its work compressed and the pruner idle again")
         pane.keys("/copy", "Enter")
         pane.wait_for(lambda s: "through the terminal (OSC 52" in s, "the line saying how it was copied")
         copied = pane.run("show-buffer")

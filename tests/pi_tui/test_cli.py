@@ -123,11 +123,12 @@ def test_print_mode_demo_then_show_context_and_continue(tmp_path: Path) -> None:
     last_reply = max(i for i, m in enumerate(context) if m["role"] == "assistant")
     assert context[0]["role"] == "user" and "(demo task 1/6 done)" in context[last_reply]["content"][0]["text"]
     # the final reply flushed the task's tool work: the closed task is now one compressed chain of its
-    # summaries, just before the reply (rolling_window 0); t1, the read of the file the fix edited, was
-    # superseded (no summary of its own), so the chain only lists it among its tools
+    # summaries, just before the reply (rolling_window 0); refs follow the calls (t1-t3 the listings and
+    # the first test run), and t4, the read of the file the fix edited, was superseded (no summary of its
+    # own), so the chain only lists it among its tools
     chain = context[last_reply - 1]["content"][0]["text"]
-    assert chain.startswith('<compressed-chain id="b1" tools="') and "`t2`" in chain
-    assert "t1" in chain.split('"')[3].split(",")
+    assert chain.startswith('<compressed-chain id="b1" tools="') and "`t5`" in chain
+    assert "t4" in chain.split('"')[3].split(",") and "`t4`" not in chain
     for n in range(2, 6):
         more = run_cli("-p", f"task {n}", "--continue", cwd=tmp_path)
         assert more.returncode == 0, more.stderr
