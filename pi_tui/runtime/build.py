@@ -22,7 +22,7 @@ from pi_tui.ai.types import ModelClient, ModelSpec
 from pi_tui.demo.project import is_demo_copy
 from pi_tui.errors import UserError
 from pi_tui.paths import sessions_dir_for
-from pi_tui.resources import load_resources
+from pi_tui.resources import Resources, load_resources
 from pi_tui.runtime.launch import LaunchOptions as LaunchOptions  # re-exported: what build_runtime takes
 from pi_tui.session.listing import newest_session, resolve_session_arg, session_files
 from pi_tui.session.store import Session, SessionError
@@ -145,6 +145,16 @@ def apply_settings(runtime: Runtime, settings: Settings) -> None:
     condense = condense_config_for(runtime.model, settings)
     if condense != runtime.engine.config:
         runtime.engine.set_config(condense)
+
+
+def reload_resources(runtime: Runtime) -> Resources:
+    """`/reload`: the user's skills, prompt templates, context files and SYSTEM.md read again; the next
+    request carries the system prompt they make (the provider's prompt cache starts over once)."""
+    host = runtime.host
+    resources = load_resources(host.cwd)
+    host.resources = resources
+    host.config.system_prompt = build_system_prompt(host.cwd, runtime.prompt_tools, resources)
+    return resources
 
 
 def build_runtime(options: LaunchOptions, live: LiveSettings, ui: HostUI | None = None,
