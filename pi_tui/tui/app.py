@@ -544,6 +544,10 @@ class PiApp(App[int]):
             return
         if stripped.startswith("/") and await self.commands.dispatch(stripped):
             return
+        from pi_tui.commands.unknown import may_send
+
+        if not await may_send(self.command_context, text):
+            return
         from pi_tui.ai.models import MissingKeyError  # here, not at the top: kept off the first frame's path
 
         host = self.runtime.host

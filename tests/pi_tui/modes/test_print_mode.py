@@ -1,5 +1,5 @@
 """`pi-tui -p`: a finished demo task says what to run next; a Pi user's prompt templates and skills expand
-for a models.json provider."""
+for a models.json provider; a `/word` nobody knows is refused before anything is sent."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pi_tui.demo.client import NEXT_TASK_HINT
 from pi_tui.modes.print_mode import EXIT_OK, run_print
+from pi_tui.paths import sessions_root
 from pi_tui.runtime.build import LaunchOptions, build_runtime
 from pi_tui.settings import LiveSettings, load_settings
 from tests.support.cli import run_cli
@@ -43,3 +44,11 @@ def test_a_pi_users_template_and_skill_reach_the_models_json_provider_expanded(
     sent = fake_openai.requests[1]["messages"][1]["content"][0]["text"]
     assert sent.startswith(f'<skill name="{SKILL}" location="') and sent.endswith("</skill>\n\nfor 2.0")
 
+
+def test_an_unknown_slash_word_is_refused_with_exit_2_and_nothing_is_sent(
+        tmp_path: Path, fake_openai: FakeOpenAI) -> None:
+    done = run_cli("-p", "/compcat now", "--model", "openai/fake", "--base-url", fake_openai.base_url, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == ("pi-tui: error: unknown command /compcat: no command, prompt template"
+                                            " or skill has that name; nothing was sent")
+    assert fake_openai.requests == [] and not sessions_root().exists()
