@@ -14,6 +14,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import replace
 
+from pi_tui.ai.config_values import command_problem, is_command
 from pi_tui.ai.errors import MISSING_KEY
 from pi_tui.ai.model_map import litellm_providers, model_facts, with_prices_per_million
 from pi_tui.ai.models_json import catalog
@@ -126,9 +127,10 @@ def environment_key(provider: str) -> bool:
 
 
 def has_key(provider: str) -> bool:
-    """A key in the environment, or an `apiKey` in models.json (which, by Pi's rule, always gives one)."""
+    """A key in the environment, or an `apiKey` in models.json (which, by Pi's rule, always gives one
+    unless it is a command)."""
     change = catalog().providers.get(provider)
-    return environment_key(provider) or bool(change and change.key_source)
+    return environment_key(provider) or bool(change and change.key_source and not is_command(change.key_source))
 
 
 def models_json_key_applies(spec: ModelSpec) -> bool:
@@ -140,6 +142,8 @@ def models_json_key_applies(spec: ModelSpec) -> bool:
 def missing_key(spec: ModelSpec) -> str | None:
     """The line to show instead of sending a request that can only fail for lack of a key, or None.
     Only providers known to need one are checked: a local server (`--base-url`) needs none."""
+    if spec.key_source and is_command(spec.key_source) and models_json_key_applies(spec):
+        return f"{MISSING_KEY}{command_problem(spec.provider, 'apiKey')}"
     if spec.provider not in PROVIDERS or spec.base_url or spec.key_source or has_key(spec.provider):
         return None
     return f"{MISSING_KEY}{spec.provider}: set {key_variable(spec.provider)}"

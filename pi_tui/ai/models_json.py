@@ -9,8 +9,9 @@ limits and prices (`modelOverrides`). A file that breaks a rule is reported in o
 it is used, as in Pi. `compat` and `authHeader` are accepted and have no effect here.
 
 Each model is called through the litellm provider that speaks its `api` (`ROUTES`), at its base URL.
-`apiKey` and header values are kept as written (an environment variable's name, `!command`, a literal)
-and turned into secrets only for a request (`config_values`). The files are read at every use, so
+`apiKey` and header values are kept as written (an environment variable's name or a literal) and
+turned into secrets only for a request (`config_values`); a `!command` value, which Pi runs, is
+reported instead. The files are read at every use, so
 `/model` and `/reload` always see what is on disk.
 """
 
@@ -23,6 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from pi_tui.ai.config_values import command_problem, is_command
 from pi_tui.ai.model_map import with_prices_per_million
 from pi_tui.ai.types import ModelSpec
 from pi_tui.paths import home_dir
@@ -197,6 +199,16 @@ def _custom_model(name: str, provider: _Provider, model: _Model) -> ModelSpec | 
     return with_limits(spec, model)
 
 
+def _command_problems(providers: dict[str, _Provider]) -> list[str]:
+    """One line per secret written as a command, which pi-tui does not run (`config_values`)."""
+    problems = [command_problem(name, "apiKey") for name, p in providers.items() if p.api_key and is_command(p.api_key)]
+    for name, provider in providers.items():
+        headers = [provider.headers or {}, *(model.headers or {} for model in provider.models)]
+        problems += [command_problem(name, f"header {header}") for table in headers
+                     for header, value in table.items() if is_command(value)]
+    return problems
+
+
 @functools.lru_cache(maxsize=4)
 def _load(files: tuple[tuple[Path, Contents], ...]) -> Catalog:
     providers: dict[str, _Provider] = {}
@@ -213,6 +225,7 @@ def _load(files: tuple[tuple[Path, Contents], ...]) -> Catalog:
                 problems.append(built)
             else:
                 models[built.ref] = built
+    problems += _command_problems(providers)
     changes = {name: ProviderChange(p.base_url, ROUTES.get(p.api or ""), p.api_key, tuple((p.headers or {}).items()))
                for name, p in providers.items() if p.base_url or p.api_key or p.headers}
     overrides = {f"{name}/{model_id}": limits for name, p in providers.items()

@@ -32,7 +32,7 @@ class ModelSpec:
     prices: Prices = field(default_factory=Prices)
     # A models.json provider litellm does not know is called through the litellm provider that speaks
     # its API (`openai` for openai-completions), with its own key and headers. These hold the values
-    # as models.json writes them (an environment variable's name, `!command`, a literal key), resolved
+    # as models.json writes them (an environment variable's name or a literal key), resolved
     # only when a request is made, and never shown: a repr can reach a log.
     route: str | None = None
     key_source: str | None = field(default=None, repr=False)

@@ -55,12 +55,15 @@ def test_the_key_is_the_named_variable_or_the_literal_as_pi_reads_it(monkeypatch
         f"openai/{MODEL}", URL, "sk-from-the-environment")
 
 
-def test_a_command_key_runs_once(tmp_path: Path) -> None:
-    runs = tmp_path / "runs"
-    write_models_json(pi_agent_dir(), URL, api_key=f"!echo run >> {runs}; echo sk-from-a-command")
-    request = ModelRequest(model=parse_model_ref(REF), system_prompt="", messages=[])
-    assert [completion_kwargs(request)["api_key"] for _ in range(2)] == ["sk-from-a-command"] * 2
-    assert runs.read_text() == "run\n"
+def test_a_command_key_is_never_run_and_says_what_to_do_instead(tmp_path: Path) -> None:
+    ran = tmp_path / "ran"
+    write_models_json(pi_agent_dir(), URL, api_key=f"!touch {ran}; echo sk-from-a-command")
+    spec = parse_model_ref(REF)
+    advice = (f"{PROVIDER}: models.json's apiKey is a command (!...), which pi-tui does not run; put the secret"
+              " in an environment variable and write its name as the apiKey")
+    assert catalog().problems == (advice,)
+    assert missing_key(spec) == f"no API key for {advice}" and not has_key(PROVIDER)
+    assert not ran.exists()
 
 
 async def test_a_request_reaches_the_providers_url_with_its_key(
