@@ -37,7 +37,7 @@ async def reload(context: CommandContext, _: str) -> None:
     line = f"reloaded settings, keys, themes, {resources.counts()}, {table.counts()}"
     if problems:
         line += f" · {len(problems)} problem{'' if len(problems) == 1 else 's'}: " + "; ".join(problems)
-    await context.note(line)
+    await context.note(line, "warning" if problems else "info")
 
 
 COMMANDS = (

@@ -11,8 +11,9 @@ from pi_tui.tui.app import PiApp
 from tests.support.pi_home import SKILL, TEMPLATE, TEMPLATE_TEXT, pi_agent_dir, write_skill, write_template
 
 
-def notes(app: PiApp) -> list[str]:
-    return [item.message["text"] for item in app.main.transcript.conversation.items if item.kind == "note"]
+def notes(app: PiApp) -> list[tuple[str, str]]:
+    return [(item.message["text"], item.level) for item in app.main.transcript.conversation.items
+            if item.kind == "note"]
 
 
 async def test_reload_takes_new_skills_templates_context_and_settings_and_says_what_it_read(
@@ -32,7 +33,7 @@ async def test_reload_takes_new_skills_templates_context_and_settings_and_says_w
         assert notes(app)[-1] == (
             "reloaded settings, keys, themes, 1 skill, 1 prompt template, 1 context file, APPEND_SYSTEM.md,"
             " models.json: 0 providers, 0 models"
-            f" · 1 problem: skill {skill}: description is required: the skill is left out")
+            f" · 1 problem: skill {skill}: description is required: the skill is left out", "warning")
         assert {TEMPLATE, f"skill:{SKILL}"} <= set(app.commands.names())
         prompt = host.config.system_prompt
         assert f"<name>{SKILL}</name>" in prompt and "\n\nAnswer in English.\n\n# Project Context" in prompt
