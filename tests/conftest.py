@@ -38,9 +38,12 @@ CORPUS_FILES = ("pi-large-session.jsonl", "pi-before-compaction.jsonl")
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Nothing a test does may touch the real ~/.pi-tui or leave folders in the machine's temp folder
-    (the demo's project copies go there), and no real API key may leak into a test."""
+    (the demo's project copies go there), no real API key may leak into a test, and no Pi user's files
+    (~/.pi/agent's skills, prompt templates, models.json; ~/.agents) may change what a test sees."""
     home = tmp_path_factory.mktemp("pi-tui-home")
     monkeypatch.setenv("PI_TUI_HOME", str(home))
+    monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
+    monkeypatch.delenv("PI_CODING_AGENT_DIR", raising=False)
     temp = tmp_path_factory.mktemp("tmp")
     monkeypatch.setenv("TMPDIR", str(temp))  # for the processes a test starts
     monkeypatch.setattr(tempfile, "tempdir", str(temp))

@@ -27,6 +27,7 @@ from pi_tui.ai.models import require_key
 from pi_tui.ai.types import ModelClient
 from pi_tui.errors import UserError
 from pi_tui.redaction import redact_json
+from pi_tui.resources import Resources
 from pi_tui.session.context import in_time_order
 from pi_tui.session.store import Session, SessionWriteError
 from pi_tui.tools.base import Tool
@@ -80,8 +81,9 @@ def _custom_message(custom_type: str, content: CustomContent, display: bool, det
 
 class AgentHost:
     def __init__(self, session: Session, client: ModelClient, config: AgentConfig, tools: list[Tool],
-                 ui: HostUI | None = None) -> None:
+                 ui: HostUI | None = None, resources: Resources | None = None) -> None:
         self.session = session
+        self.resources = resources or Resources()  # skills and prompt templates expand in `prompt`
         session.on_write_error = self._report_write_error
         self.ui: HostUI = ui or StderrUI()
         self.bus = EventBus(on_error=self._report_extension_error)
@@ -147,7 +149,7 @@ class AgentHost:
                 if result is not None:
                     await result
                 return []
-        message = user_message(text)
+        message = user_message(self.resources.expand(text))
         if self.agent.is_running:
             self.agent.steer(message)
             return []
@@ -159,7 +161,7 @@ class AgentHost:
 
     def follow_up(self, text: str) -> None:
         """Queue text for when the agent would stop (Alt+Enter)."""
-        self.agent.follow_up(user_message(text))
+        self.agent.follow_up(user_message(self.resources.expand(text)))
 
     def abort(self) -> None:
         self.agent.abort()
@@ -173,6 +175,13 @@ class AgentHost:
 
     def register_command(self, name: str, description: str, handler: CommandHandler) -> None:
         self.commands[name] = Command(name, description, handler)
+
+    def command_names(self) -> dict[str, str]:
+        """Every slash word `prompt` acts on (extensions' commands, then prompt templates and skills,
+        which an extension's command of the same name hides), with its description."""
+        names = self.resources.commands()
+        names.update({name: command.description for name, command in self.commands.items()})
+        return names
 
     def append_entry(self, custom_type: str, data: Any = None) -> str:
         """A record for extensions' own state: on the branch, never sent to the model."""

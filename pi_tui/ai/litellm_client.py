@@ -24,8 +24,9 @@ from typing import Any
 
 from condense.messages import AssistantMessage, StopReason, Usage, empty_usage
 from pi_tui.abort import AbortSignal
+from pi_tui.ai.config_values import resolve_config_value, resolve_headers
 from pi_tui.ai.errors import classify_exception, error_line, format_error, retry_after_ms
-from pi_tui.ai.models import missing_key
+from pi_tui.ai.models import missing_key, models_json_key_applies
 from pi_tui.ai.openai_format import to_openai_messages, to_openai_tools
 from pi_tui.ai.tool_arguments import parse_arguments
 from pi_tui.ai.transform import model_api, transform_messages
@@ -115,7 +116,7 @@ def completion_kwargs(request: ModelRequest) -> dict[str, Any]:
     model = request.model
     history = transform_messages(request.messages, model)
     kwargs: dict[str, Any] = {
-        "model": model.ref,
+        "model": model.litellm_ref,
         "messages": to_openai_messages(request.system_prompt, history, model),
         "stream": True,
         "stream_options": {"include_usage": True},
@@ -125,10 +126,15 @@ def completion_kwargs(request: ModelRequest) -> dict[str, Any]:
     }
     if request.tools:
         kwargs["tools"] = to_openai_tools(request.tools)
+    key = resolve_config_value(model.key_source) if model.key_source and models_json_key_applies(model) else None
+    if key:
+        kwargs["api_key"] = key
     if model.base_url:
         kwargs["api_base"] = model.base_url
-        if not os.environ.get(f"{model.provider.upper()}_API_KEY"):
+        if not key and not os.environ.get(f"{model.provider.upper()}_API_KEY"):
             kwargs["api_key"] = PLACEHOLDER_KEY  # local servers need no key, but the SDK insists on one
+    if model.headers:
+        kwargs["extra_headers"] = resolve_headers(model.headers)
     effort = REASONING_EFFORT.get(request.thinking_level) if model.reasoning else None
     if effort:
         kwargs["reasoning_effort"] = effort

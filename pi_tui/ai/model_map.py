@@ -37,6 +37,17 @@ class Prices:
     cache_write: float = 0.0
 
 
+def _per_token(per_million: float | None, fallback: float) -> float:
+    return fallback if per_million is None else per_million / PER_MILLION
+
+
+def with_prices_per_million(base: Prices, input_cost: float | None, output_cost: float | None,
+                            cache_read_cost: float | None, cache_write_cost: float | None) -> Prices:
+    """`base` with the prices a user wrote (per million tokens: settings, models.json) where given."""
+    return Prices(_per_token(input_cost, base.input), _per_token(output_cost, base.output),
+                  _per_token(cache_read_cost, base.cache_read), _per_token(cache_write_cost, base.cache_write))
+
+
 @dataclass(frozen=True)
 class ModelFacts:
     """What the map says about one model; None where it says nothing."""

@@ -1,8 +1,10 @@
 """Which model answers: parse `provider/id`, its limits and prices, keys, the offline demo fallback.
 
-Only the environment is consulted for keys (litellm reads the same variables), and nothing here
-imports litellm: picking a model must not cost the seconds that import takes. Limits and prices come
-from litellm's bundled map (`model_map`), and `[models."provider/id"]` in the settings wins over it.
+Keys come from the environment (litellm reads the same variables) or from models.json's `apiKey`
+(`models_json`), and nothing here imports litellm: picking a model must not cost the seconds that
+import takes. A model models.json defines is taken from there whole; any other's limits and prices
+come from litellm's bundled map (`model_map`), then models.json's `modelOverrides`, and
+`[models."provider/id"]` in the settings wins over both.
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ import os
 from collections.abc import Mapping
 from dataclasses import replace
 
+from pi_tui.ai.config_values import command_problem, is_command
 from pi_tui.ai.errors import MISSING_KEY
-from pi_tui.ai.model_map import PER_MILLION, Prices, litellm_providers, model_facts
+from pi_tui.ai.model_map import litellm_providers, model_facts, with_prices_per_million
+from pi_tui.ai.models_json import catalog
 from pi_tui.ai.types import ModelSpec
 from pi_tui.errors import UserError
 from pi_tui.settings.model import ModelSettings
@@ -48,7 +52,8 @@ class ModelRefError(UserError, ValueError):
 
 
 def parse_model_ref(ref: str, base_url: str | None = None, models: ModelTable | None = None) -> ModelSpec:
-    """`provider/id` (the id may contain further slashes) or `demo`, with its limits and prices."""
+    """`provider/id` (the id may contain further slashes) or `demo`, with its limits and prices. A model
+    models.json defines keeps its own base URL; `base_url` (`--base-url`) is for any other."""
     text = ref.strip()
     if text == DEMO_REF:
         return DEMO_MODEL
@@ -56,39 +61,40 @@ def parse_model_ref(ref: str, base_url: str | None = None, models: ModelTable | 
     if not sep or not provider or not model_id:
         raise ModelRefError(f"model {ref!r} is not of the form provider/id (e.g. anthropic/claude-sonnet-4-5)"
                             " or 'demo'")
-    spec = ModelSpec(provider=provider, id=model_id, api=_API_BY_PROVIDER.get(provider, "openai-completions"),
-                     base_url=base_url)
-    return _with_limits(spec, (models or {}).get(spec.ref))
+    table = catalog()
+    custom = table.models.get(f"{provider}/{model_id}")
+    spec = custom or table.customize(_with_map_facts(ModelSpec(
+        provider=provider, id=model_id, api=_API_BY_PROVIDER.get(provider, "openai-completions"), base_url=base_url)))
+    return _with_settings(spec, (models or {}).get(spec.ref))
 
 
-def _per_token(per_million: float | None, fallback: float) -> float:
-    return fallback if per_million is None else per_million / PER_MILLION
-
-
-def _with_limits(spec: ModelSpec, override: ModelSettings | None) -> ModelSpec:
-    """The map's figures, then the settings' where they say something."""
+def _with_map_facts(spec: ModelSpec) -> ModelSpec:
     facts = model_facts(spec.provider, spec.id)
-    if facts is not None:
-        spec = replace(spec, context_window=facts.context_window or spec.context_window,
-                       max_tokens=facts.max_tokens or spec.max_tokens,
-                       reasoning=spec.reasoning if facts.reasoning is None else facts.reasoning, prices=facts.prices)
+    if facts is None:
+        return spec
+    return replace(spec, context_window=facts.context_window or spec.context_window,
+                   max_tokens=facts.max_tokens or spec.max_tokens,
+                   reasoning=spec.reasoning if facts.reasoning is None else facts.reasoning, prices=facts.prices)
+
+
+def _with_settings(spec: ModelSpec, override: ModelSettings | None) -> ModelSpec:
     if override is None:
         return spec
-    prices = spec.prices
     return replace(
         spec, context_window=override.context_window or spec.context_window,
         max_tokens=override.max_tokens or spec.max_tokens,
         reasoning=spec.reasoning if override.reasoning is None else override.reasoning,
-        prices=Prices(_per_token(override.input_cost, prices.input), _per_token(override.output_cost, prices.output),
-                      _per_token(override.cache_read_cost, prices.cache_read),
-                      _per_token(override.cache_write_cost, prices.cache_write)))
+        prices=with_prices_per_million(spec.prices, override.input_cost, override.output_cost,
+                                       override.cache_read_cost, override.cache_write_cost))
 
 
 def limits_notice(spec: ModelSpec, models: ModelTable | None = None) -> str | None:
     """One line when neither litellm's map nor the settings give the model's context window."""
     override = (models or {}).get(spec.ref)
-    if spec.provider == "demo" or model_facts(spec.provider, spec.id) is not None or (
-            override is not None and override.context_window):
+    table = catalog()
+    changed = table.overrides.get(spec.ref)
+    if spec.provider == "demo" or spec.ref in table.models or model_facts(spec.provider, spec.id) is not None or (
+            override is not None and override.context_window) or (changed is not None and changed.context_window):
         return None
     return (f"{spec.ref} is not in litellm's model map: assuming a {spec.context_window:,}-token context window"
             f' and {spec.max_tokens:,} output tokens; set context_window and max_tokens under [models."{spec.ref}"]'
@@ -115,15 +121,30 @@ def key_variable(provider: str) -> str:
     return PROVIDERS.get(provider, (f"{provider.upper()}_API_KEY", ""))[0]
 
 
-def has_key(provider: str) -> bool:
+def environment_key(provider: str) -> bool:
     names = (key_variable(provider), *_OTHER_KEY_VARIABLES.get(provider, ()))
     return any(os.environ.get(name) for name in names)
+
+
+def has_key(provider: str) -> bool:
+    """A key in the environment, or an `apiKey` in models.json (which, by Pi's rule, always gives one
+    unless it is a command)."""
+    change = catalog().providers.get(provider)
+    return environment_key(provider) or bool(change and change.key_source and not is_command(change.key_source))
+
+
+def models_json_key_applies(spec: ModelSpec) -> bool:
+    """Whether a request for `spec` uses models.json's `apiKey`: Pi's order puts a built-in provider's
+    own environment variable first."""
+    return bool(spec.key_source) and not (spec.provider in PROVIDERS and environment_key(spec.provider))
 
 
 def missing_key(spec: ModelSpec) -> str | None:
     """The line to show instead of sending a request that can only fail for lack of a key, or None.
     Only providers known to need one are checked: a local server (`--base-url`) needs none."""
-    if spec.provider not in PROVIDERS or spec.base_url or has_key(spec.provider):
+    if spec.key_source and is_command(spec.key_source) and models_json_key_applies(spec):
+        return f"{MISSING_KEY}{command_problem(spec.provider, 'apiKey')}"
+    if spec.provider not in PROVIDERS or spec.base_url or spec.key_source or has_key(spec.provider):
         return None
     return f"{MISSING_KEY}{spec.provider}: set {key_variable(spec.provider)}"
 

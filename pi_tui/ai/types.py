@@ -30,10 +30,22 @@ class ModelSpec:
     api: str = "openai-completions"
     base_url: str | None = None
     prices: Prices = field(default_factory=Prices)
+    # A models.json provider litellm does not know is called through the litellm provider that speaks
+    # its API (`openai` for openai-completions), with its own key and headers. These hold the values
+    # as models.json writes them (an environment variable's name or a literal key), resolved
+    # only when a request is made, and never shown: a repr can reach a log.
+    route: str | None = None
+    key_source: str | None = field(default=None, repr=False)
+    headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
     @property
     def ref(self) -> str:
         return f"{self.provider}/{self.id}"
+
+    @property
+    def litellm_ref(self) -> str:
+        """The name litellm is called with: `route/id` for a models.json provider, else `ref`."""
+        return f"{self.route or self.provider}/{self.id}"
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """The TUI's own slash commands and `!` shell runs, as a registry of command records.
 
-Each module holds one group of commands (model, session, tree, look, pruner, and Pi's compact, fork,
+Each module holds one group of commands (model, session, tree, look, pruner, reload, and Pi's compact, fork,
 export, copy, scoped models and changelog) and lists them in its `COMMANDS`; handlers act through
 `CommandContext` (context.py), never through the App. The host's commands (extensions', working in print
 mode too) stay on the host; `Registry.dispatch` hands them on.
@@ -17,6 +17,7 @@ from pi_tui.commands import (
     look,
     model,
     pruner,
+    reload,
     scoped_models,
     session,
     tree,
@@ -33,4 +34,4 @@ def app_registry(context: CommandContext) -> Registry:
     return Registry(context, (*model.COMMANDS, *look.COMMANDS, *session.COMMANDS, *tree.COMMANDS,
                               *pruner.COMMANDS, *compact.COMMANDS,
                               *fork.COMMANDS, *export.COMMANDS, *clipboard.COMMANDS, *scoped_models.COMMANDS,
-                              *changelog.COMMANDS))
+                              *changelog.COMMANDS, *reload.COMMANDS))

@@ -52,6 +52,13 @@ class CommandContext(Protocol):
     def save_setting(self, key: str, value: Any) -> None:
         """Save one dotted setting to `settings.toml`; raises SettingsError, having written nothing."""
 
+    def reload_settings(self) -> list[str]:
+        """Read `settings.toml` again and apply it everywhere (theme, keys, the running agent), as an
+        outside edit is applied; one line per problem in it."""
+
+    def reload_themes(self) -> list[str]:
+        """Read the user's theme files again; one line per file that cannot be used."""
+
     def notify(self, text: str, level: Level = "info") -> None:
         """One line as a toast (a block of lines goes into the transcript)."""
 

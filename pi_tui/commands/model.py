@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from condense.stats import format_tokens
 from pi_tui.ai.models import DEMO_REF, PROVIDERS, available_providers, missing_key, parse_model_ref
+from pi_tui.ai.models_json import catalog
 from pi_tui.ai.types import ModelSpec
 from pi_tui.commands.context import CommandContext, idle_or_warn, model_ref
 from pi_tui.commands.registry import Command
@@ -14,9 +15,10 @@ from pi_tui.screens.picker import Choice, PickerScreen
 
 
 def model_choices(context: CommandContext) -> list[Choice]:
-    """The demo, one model per provider with a key, and the current model, with their context windows."""
+    """The demo, one model per provider with a key, models.json's models, and the current model, with
+    their context windows."""
     current_ref = model_ref(context.runtime)
-    refs = [DEMO_REF, *(f"{p}/{PROVIDERS[p][1]}" for p in available_providers())]
+    refs = [DEMO_REF, *(f"{p}/{PROVIDERS[p][1]}" for p in available_providers()), *catalog().models]
     if current_ref not in refs:
         refs.append(current_ref)
     models = context.settings.models

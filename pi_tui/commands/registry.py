@@ -44,8 +44,9 @@ class Registry:
         return self._commands.get(name)
 
     def names(self) -> dict[str, str]:
-        """Every command the editor completes: the host's (extensions') and the app's own."""
-        names = {name: command.description for name, command in self.context.runtime.host.commands.items()}
+        """Every command the editor completes: the host's (extensions', prompt templates, skills) and the
+        app's own."""
+        names = self.context.runtime.host.command_names()
         names.update({name: command.help for name, command in self._commands.items()})
         return names
 

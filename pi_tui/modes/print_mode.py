@@ -5,8 +5,9 @@ What a model or a tool wrote reaches the terminal with its control characters es
 
 Scripts rely on the exit code: 0 when the model finished its reply, 1 when the provider failed, 130
 when the user interrupted, 143 and 129 when SIGTERM or SIGHUP (a closed terminal) ended the run, 3 when
-the session could not be saved (a full disk, a read-only file). The session is written either way, so
-`pi-tui show` can explain a failure.
+the session could not be saved (a full disk, a read-only file), 2 when the task is a `/word` no command,
+prompt template or skill answers to (nothing is sent: the TUI would have asked first). The session is
+written either way, so `pi-tui show` can explain a failure.
 """
 
 from __future__ import annotations
@@ -25,12 +26,13 @@ from pi_tui.agent.events import (
     ToolExecutionStartEvent,
 )
 from pi_tui.agent.host import AgentHost
+from pi_tui.agent.slash_words import unknown_command
 from pi_tui.ai.models import MissingKeyError
 from pi_tui.demo.client import DemoModelClient
 from pi_tui.terminal import visible_controls
 from pi_tui.termination import ENDING, exit_status, leave_a_closed_terminal, listen, said
 
-EXIT_OK, EXIT_FAILED, EXIT_NOT_SAVED = 0, 1, 3
+EXIT_OK, EXIT_FAILED, EXIT_UNKNOWN_COMMAND, EXIT_NOT_SAVED = 0, 1, 2, 3
 DEMO_NEXT = 'Run pi-tui -p "next task" --continue here to play the next one (the demo works in {folder}).'
 
 
@@ -105,6 +107,10 @@ async def run_print(host: AgentHost, text: str, out: TextIO | None = None, err: 
     # the streams are looked up now, not at import: a test harness or a redirect may have replaced them
     out = out or sys.stdout
     err = err or sys.stderr
+    if word := unknown_command(text, host.command_names()):
+        print(f"pi-tui: error: unknown command /{word}: no command, prompt template or skill has that name;"
+              " nothing was sent", file=err)
+        return EXIT_UNKNOWN_COMMAND
     for warning in host.session.warnings:  # lines of the continued session that could not be loaded
         print(f"pi-tui: warning: {warning}", file=err, flush=True)
     renderer = PrintRenderer(out, err, raw)

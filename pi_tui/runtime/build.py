@@ -7,7 +7,7 @@ working folder for the same flags.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from condense.config import CondenseConfig
@@ -17,10 +17,12 @@ from pi_tui.agent.host import AgentHost, HostUI
 from pi_tui.agent.loop import AgentConfig, RetryPolicy
 from pi_tui.agent.system_prompt import build_system_prompt
 from pi_tui.ai.models import choose_model, restore_problem
+from pi_tui.ai.models_json import catalog
 from pi_tui.ai.types import ModelClient, ModelSpec
 from pi_tui.demo.project import is_demo_copy
 from pi_tui.errors import UserError
 from pi_tui.paths import sessions_dir_for
+from pi_tui.resources import Resources, load_resources
 from pi_tui.runtime.launch import LaunchOptions as LaunchOptions  # re-exported: what build_runtime takes
 from pi_tui.session.listing import newest_session, resolve_session_arg, session_files
 from pi_tui.session.store import Session, SessionError
@@ -34,6 +36,7 @@ class Runtime:
     model: ModelSpec
     notices: list[str]
     engine: CondenseEngine
+    prompt_tools: list[tuple[str, str]] = field(default_factory=list)  # the tools the system prompt lists
 
     @property
     def is_quiet(self) -> bool:
@@ -144,6 +147,16 @@ def apply_settings(runtime: Runtime, settings: Settings) -> None:
         runtime.engine.set_config(condense)
 
 
+def reload_resources(runtime: Runtime) -> Resources:
+    """`/reload`: the user's skills, prompt templates, context files and SYSTEM.md read again; the next
+    request carries the system prompt they make (the provider's prompt cache starts over once)."""
+    host = runtime.host
+    resources = load_resources(host.cwd)
+    host.resources = resources
+    host.config.system_prompt = build_system_prompt(host.cwd, runtime.prompt_tools, resources)
+    return resources
+
+
 def build_runtime(options: LaunchOptions, live: LiveSettings, ui: HostUI | None = None,
                   client: ModelClient | None = None, session: Session | None = None) -> Runtime:
     """A runtime on the live settings as they are now, following every later change of them until its
@@ -157,6 +170,7 @@ def build_runtime(options: LaunchOptions, live: LiveSettings, ui: HostUI | None 
                                   recorded=recorded)
     if options.continue_recent and model.provider != "demo" and session is not None and _made_by_demo(session):
         session = _newest_not_the_demos(options, notices)
+    notices += catalog().problems
     if (model.provider == "demo" and not options.model and recorded not in (None, "demo")
             and not options.demo_forks_sessions):
         # print mode writes where --session says: a recorded conversation never gets the demo's turns
@@ -178,15 +192,18 @@ def build_runtime(options: LaunchOptions, live: LiveSettings, ui: HostUI | None 
         tools = make_tools(names, shell=settings.shell_path, shell_prefix=settings.shell_command_prefix)
     except ValueError as exc:
         raise UserError(f"settings: tools: {exc}") from exc
-    prompt = build_system_prompt(cwd, [(t.name, t.description) for t in tools])
+    prompt_tools = [(t.name, t.description) for t in tools]
+    resources = load_resources(cwd)
+    notices += resources.problems
+    prompt = build_system_prompt(cwd, prompt_tools, resources)
     retry = retry_policy(settings.retry)
     config = AgentConfig(model=model, system_prompt=prompt, cwd=cwd,
                          thinking_level=session.build_context().thinking_level,
                          steering_mode=settings.steering_mode, follow_up_mode=settings.follow_up_mode,
                          retry=retry)
-    host = AgentHost(session, client or client_for(model), config, tools, ui)
+    host = AgentHost(session, client or client_for(model), config, tools, ui, resources)
     engine = install(host, condense_config_for(model, settings), client_for, live)
-    runtime = Runtime(host, model, notices, engine)
+    runtime = Runtime(host, model, notices, engine, prompt_tools)
     stop = live.listen(lambda old, new: apply_settings(runtime, new))
     host.bus.on("session_shutdown", lambda event: stop())
     return runtime

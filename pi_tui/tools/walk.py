@@ -148,7 +148,8 @@ class GitIgnore:
         return self.spec.check_file(local + "/" if is_dir else local).include
 
 
-def _is_ignored(rules: list[GitIgnore], rel_path: str, is_dir: bool) -> bool:
+def is_ignored(rules: list[GitIgnore], rel_path: str, is_dir: bool) -> bool:
+    """The last rule that speaks about `rel_path` decides, as in git (skill discovery reads it too)."""
     ignored = False
     for ignore in rules:
         verdict = ignore.verdict(rel_path, is_dir)
@@ -231,7 +232,7 @@ def walk(root: Path, should_stop: Callable[[], bool] = _never) -> Iterator[Entry
             continue
         rel = f"{level.rel}/{child.name}" if level.rel else child.name
         is_dir = child.is_dir(follow_symlinks=False)
-        if _is_ignored(level.rules, rel, is_dir):
+        if is_ignored(level.rules, rel, is_dir):
             continue
         yield Entry(rel, Path(child.path), is_dir, child.is_symlink())
         if is_dir:

@@ -136,6 +136,16 @@ class AppCommandContext:
     def save_setting(self, key: str, value: Any) -> None:
         self.app.settings_store.save(key, value)
 
+    def reload_settings(self) -> list[str]:
+        from pi_tui.settings import load_settings
+
+        result = load_settings()
+        self.app.settings_store.reload(result.settings)
+        return [f"settings: {line}" for line in result.errors]
+
+    def reload_themes(self) -> list[str]:
+        return self.app.reload_user_themes()
+
     def notify(self, text: str, level: Level = "info") -> None:
         self.app.show_notice(text, level)
 
@@ -290,12 +300,19 @@ class PiApp(App[int]):
 
     def _install_themes(self) -> None:
         self._install_shipped_themes()
+        for error in self.reload_user_themes():
+            self.show_notice(error, "error")
+        self.apply_theme(self.settings.theme)
+
+    def reload_user_themes(self) -> list[str]:
+        """Register the user's theme files (again), repainting if the theme in use is one of them; one
+        line per file that could not be read."""
         themes, errors = load_user_themes()
         for theme in themes:
             self.register_theme(theme)
-        for error in errors:
-            self.show_notice(f"theme {error}", "error")
-        self.apply_theme(self.settings.theme)
+        if self.theme in {theme.name for theme in themes}:
+            self._repaint()
+        return [f"theme {error}" for error in errors]
 
     def apply_theme(self, name: str) -> bool:
         if name not in self.available_themes:
@@ -314,8 +331,12 @@ class PiApp(App[int]):
             return
         self.register_theme(theme)
         if theme.name == self.theme:
-            self.refresh_css(animate=False)
-            self.screen.refresh(layout=True)
+            self._repaint()
+
+    def _repaint(self) -> None:
+        """The theme in use changed its colours: apply them now."""
+        self.refresh_css(animate=False)
+        self.screen.refresh(layout=True)
 
     # ----- lifecycle ----------------------------------------------------------------------------
 
@@ -522,6 +543,10 @@ class PiApp(App[int]):
             await run_shell(self.command_context, stripped)
             return
         if stripped.startswith("/") and await self.commands.dispatch(stripped):
+            return
+        from pi_tui.commands.unknown import may_send
+
+        if not await may_send(self.command_context, text):
             return
         from pi_tui.ai.models import MissingKeyError  # here, not at the top: kept off the first frame's path
 

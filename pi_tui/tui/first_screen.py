@@ -31,8 +31,10 @@ def where_you_are(runtime: Runtime, folder: str) -> str:
     named = f" “{session.name}”" if session.name else ""
     history = f"{messages} messages" if messages else "new"
     model = "demo (offline, scripted)" if runtime.model.provider == "demo" else runtime.model.ref
+    commands = " ".join(f"/{name}" for name in runtime.host.resources.commands())  # as Pi lists them at start
     return "\n".join([f"pi-tui {__version__} · model {model} · folder {folder}",
-                      f"session {file}{named} · {history}", HELP])
+                      f"session {file}{named} · {history}", *([f"skills and prompts: {commands}"] if commands else []),
+                      HELP])
 
 
 def first_screen(runtime: Runtime, folder: str, errors: list[str], quiet: bool = False) -> list[Block]:

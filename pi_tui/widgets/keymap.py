@@ -56,6 +56,11 @@ PICKER = [
     Binding("enter", "choose", "choose", id="picker.choose", priority=True),
 ]
 
+CONFIRM = [
+    Binding("y,enter", "answer(True)", "yes", id="confirm.yes"),
+    Binding("n,escape", "answer(False)", "no", id="confirm.no"),
+]
+
 TREE = [
     Binding("escape", "close", "close", id="tree.close"),
     Binding("slash", "filter", "filter", id="tree.filter"),
@@ -81,7 +86,7 @@ SESSION_TREE = [
 
 GROUPS: dict[str, list[Binding]] = {
     "anywhere": APP, "editor": EDITOR, "pickers": PICKER, "/pruner tree": TREE, "overlays": OVERLAY,
-    "settings": FORM, "/tree": SESSION_TREE,
+    "settings": FORM, "/tree": SESSION_TREE, "questions": CONFIRM,
 }
 
 

@@ -318,13 +318,15 @@ def completion_body(reply: Reply, body: dict[str, Any], seq: int) -> dict[str, A
 
 
 class FakeOpenAI:
-    """The server. `push()` scripts replies; `requests` holds every request body it parsed."""
+    """The server. `push()` scripts replies; `requests` holds every request body it parsed, and
+    `authorizations` the Authorization header each came with (a key a test must see arrive)."""
 
     def __init__(self, stall_timeout: float = 30.0) -> None:
         self.stall_timeout = stall_timeout
         self.requests: list[dict[str, Any]] = []
         # time.monotonic() as each request arrived: how long a client waited between two, seen by the server
         self.request_times: list[float] = []
+        self.authorizations: list[str] = []
         self.rejections: list[dict[str, Any]] = []
         self.chunks_sent = 0  # stream chunks written so far: a test can act while a reply is mid-stream
         self._replies: deque[Reply] = deque()
@@ -383,10 +385,11 @@ class FakeOpenAI:
 
     # Called from handler threads.
 
-    def _record(self, body: dict[str, Any]) -> int:
+    def _record(self, body: dict[str, Any], authorization: str) -> int:
         with self._lock:
             self.requests.append(body)
             self.request_times.append(time.monotonic())
+            self.authorizations.append(authorization)
             return len(self.requests)
 
     def _reject(self, error: dict[str, Any]) -> None:
@@ -425,7 +428,7 @@ class _Handler(BaseHTTPRequestHandler):
         except (ValueError, UnicodeDecodeError):
             self._send_rejection(RequestRejected("We could not parse the JSON body of your request."))
             return
-        seq = self.fake._record(body) if isinstance(body, dict) else 0
+        seq = self.fake._record(body, self.headers.get("Authorization", "")) if isinstance(body, dict) else 0
         try:
             validate_request(body)
         except RequestRejected as rejected:

@@ -91,6 +91,14 @@ class RecordingContext:
     def save_setting(self, key: str, value: Any) -> None:
         self.store.save(key, value)
 
+    def reload_settings(self) -> list[str]:
+        result = load_settings()
+        self.store.reload(result.settings)
+        return result.errors
+
+    def reload_themes(self) -> list[str]:
+        return []
+
     async def note(self, text: str, level: Level = "info") -> None:
         self.notes.append(text if level == "info" else f"{level}: {text}")
 

@@ -1,4 +1,5 @@
-"""`pi-tui -p` on the demo: a finished task says what to run next, not "send any message"."""
+"""`pi-tui -p`: a finished demo task says what to run next; a Pi user's prompt templates and skills expand
+for a models.json provider; a `/word` nobody knows is refused before anything is sent."""
 
 from __future__ import annotations
 
@@ -7,8 +8,12 @@ from pathlib import Path
 
 from pi_tui.demo.client import NEXT_TASK_HINT
 from pi_tui.modes.print_mode import EXIT_OK, run_print
+from pi_tui.paths import sessions_root
 from pi_tui.runtime.build import LaunchOptions, build_runtime
 from pi_tui.settings import LiveSettings, load_settings
+from tests.support.cli import run_cli
+from tests.support.fake_openai import FakeOpenAI, text_reply
+from tests.support.pi_home import KEY_VARIABLE, MODEL, PROVIDER, SKILL, pi_user_files
 
 
 async def test_a_demo_task_in_print_mode_ends_with_what_to_run_next(tmp_path: Path) -> None:
@@ -20,3 +25,30 @@ async def test_a_demo_task_in_print_mode_ends_with_what_to_run_next(tmp_path: Pa
     assert NEXT_TASK_HINT not in out.getvalue()
     assert last.startswith("(demo task 1/") and 'pi-tui -p "next task" --continue' in last
     assert str(runtime.host.cwd) in last
+
+
+def test_a_pi_users_template_and_skill_reach_the_models_json_provider_expanded(
+        tmp_path: Path, fake_openai: FakeOpenAI) -> None:
+    pi_user_files(fake_openai.base_url)
+    fake_openai.push(text_reply("Looks fine."), text_reply("Notes written."))
+    model = ("--model", f"{PROVIDER}/{MODEL}")
+    key = {KEY_VARIABLE: "sk-local"}
+    done = run_cli("-p", "/review src/app.py off-by-one errors", *model, cwd=tmp_path, env=key)
+    assert (done.returncode, done.stdout.strip()) == (0, "Looks fine."), done.stderr
+    system, user = fake_openai.requests[0]["messages"]
+    assert user["content"] == [{"type": "text", "text": "Review src/app.py for bugs. Focus: off-by-one errors"}]
+    assert f"<name>{SKILL}</name>" in system["content"]
+    assert fake_openai.authorizations == ["Bearer sk-local"]
+    done = run_cli("-p", f"/skill:{SKILL} for 2.0", *model, cwd=tmp_path, env=key)
+    assert done.returncode == 0, done.stderr
+    sent = fake_openai.requests[1]["messages"][1]["content"][0]["text"]
+    assert sent.startswith(f'<skill name="{SKILL}" location="') and sent.endswith("</skill>\n\nfor 2.0")
+
+
+def test_an_unknown_slash_word_is_refused_with_exit_2_and_nothing_is_sent(
+        tmp_path: Path, fake_openai: FakeOpenAI) -> None:
+    done = run_cli("-p", "/compcat now", "--model", "openai/fake", "--base-url", fake_openai.base_url, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == ("pi-tui: error: unknown command /compcat: no command, prompt template"
+                                            " or skill has that name; nothing was sent")
+    assert fake_openai.requests == [] and not sessions_root().exists()
