@@ -574,7 +574,7 @@ class PiApp(App[int]):
         if action == "quit_if_empty":
             return on_main and not self.main.editor.text
         if action in ("toggle_thinking", "toggle_tools", "scroll_transcript", "cycle_thinking", "pick_model",
-                      "jump_to_bottom", "cycle_model"):
+                      "jump_to_bottom", "cycle_model", "jump_to_top"):
             return on_main
         return True
 
@@ -670,6 +670,9 @@ class PiApp(App[int]):
 
     def action_jump_to_bottom(self) -> None:
         self.main.transcript.follow()
+
+    def action_jump_to_top(self) -> None:
+        self.main.transcript.home()
 
 
 def run_tui(options: LaunchOptions) -> int:

@@ -78,8 +78,8 @@ class LiveView:
             bus.on("auto_compaction_start", self._on_compaction_start),
             bus.on("auto_compaction_end", self._on_compaction_end),
         ]
-        self.transcript.mark_for = lambda call: call_mark(self.engine, call)
-        self.transcript.chain_for = lambda message: chain_mark(self._chains.get(message.get("timestamp", -1)))
+        self.transcript.look.mark_for = lambda call: call_mark(self.engine, call)
+        self.transcript.look.chain_for = lambda message: chain_mark(self._chains.get(message.get("timestamp", -1)))
 
     def detach(self) -> None:
         for unsubscribe in self._unsubscribe:

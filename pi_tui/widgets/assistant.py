@@ -22,6 +22,15 @@ from pi_tui.widgets.tool_card import Clock, ToolCard
 MarkFor = Callable[[Call], str]
 
 
+def ending_line(message: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The line a reply that did not finish ends with, and its kind (aborted, error); None when it did."""
+    if message.get("stopReason") == "aborted":
+        return "Aborted", "aborted"
+    if message.get("stopReason") == "error":
+        return f"Error: {message.get('errorMessage') or 'the model failed'}", "error"
+    return None
+
+
 class AssistantBlock(Vertical):
     DEFAULT_CSS = """
     AssistantBlock { height: auto; }
@@ -69,13 +78,9 @@ class AssistantBlock(Vertical):
         message = self.item.message
         if self._ended:  # a message that failed before streaming arrives composed with its error
             return None
-        self._ended = message.get("stopReason") in ("aborted", "error")
-        if message.get("stopReason") == "aborted":
-            return Static(Content("Aborted"), classes="assistant-aborted")
-        if message.get("stopReason") == "error":
-            text = str(message.get("errorMessage") or "the model failed")
-            return Static(Content(f"Error: {text}"), classes="assistant-error")
-        return None
+        ending = ending_line(message)
+        self._ended = ending is not None
+        return Static(Content(ending[0]), classes=f"assistant-{ending[1]}") if ending else None
 
     def compose(self) -> Iterator[Widget]:
         for index, block in enumerate(self.item.message.get("content") or []):

@@ -6,6 +6,7 @@ unfolds one, Ctrl+T / Ctrl+O unfold them all. Text from the session is never par
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from textual.containers import Vertical
@@ -25,6 +26,69 @@ def _one_line(text: str, limit: int = PREVIEW_CHARS) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
+def user_content(message: Mapping[str, Any], chain: str) -> Content:
+    """A user message, and under it the mark of the chain condense compressed from it."""
+    text = Content(user_text(message).rstrip())
+    return Content("\n").join([text, Content.styled(chain, "$custom-message-label")]) if chain else text
+
+
+def thinking_content(text: str, expanded: bool, redacted: bool = False) -> Content:
+    if redacted:
+        return Content("thinking (redacted)")
+    if expanded:
+        return Content("thinking\n") + Content(text.strip())
+    preview = _one_line(text)
+    return Content.assemble("▸ thinking", (f" · {preview}" if preview else "", "$dim"))
+
+
+def custom_content(message: Mapping[str, Any]) -> Content:
+    label = Content.styled(f"[{message.get('customType', 'custom')}]", "$custom-message-label")
+    text = content_text(message.get("content") or "").rstrip()
+    return Content("\n").join([label, Content(text)]) if text else label
+
+
+def bash_content(message: Mapping[str, Any], expanded: bool) -> Content:
+    code = message.get("exitCode")
+    status = "cancelled" if message.get("cancelled") else f"exit {code}" if code is not None else ""
+    parts: list[str | tuple[str, str]] = [("$ ", "$bash-mode"), (str(message.get("command", "")), "bold")]
+    if status:
+        parts.append((f"  {status}", "$success" if code == 0 else "$error"))
+    if message.get("excludeFromContext"):
+        parts.append((" · not in context", "$muted"))
+    lines = str(message.get("output", "")).expandtabs(4).rstrip("\n").split("\n")
+    shown = lines if expanded else lines[-BASH_PREVIEW_LINES:]
+    body = [Content.styled(line, "$muted") for line in shown if line or len(shown) > 1]
+    if len(shown) < len(lines):
+        body.insert(0, Content.styled(f"… {len(lines) - len(shown)} earlier lines", "$dim"))
+    return Content("\n").join([Content.assemble(*parts), *body])
+
+
+def fold_label(item: Item) -> str:
+    """The one line a summary the session holds folds to: condense's, a compaction's, a branch's."""
+    message = item.message
+    if item.kind == "summary":
+        details = message.get("details")
+        details = details if isinstance(details, dict) else {}
+        turn = details.get("turnIndex", "?")
+        refs = details.get("toolCallRefs") or details.get("toolCallIds") or []
+        count = len(refs) if isinstance(refs, list) else 0
+        return f"[pruner] Turn {turn} summary ({count} {'tool' if count == 1 else 'tools'})"
+    if item.kind == "compaction":
+        return f"compaction: earlier conversation summarised ({message.get('tokensBefore', '?')} tokens before)"
+    return "branch summary: what the abandoned branch did"
+
+
+def fold_body(item: Item) -> str:
+    """A folded summary's Markdown text."""
+    if item.kind == "summary":
+        return content_text(item.message.get("content") or "")
+    return str(item.message.get("summary", "")).rstrip()
+
+
+def fold_header(item: Item, expanded: bool) -> Content:
+    return Content(f"{'▾' if expanded else '▸'} {fold_label(item)}")
+
+
 class UserBlock(Static):
     DEFAULT_CSS = """
     UserBlock { background: $user-message-bg; padding: 0 1; margin-top: 1; }
@@ -37,10 +101,7 @@ class UserBlock(Static):
         self.update(self._content())
 
     def _content(self) -> Content:
-        text = Content(user_text(self.item.message).rstrip())
-        if not self.chain:
-            return text
-        return Content("\n").join([text, Content.styled(self.chain, "$custom-message-label")])
+        return user_content(self.item.message, self.chain)
 
     def set_chain(self, chain: str) -> None:
         """Mark the start of a conversation chain that condense compressed (`⊟ compressed chain b2 ...`)."""
@@ -114,12 +175,7 @@ class ThinkingBlock(Foldable):
         self.refresh_block()
 
     def render_block(self) -> Content:
-        if self.redacted:
-            return Content("thinking (redacted)")
-        if self.expanded:
-            return Content("thinking\n") + Content(self.text.strip())
-        preview = _one_line(self.text)
-        return Content.assemble("▸ thinking", (f" · {preview}" if preview else "", "$dim"))
+        return thinking_content(self.text, self.expanded, self.redacted)
 
 
 def markdown(text: str) -> Widget:
@@ -144,17 +200,11 @@ class MarkdownFold(Vertical):
         super().__init__()
         self.item = item
         self.expanded = expanded
-        self.header = Static(self._header(), classes="summary-header")
-
-    def _label(self) -> str:
-        raise NotImplementedError
+        self.header = Static(fold_header(item, expanded), classes="summary-header")
 
     @property
     def body(self) -> str:
-        raise NotImplementedError
-
-    def _header(self) -> Content:
-        return Content(f"{'▾' if self.expanded else '▸'} {self._label()}")
+        return fold_body(self.item)
 
     def compose(self) -> Any:
         yield self.header
@@ -165,7 +215,7 @@ class MarkdownFold(Vertical):
         if expanded == self.expanded:
             return
         self.expanded = expanded
-        self.header.update(self._header())
+        self.header.update(fold_header(self.item, expanded))
         if expanded:
             await self.mount(markdown(self.body))
         else:
@@ -178,18 +228,6 @@ class MarkdownFold(Vertical):
 class SummaryBlock(MarkdownFold):
     """A condense summary: `[pruner] Turn N summary (K tools)`."""
 
-    def _label(self) -> str:
-        details = self.item.message.get("details")
-        details = details if isinstance(details, dict) else {}
-        turn = details.get("turnIndex", "?")
-        refs = details.get("toolCallRefs") or details.get("toolCallIds") or []
-        count = len(refs) if isinstance(refs, list) else 0
-        return f"[pruner] Turn {turn} summary ({count} {'tool' if count == 1 else 'tools'})"
-
-    @property
-    def body(self) -> str:
-        return content_text(self.item.message.get("content") or "")
-
 
 class CustomBlock(Foldable):
     """A displayed custom message of some extension: its type as a label, its text below."""
@@ -199,9 +237,7 @@ class CustomBlock(Foldable):
     """
 
     def render_block(self) -> Content:
-        label = Content.styled(f"[{self.item.message.get('customType', 'custom')}]", "$custom-message-label")
-        text = content_text(self.item.message.get("content") or "").rstrip()
-        return Content("\n").join([label, Content(text)]) if text else label
+        return custom_content(self.item.message)
 
 
 class BashBlock(Foldable):
@@ -212,31 +248,8 @@ class BashBlock(Foldable):
     """
 
     def render_block(self) -> Content:
-        message = self.item.message
-        code = message.get("exitCode")
-        status = "cancelled" if message.get("cancelled") else f"exit {code}" if code is not None else ""
-        parts: list[str | tuple[str, str]] = [("$ ", "$bash-mode"), (str(message.get("command", "")), "bold")]
-        if status:
-            parts.append((f"  {status}", "$success" if code == 0 else "$error"))
-        if message.get("excludeFromContext"):
-            parts.append((" · not in context", "$muted"))
-        lines = str(message.get("output", "")).expandtabs(4).rstrip("\n").split("\n")
-        shown = lines if self.expanded else lines[-BASH_PREVIEW_LINES:]
-        body = [Content.styled(line, "$muted") for line in shown if line or len(shown) > 1]
-        if len(shown) < len(lines):
-            body.insert(0, Content.styled(f"… {len(lines) - len(shown)} earlier lines", "$dim"))
-        return Content("\n").join([Content.assemble(*parts), *body])
+        return bash_content(self.item.message, self.expanded)
 
 
 class SummaryTextBlock(MarkdownFold):
     """A compaction or branch summary from the session, written in Markdown (`## Goal`, lists)."""
-
-    def _label(self) -> str:
-        if self.item.kind == "compaction":
-            before = self.item.message.get("tokensBefore", "?")
-            return f"compaction: earlier conversation summarised ({before} tokens before)"
-        return "branch summary: what the abandoned branch did"
-
-    @property
-    def body(self) -> str:
-        return str(self.item.message.get("summary", "")).rstrip()

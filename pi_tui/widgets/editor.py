@@ -146,6 +146,14 @@ class PromptEditor(TextArea):
     def action_newline(self) -> None:
         self.insert("\n")
 
+    async def action_home(self) -> None:
+        """Home moves to the line's start; with nothing typed there is no line, and it goes to the
+        transcript's first message instead."""
+        if self.text:
+            self.action_cursor_line_start()
+        else:
+            await self.run_action("app.jump_to_top")
+
     # ----- completion ---------------------------------------------------------------------------
 
     def _suggest(self) -> tuple[int, list[Suggestion]]:

@@ -133,7 +133,8 @@ class PiFooter(Widget):
         if state.session_name:
             where += f" • {state.session_name}"
         percent = "?" if state.context_percent is None else _fixed(state.context_percent, 1)
-        context = f"{percent}%/{format_tokens(state.context_window)}"
+        # no window before the model is known (the first frame): no figure, rather than a false `?%/0`
+        context = f"{percent}%/{format_tokens(state.context_window)}" if state.context_window else ""
         left = Content.assemble((state.totals.text() + "  " if state.totals.text() else "", "$muted"),
                                 (context, context_style(state.context_percent)))
         right_text = state.model + (f" • {state.thinking}" if state.thinking else "")

@@ -31,6 +31,7 @@ APP = [
             id="app.page-down", priority=True),
     Binding("ctrl+end", "jump_to_bottom", "jump to the newest output and follow it", id="app.bottom",
             priority=True),
+    Binding("ctrl+home", "jump_to_top", "jump to the first message", id="app.top", priority=True),
 ]
 
 # The editor runs these itself, in order with the typed text (see PromptEditor._on_key): a priority
@@ -42,6 +43,7 @@ EDITOR = [
     Binding("up", "history(-1)", "previous prompt (on the first line)", id="editor.history-up"),
     Binding("down", "history(1)", "next prompt (on the last line)", id="editor.history-down"),
     Binding("tab", "complete", "complete command or path", id="editor.complete"),
+    Binding("home", "home", "line start (empty editor: the first message)", id="editor.home"),
 ]
 
 OVERLAY = [

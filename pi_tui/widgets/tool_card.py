@@ -82,12 +82,7 @@ class ToolCard(Static):
         self._started: float | None = None
         self.elapsed: float | None = None
         self.partial = ""
-        self.status: Status = "pending" if pending else self._status_from_result()
-
-    def _status_from_result(self) -> Status:
-        if self.call.result is None:
-            return "missing"
-        return "error" if self.call.is_error else "done"
+        self.status: Status = "pending" if pending else finished_status(call)
 
     # ----- live updates -------------------------------------------------------------------------
 
@@ -147,9 +142,9 @@ class ToolCard(Static):
     # ----- rendering ----------------------------------------------------------------------------
 
     def _apply(self) -> None:
-        self.set_class(self.status in ("pending", "running", "missing", "aborted"), "-pending")
-        self.set_class(self.status == "done", "-success")
-        self.set_class(self.status == "error", "-error")
+        shown = card_class(self.status)
+        for name in ("-pending", "-success", "-error"):
+            self.set_class(name == shown, name)
         self.update(self.render_card())
 
     def _elapsed_text(self) -> str:
@@ -157,50 +152,74 @@ class ToolCard(Static):
             return format_elapsed(self._clock() - self._started)
         return format_elapsed(self.elapsed) if self.elapsed is not None else ""
 
-    def header(self) -> Content:
-        status_styles = {"pending": ("…", "$warning"), "running": ("running", "$warning"),
-                         "done": ("ok", "$success"), "error": ("error", "$error"),
-                         "missing": ("no result", "$muted"), "aborted": ("aborted", "$warning")}
-        word, style = status_styles[self.status]
-        argument = key_argument(self.call.name, self.call.args)
-        if len(argument) > KEY_ARGUMENT_CHARS:
-            argument = argument[: KEY_ARGUMENT_CHARS - 1] + "…"
-        lines = len(_lines(self.call.output or self.partial))
-        head: list[str | tuple[str, str]] = [("● ", style), (self.call.name, "bold $tool-title")]
-        tail: list[str | tuple[str, str]] = ["  ", (word, style)]
-        if elapsed := self._elapsed_text():
-            tail += [(f" {elapsed}", "$muted")]
-        if lines and not self.expanded:
-            tail += [(f" · {lines} line{'s' if lines != 1 else ''}", "$muted")]
-        if self.mark:
-            tail += [(f" · {self.mark}", "$custom-message-label")]
-        width = self.content_region.width  # 0 until laid out; `on_resize` renders again
-        if self.call.name in PATH_TOOLS and width:
-            argument = shorten_path(argument, width - Content.assemble(*head, " ", *tail).cell_length)
-        if argument:
-            head += [" ", (argument, "$accent")]
-        return Content.assemble(*head, *tail)
-
-    def body_lines(self) -> list[Content]:
-        details = (self.call.result or {}).get("details")
-        diff = details.get("diff") if isinstance(details, dict) else None
-        if isinstance(diff, str) and diff and self.status == "done":
-            lines, hidden = _clip(diff_lines(diff), EXPANDED_LINES if self.expanded else COLLAPSED_DIFF_LINES)
-            body = [diff_line(line) for line in lines]
-        else:
-            text = self.call.output or self.partial
-            style = "$error" if self.status == "error" else "$foreground"
-            if self.expanded:
-                limit = EXPANDED_LINES
-            elif self.status == "error":
-                limit = COLLAPSED_ERROR_LINES
-            else:
-                return []
-            lines, hidden = _clip(_lines(text), limit)
-            body = [Content.styled(line, style) for line in lines]
-        if hidden:
-            body.append(Content.styled(f"… {hidden} more lines", "$muted"))
-        return body
-
     def render_card(self) -> Content:
-        return Content("\n").join([self.header(), *self.body_lines()])
+        # the content region is 0 wide until laid out (`on_resize` renders again)
+        return card_content(self.call, self.status, expanded=self.expanded, mark=self.mark,
+                            elapsed=self._elapsed_text(), partial=self.partial, width=self.content_region.width)
+
+
+def finished_status(call: Call) -> Status:
+    """The status of a call of a finished reply: its result says how it went."""
+    if call.result is None:
+        return "missing"
+    return "error" if call.is_error else "done"
+
+
+def card_class(status: Status) -> str:
+    """The class that colours a card's background: pending, success or error."""
+    return {"done": "-success", "error": "-error"}.get(status, "-pending")
+
+
+def card_header(call: Call, status: Status, *, expanded: bool, mark: str, elapsed: str, partial: str,
+                width: int) -> Content:
+    status_styles = {"pending": ("…", "$warning"), "running": ("running", "$warning"),
+                     "done": ("ok", "$success"), "error": ("error", "$error"),
+                     "missing": ("no result", "$muted"), "aborted": ("aborted", "$warning")}
+    word, style = status_styles[status]
+    argument = key_argument(call.name, call.args)
+    if len(argument) > KEY_ARGUMENT_CHARS:
+        argument = argument[: KEY_ARGUMENT_CHARS - 1] + "…"
+    lines = len(_lines(call.output or partial))
+    head: list[str | tuple[str, str]] = [("● ", style), (call.name, "bold $tool-title")]
+    tail: list[str | tuple[str, str]] = ["  ", (word, style)]
+    if elapsed:
+        tail += [(f" {elapsed}", "$muted")]
+    if lines and not expanded:
+        tail += [(f" · {lines} line{'s' if lines != 1 else ''}", "$muted")]
+    if mark:
+        tail += [(f" · {mark}", "$custom-message-label")]
+    if call.name in PATH_TOOLS and width:
+        argument = shorten_path(argument, width - Content.assemble(*head, " ", *tail).cell_length)
+    if argument:
+        head += [" ", (argument, "$accent")]
+    return Content.assemble(*head, *tail)
+
+
+def card_body(call: Call, status: Status, *, expanded: bool, partial: str) -> list[Content]:
+    details = (call.result or {}).get("details")
+    diff = details.get("diff") if isinstance(details, dict) else None
+    if isinstance(diff, str) and diff and status == "done":
+        lines, hidden = _clip(diff_lines(diff), EXPANDED_LINES if expanded else COLLAPSED_DIFF_LINES)
+        body = [diff_line(line) for line in lines]
+    else:
+        text = call.output or partial
+        style = "$error" if status == "error" else "$foreground"
+        if expanded:
+            limit = EXPANDED_LINES
+        elif status == "error":
+            limit = COLLAPSED_ERROR_LINES
+        else:
+            return []
+        lines, hidden = _clip(_lines(text), limit)
+        body = [Content.styled(line, style) for line in lines]
+    if hidden:
+        body.append(Content.styled(f"… {hidden} more lines", "$muted"))
+    return body
+
+
+def card_content(call: Call, status: Status, *, expanded: bool, mark: str, elapsed: str = "", partial: str = "",
+                 width: int = 0) -> Content:
+    """What a card shows: its header and, as folding allows, its output. The transcript's earlier items
+    (pi_tui/widgets/history.py) draw the same content without a card widget."""
+    header = card_header(call, status, expanded=expanded, mark=mark, elapsed=elapsed, partial=partial, width=width)
+    return Content("\n").join([header, *card_body(call, status, expanded=expanded, partial=partial)])

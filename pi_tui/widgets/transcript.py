@@ -3,9 +3,9 @@
 Textual's cost grows with the number of live widgets (every Markdown block is one), so only a window
 of the newest items is mounted: opening a session of thousands of messages mounts the last `PAGE`
 items, and while the user follows the conversation at the bottom, items beyond `LIMIT` are dropped
-from the top down to `KEEP`. The model (`Conversation`) keeps everything; "load earlier" (a click on
-the top line, or PageUp at the top) mounts the previous page again, one page at a time however fast
-PageUp is pressed.
+from the top down to `KEEP`. Everything before them is one `History` widget that draws them as lines
+(history.py): PageUp at the top renders the page before, in milliseconds, and Home (on an empty
+editor) or Ctrl+Home goes to the first message at once; scrolling fills in what lies between.
 
 The view follows new output (Textual's anchor) unless the user scrolled up; a scroll that ends at the
 bottom follows again, and while it does not, a mark on the last line says that new output is below.
@@ -13,8 +13,7 @@ bottom follows again, and while it does not, a mark on the last line says that n
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from collections.abc import Iterator
 
 from textual.containers import VerticalScroll
 from textual.content import Content
@@ -23,7 +22,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from pi_tui.conversation.model import Call, Conversation, Item
-from pi_tui.widgets.assistant import AssistantBlock, MarkFor
+from pi_tui.widgets.assistant import AssistantBlock
 from pi_tui.widgets.blocks import (
     BashBlock,
     CustomBlock,
@@ -34,24 +33,8 @@ from pi_tui.widgets.blocks import (
     ThinkingBlock,
     UserBlock,
 )
+from pi_tui.widgets.history import ChainFor, History, Look, MarkFor
 from pi_tui.widgets.tool_card import Clock, ToolCard
-
-ChainFor = Callable[[Mapping[str, Any]], str]
-
-
-class LoadEarlier(Static):
-    """The top line while older items are not mounted."""
-
-    DEFAULT_CSS = """
-    LoadEarlier { color: $accent; padding: 0 1; text-style: italic; }
-    LoadEarlier:hover { text-style: italic underline; }
-    """
-
-    class Pressed(Message):
-        pass
-
-    def on_click(self) -> None:
-        self.post_message(self.Pressed())
 
 
 class NewOutputBelow(Static):
@@ -87,21 +70,33 @@ class Transcript(VerticalScroll):
                  id: str | None = "transcript") -> None:
         super().__init__(id=id)
         self.clock = clock
-        self.mark_for: MarkFor = mark_for or (lambda call: "")
-        self.chain_for: ChainFor = chain_for or (lambda message: "")
+        self.look = Look()
+        if mark_for is not None:
+            self.look.mark_for = mark_for
+        if chain_for is not None:
+            self.look.chain_for = chain_for
         self.conversation = Conversation()
         self.first_live = 0
         self.live: list[Widget] = []  # the widgets of conversation.items[first_live:], in order
-        self.tools_expanded = False
-        self.show_thinking = False
-        self.load_button = LoadEarlier()
-        self.load_button.display = False
+        self.history = History(self.look)
         self.new_below = NewOutputBelow()
-        self._loading = False  # a page of earlier items is being mounted and scrolled to
+        self._filling = False  # a gap in the history coming into view is being filled
+        self._moved_up = False  # the last scroll went up (a gap in view fills from its lower side)
+
+    @property
+    def tools_expanded(self) -> bool:
+        return self.look.tools_expanded
+
+    @property
+    def show_thinking(self) -> bool:
+        return self.look.show_thinking
 
     def compose(self) -> Iterator[Widget]:
-        yield self.load_button
+        yield self.history
         yield self.new_below
+
+    def on_mount(self) -> None:
+        self.anchor()  # follow from the start: the first lines are no "new output below" an empty view
 
     # ----- building -----------------------------------------------------------------------------
 
@@ -109,17 +104,17 @@ class Transcript(VerticalScroll):
         """The widget that shows one item."""
         if item.kind == "assistant":
             return AssistantBlock(item, clock=self.clock, tools_expanded=self.tools_expanded,
-                                  show_thinking=self.show_thinking, mark_for=self.mark_for)
+                                  show_thinking=self.show_thinking, mark_for=self.look.mark_for)
         if item.kind == "user":
             block = UserBlock(item)
-            block.set_chain(self.chain_for(item.message))
+            block.set_chain(self.look.chain_for(item.message))
             return block
         if item.kind == "summary":
             return SummaryBlock(item, self.tools_expanded)
         if item.kind == "result":  # a result whose call is not on the branch (an old, pruned session)
             message = item.message
             call = Call(str(message.get("toolCallId", "")), str(message.get("toolName", "")), {}, message)
-            return ToolCard(call, expanded=self.tools_expanded, clock=self.clock, mark=self.mark_for(call))
+            return ToolCard(call, expanded=self.tools_expanded, clock=self.clock, mark=self.look.mark_for(call))
         if item.kind == "bash":
             return BashBlock(item, self.tools_expanded)
         if item.kind in ("compaction", "branch"):
@@ -128,26 +123,23 @@ class Transcript(VerticalScroll):
             return CustomBlock(item, self.tools_expanded)
         return NoteBlock(item)
 
-    def _update_load_button(self) -> None:
-        hidden = self.first_live
-        self.load_button.display = hidden > 0
-        if hidden:
-            self.load_button.update(Content(f"▲ {hidden} earlier items · click here, or PageUp at the top,"
-                                            f" to load {min(hidden, self.PAGE)} more"))
-
     # ----- showing ------------------------------------------------------------------------------
 
     async def show(self, conversation: Conversation) -> None:
-        """Replace everything with a (newly loaded) conversation, showing its newest page."""
-        self.conversation = conversation
-        if self.live:
-            await self.remove_children(self.live)
+        """Replace everything with a (newly loaded) conversation, showing its newest page. In one frame:
+        the old items stay on screen until the new ones are mounted (`/tree` blanked the screen while
+        a long branch was built)."""
+        old = self.live
         self.first_live = max(0, len(conversation.items) - self.PAGE)
         self.live = [self.make(item) for item in conversation.items[self.first_live:]]
-        if self.live:
-            await self.mount_all(self.live)
-        self._update_load_button()
-        self.follow()
+        with self.app.batch_update():
+            if self.live:
+                await self.mount_all(self.live, before=self.new_below)
+            if old:
+                await self.remove_children(old)
+            self.conversation = conversation
+            self.history.reset(conversation.items, self.first_live)
+            self.follow()
 
     # ----- following ----------------------------------------------------------------------------
 
@@ -182,20 +174,76 @@ class Transcript(VerticalScroll):
         super().watch_scroll_y(old_value, new_value)
         if self.is_following:
             self.new_below.display = False
+        self._moved_up = new_value < old_value
+        if self._gap_in_view() and not self._filling:
+            self._filling = True
+            self.call_after_refresh(self._fill_gap)
 
     def on_new_output_below_pressed(self, _: NewOutputBelow.Pressed) -> None:
         self.follow()
 
     async def page(self, direction: int) -> None:
-        """PageUp / PageDown. PageUp at the top loads the previous page; while it loads, more PageUps at
-        the top are dropped, so a burst of them loads one page, not one page per key."""
-        if direction < 0 and self.scroll_y <= 0 and self.first_live > 0:
-            await self.load_earlier()
+        """PageUp / PageDown, at once: Textual's page scroll waits for a refresh and starts from the
+        position before it, so a burst of keys would move one page in all. Items not rendered yet on the
+        way are rendered first, so every key of a burst moves one page through the history."""
+        target = self.scroll_y + direction * self.scrollable_content_region.height
+        self._move_view(target + self._render_towards(target, up=direction < 0))
+
+    def _render_towards(self, target: float, up: bool) -> int:
+        """Render a page of the items not rendered yet when the view at `target` would reach their line:
+        the earlier ones when going up (returns the rows that added above the view), the later ones
+        going down (rows added below it)."""
+        row = self.history.gap_row
+        low, high = sorted((self.scroll_y, target))
+        if row is None or not low <= row < high + self.scrollable_content_region.height:
+            return 0
+        if up or self.history.head_end == 0:
+            return self.load_earlier()
+        self.history.later(self.PAGE)
+        return 0
+
+    def _move_view(self, y: float) -> None:
+        """Scroll to `y` at once, counting rows the history added that are not laid out yet: the next
+        refresh lays them out and draws them with the view already moved (a scroll made after that
+        refresh would show one frame of the wrong rows)."""
+        y = min(max(0.0, y), self.max_scroll_y + self.history.rows_not_laid_out)
+        if y <= self.max_scroll_y:
+            self.scroll_to(y=y, animate=False, immediate=True)
             return
-        # at once: Textual's page scroll waits for a refresh and starts from the position before it, so
-        # a burst of keys would move one page in all
-        page = self.scrollable_content_region.height
-        self.scroll_to(y=self.scroll_y + direction * page, animate=False, immediate=True)
+        self.set_reactive(Transcript.scroll_y, y)
+        self.set_reactive(Transcript.scroll_target_y, y)
+        self.vertical_scrollbar.position = y
+        self._refresh_scroll()
+
+    def home(self) -> None:
+        """Go to the first message (Home on an empty editor, Ctrl+Home): render the first page if it is
+        not yet, and stop following new output."""
+        self.release_anchor()
+        if self.history.head_end == 0 and self.history.gap:
+            self.history.later(self.PAGE)
+        self.scroll_to(y=0, animate=False, immediate=True)
+        self._moved_up = False  # a gap under the first page fills downwards, as the reader goes
+
+    def _gap_in_view(self) -> bool:
+        row = self.history.gap_row
+        return row is not None and self.scroll_y <= row < self.scroll_y + self.scrollable_content_region.height
+
+    def _fill_gap(self) -> None:
+        """The line of items not rendered yet came into view (a wheel, the scrollbar): render the next
+        page on the side the reader comes from, and again while the line stays in view."""
+        self._filling = False
+        if self._gap_in_view():
+            self._move_view(self.scroll_y + self._render_towards(self.scroll_y, self._moved_up))
+            self._filling = True
+            self.call_after_refresh(self._fill_gap)
+
+    def load_earlier(self) -> int:
+        """Render the page of items before the earliest rendered one above the widgets; returns the rows
+        that added, all above what was in view."""
+        return self.history.earlier(self.PAGE) if self.history.gap else 0
+
+    def on_history_gap_pressed(self, _: History.GapPressed) -> None:
+        self._fill_gap()
 
     # ----- adding -------------------------------------------------------------------------------
 
@@ -251,32 +299,7 @@ class Transcript(VerticalScroll):
         old, self.live = self.live[:count], self.live[count:]
         self.first_live += count
         await self.remove_children(old)
-        self._update_load_button()
-
-    async def load_earlier(self) -> int:
-        """Mount the page of items before the first one shown; returns how many were added (none while
-        another page is still being mounted and scrolled to)."""
-        if self.first_live == 0 or self._loading:
-            return 0
-        self._loading = True
-        start = max(0, self.first_live - self.PAGE)
-        widgets = [self.make(item) for item in self.conversation.items[start:self.first_live]]
-        keep_in_view = self.live[0] if self.live else None
-        await self.mount_all(widgets, after=self.load_button)
-        self.live = widgets + self.live
-        self.first_live = start
-        self._update_load_button()
-        self.call_after_refresh(self._landed, keep_in_view)
-        return len(widgets)
-
-    def _landed(self, keep_in_view: Widget | None) -> None:
-        """The earlier page is laid out: keep the item that was being read where it was."""
-        if keep_in_view is not None:
-            self.scroll_to_widget(keep_in_view, animate=False, top=True)
-        self._loading = False
-
-    async def on_load_earlier_pressed(self, _: LoadEarlier.Pressed) -> None:
-        await self.load_earlier()
+        self.history.extend_to(self.first_live)
 
     # ----- live blocks --------------------------------------------------------------------------
 
@@ -290,7 +313,8 @@ class Transcript(VerticalScroll):
         return None
 
     async def set_tools_expanded(self, expanded: bool) -> None:
-        self.tools_expanded = expanded
+        self.look.tools_expanded = expanded
+        self.history.relayout()
         for widget in self.live:
             if isinstance(widget, AssistantBlock):
                 widget.set_tools_expanded(expanded)
@@ -300,7 +324,8 @@ class Transcript(VerticalScroll):
                 widget.set_expanded(expanded)
 
     def set_thinking_shown(self, shown: bool) -> None:
-        self.show_thinking = shown
+        self.look.show_thinking = shown
+        self.history.relayout()
         for widget in self.live:
             if isinstance(widget, AssistantBlock):
                 widget.set_thinking_shown(shown)
@@ -309,10 +334,11 @@ class Transcript(VerticalScroll):
 
     def refresh_marks(self) -> None:
         """Condense summarised or compressed something: re-mark the calls and chains shown."""
+        self.history.relayout()
         for widget in self.live:
             if isinstance(widget, AssistantBlock):
                 widget.refresh_marks()
             elif isinstance(widget, UserBlock):
-                widget.set_chain(self.chain_for(widget.item.message))
+                widget.set_chain(self.look.chain_for(widget.item.message))
             elif isinstance(widget, ToolCard):
-                widget.set_mark(self.mark_for(widget.call))
+                widget.set_mark(self.look.mark_for(widget.call))

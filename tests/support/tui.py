@@ -79,3 +79,25 @@ def type_raw(app: Any, data: str) -> None:
     delivers them (a burst of keys is queued before any of them is handled)."""
     for event in XTermParser().feed(data):
         app._driver.process_message(event)
+
+
+def record_frames(app: Any) -> list[str]:
+    """Every frame the main screen draws from now on, as the text `screen_text` reads. Headless, the app
+    draws nothing, but it still hands each frame to `_display`, after a batch of updates ends (what a
+    terminal would show)."""
+    frames: list[str] = []
+    display = app._display
+
+    def record(screen: Any, renderable: Any) -> None:
+        if not app._batch_count and screen is app.main and app.screen is app.main:
+            frames.append(screen_text(app))
+        display(screen, renderable)
+
+    app._display = record
+    return frames
+
+
+def transcript_rows(app: Any, frame: str) -> list[str]:
+    """The rows of a frame where the transcript is."""
+    region = app.main.transcript.region
+    return frame.split("\n")[region.y:region.y + region.height]

@@ -31,14 +31,14 @@ async def test_demo_notice_and_skipped_session_lines_stay_in_the_transcript(make
     lines = path.read_text(encoding="utf-8").splitlines()
     lines.insert(3, '{"type": "message", "id": "broken')  # a torn line in the middle of the file
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    app = make_app(session=path, model="demo", settings=Settings(keymap={"app.nope": "f2"}))
+    app = make_app(session=path, model="demo", settings=Settings(keymap={"app.modle": "f2"}))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait(pilot)
         shown_notes = notes(app)
         warning = f"{path}:4: not valid JSON"
         assert any(level == "warning" and text.startswith(warning) and text.endswith("; line skipped")
                    and "\n" not in text for text, level in shown_notes)
-        assert ('settings.toml: keymap.app.nope: unknown key binding id, ignored; did you mean "app.model"?',
+        assert ('settings.toml: keymap.app.modle: unknown key binding id, ignored; did you mean "app.model"?',
                 "error") in shown_notes
         assert "4: not valid JSON" in shown(app)
         assert not app._notifications  # nothing that vanishes

@@ -10,7 +10,7 @@ from typing import Any
 from textual.app import App
 
 from condense.messages import summary_call_ids
-from pi_tui.conversation.model import Conversation
+from pi_tui.conversation.model import Conversation, user_text
 from pi_tui.themes import variable_defaults
 from pi_tui.widgets.answer import AssistantText
 from pi_tui.widgets.assistant import AssistantBlock
@@ -22,7 +22,7 @@ from tests.support.typed import present
 
 
 async def test_a_corpus_session_opens_with_a_bounded_widget_tree(make_app, corpus_file: Path, tmp_path: Path,
-                                                                 wait) -> None:
+                                                                 wait, wait_for) -> None:
     copy = tmp_path / corpus_file.name
     shutil.copy(corpus_file, copy)
     app = make_app(session=copy, model="demo")
@@ -34,16 +34,36 @@ async def test_a_corpus_session_opens_with_a_bounded_widget_tree(make_app, corpu
         assert len(items) > 200
         assert len(transcript.live) == Transcript.PAGE + first_screen
         assert transcript.first_live == len(items) - len(transcript.live)
-        assert transcript.load_button.display
+        assert transcript.history.gap == transcript.first_live  # earlier items: not rendered until asked for
         widgets_before = len(list(app.main.query("*")))
-        transcript.scroll_home(animate=False)
-        await pilot.pause()
-        await pilot.press("pageup")  # at the top: the previous page comes back
-        await pilot.pause()
-        assert len(transcript.live) == 2 * Transcript.PAGE + first_screen
-        assert transcript.first_live == len(items) - len(transcript.live)
+        transcript.scroll_home(animate=False)  # the scrollbar dragged to the top: the previous page is drawn
+        await wait_for(pilot, lambda: transcript.history.gap == transcript.first_live - Transcript.PAGE)
         assert transcript.scroll_y > 0  # the view stays on what was being read
-        assert len(list(app.main.query("*"))) < 3 * widgets_before
+        await pilot.press("pageup")
+        assert len(list(app.main.query("*"))) == widgets_before  # drawn as lines, not mounted
+
+
+async def test_home_shows_the_first_message_of_a_long_session_and_the_whole_history_scrolls(
+        make_app, tmp_path: Path, wait, wait_for, shown) -> None:
+    copy = tmp_path / "large.jsonl"
+    shutil.copy(corpus_path("pi-large-session.jsonl"), copy)
+    app = make_app(session=copy, model="demo")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait(pilot)
+        transcript = app.main.transcript
+        first = user_text(transcript.conversation.items[0].message)
+        assert first == "/mode" and "/mode" not in shown(app)
+        await pilot.press("home")  # the editor is empty: Home is the transcript's
+        await wait_for(pilot, lambda: "/mode" in shown(app).split("\n")[1])
+        assert not transcript.is_following
+        for _ in range(400):  # PageDown through every item to the newest: no item is skipped
+            if not transcript.history.gap:
+                break
+            await pilot.press("pagedown")
+        assert not transcript.history.gap
+        await pilot.press("ctrl+end")
+        await pilot.press("ctrl+home")
+        await wait_for(pilot, lambda: "/mode" in shown(app))
 
 
 async def test_appending_while_following_unmounts_the_oldest_items(make_app, wait) -> None:
@@ -58,8 +78,9 @@ async def test_appending_while_following_unmounts_the_oldest_items(make_app, wai
         assert len(transcript.live) == Transcript.KEEP
         assert transcript.first_live == Transcript.LIMIT + 1 - Transcript.KEEP
         assert len(transcript.conversation.items) == Transcript.LIMIT + 1  # the model keeps everything
-        await transcript.load_earlier()
-        assert transcript.first_live == Transcript.LIMIT + 1 - Transcript.KEEP - Transcript.PAGE
+        assert transcript.history.gap == transcript.first_live  # dropped items join the history
+        transcript.load_earlier()
+        assert transcript.history.gap == transcript.first_live - Transcript.PAGE
 
 
 async def test_ctrl_o_and_ctrl_t_unfold_cards_summaries_and_thinking(make_app, fixed_session, wait) -> None:

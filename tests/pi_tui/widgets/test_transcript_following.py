@@ -94,20 +94,22 @@ async def test_sending_jumps_to_the_bottom_and_command_output_shows(make_app, wa
         assert status_lines[-1].strip() in shown(app)  # ... and it is on screen
 
 
-async def test_a_burst_of_page_ups_at_the_top_loads_one_page(make_app, wait, wait_for, raw) -> None:
+async def test_a_burst_of_page_ups_pages_through_the_widgets_and_the_history(make_app, wait, wait_for, raw) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await wait(pilot)
         transcript = app.main.transcript
-        # a page of items 60 lines tall: 40 PageUps cannot reach the top of the page loaded first
-        await transcript.show(long_conversation(400, 60))
-        transcript.scroll_home(animate=False)
-        await wait_for(pilot, lambda: transcript.scroll_y == 0)
-        raw(app, PAGE_UP * 40)  # one burst, as a held-down key or a fast hand sends it
+        await transcript.show(long_conversation(400, 10))  # items of 11 rows: a page of them is 220 rows
         await wait(pilot)
-        await wait_for(pilot, lambda: transcript.scroll_y > 0)  # back on the item that was being read
-        assert transcript.first_live == 400 - 2 * Transcript.PAGE
-        assert len(transcript.live) == 2 * Transcript.PAGE
+        await wait_for(pilot, lambda: transcript.history.size.height == 1)  # the line of earlier items
+        assert transcript.scroll_y == transcript.max_scroll_y > 0
+        # one burst, as a held-down key or a fast hand sends it: all queued before the first is handled;
+        # it goes through the widgets (220 rows) and two pages of earlier items rendered on the way
+        raw(app, PAGE_UP * 30)
+        await wait(pilot)
+        page = transcript.scrollable_content_region.height
+        assert transcript.max_scroll_y - transcript.scroll_y == 30 * page  # each key moved one page up
+        assert transcript.history.gap <= 400 - 3 * Transcript.PAGE
 
 
 async def test_command_output_taller_than_the_view_shows_from_its_start(make_app, wait, wait_for, shown) -> None:
