@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -67,8 +67,9 @@ class Command:
     handler: CommandHandler
 
 
-def user_message(text: str) -> UserMessage:
-    return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": now_ms()}
+def user_message(text: str, images: Sequence[ImageContent] = ()) -> UserMessage:
+    """A user's message: its text, then the images pasted for it (Pi's order)."""
+    return {"role": "user", "content": [{"type": "text", "text": text}, *images], "timestamp": now_ms()}
 
 
 def _custom_message(custom_type: str, content: CustomContent, display: bool, details: Any) -> CustomMessage:
@@ -137,8 +138,8 @@ class AgentHost:
 
     # ----- prompting ----------------------------------------------------------------------------
 
-    async def prompt(self, text: str) -> list[AgentMessage]:
-        """Run a prompt; while the agent works the text steers it instead (Enter in the editor).
+    async def prompt(self, text: str, images: Sequence[ImageContent] = ()) -> list[AgentMessage]:
+        """Run a prompt; while the agent works the text (and its images) steers it instead (Enter).
 
         Raises MissingKeyError, having written nothing, when the model's key is missing."""
         if text.startswith("/"):
@@ -149,7 +150,7 @@ class AgentHost:
                 if result is not None:
                     await result
                 return []
-        message = user_message(self.resources.expand(text))
+        message = user_message(self.resources.expand(text), images)
         if self.agent.is_running:
             self.agent.steer(message)
             return []
@@ -159,9 +160,9 @@ class AgentHost:
         self._next_turn = []
         return await self.agent.prompt(batch)
 
-    def follow_up(self, text: str) -> None:
+    def follow_up(self, text: str, images: Sequence[ImageContent] = ()) -> None:
         """Queue text for when the agent would stop (Alt+Enter)."""
-        self.agent.follow_up(user_message(self.resources.expand(text)))
+        self.agent.follow_up(user_message(self.resources.expand(text), images))
 
     def abort(self) -> None:
         self.agent.abort()

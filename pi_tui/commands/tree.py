@@ -20,7 +20,10 @@ async def tree(context: CommandContext, _: str) -> None:
     if not session.entries:
         context.notify("nothing in this session yet", "warning")
         return
-    chosen = await context.ask(SessionTreeScreen(session))
+    def label(entry_id: str, text: str | None) -> None:
+        session.append_label(entry_id, text)
+
+    chosen = await context.ask(SessionTreeScreen(session, label))
     entry = session.get(chosen) if chosen else None
     if entry is None:
         return

@@ -2,7 +2,8 @@
 
 Typing filters names (prefix, then substring, then letters in order; descriptions when no name
 matches); a choice is one line, its description cut with `…`. Up/Down move; Enter chooses; Esc
-closes with None. `custom` lets Enter accept text that matches nothing (a model ref not listed).
+closes with None. `custom` lets Enter accept text that matches nothing (a model ref not listed), and
+with `empty_custom` no text at all (a label removed).
 """
 
 from __future__ import annotations
@@ -56,13 +57,14 @@ class PickerScreen(ModalScreen[Any]):
     """
 
     def __init__(self, title: str, choices: list[Choice], *, query: str = "", current: Any = None,
-                 custom: Callable[[str], Any] | None = None, hint: str = "") -> None:
+                 custom: Callable[[str], Any] | None = None, hint: str = "", empty_custom: bool = False) -> None:
         super().__init__()
         self.title_text = title
         self.choices = choices
         self.query_text = query
         self.current = current
         self.custom = custom
+        self.empty_custom = empty_custom
         self.hint = hint or "type to filter · ↑↓ move · Enter choose · Esc close"
         self.shown: list[Choice] = []
         # compact: one row that keeps its text when focused (the focus style draws a tall border over it)
@@ -104,7 +106,7 @@ class PickerScreen(ModalScreen[Any]):
     def action_choose(self) -> None:
         if self.shown and self.options.highlighted is not None:
             self.dismiss(self.shown[self.options.highlighted].value)
-        elif self.custom is not None and self.input.value.strip():
+        elif self.custom is not None and (self.input.value.strip() or self.empty_custom):
             self.dismiss(self.custom(self.input.value.strip()))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

@@ -6,14 +6,17 @@ entries of arms fold (`⊟` open, `⊞` folded); `•` marks the current branch 
 labels show inline as `[label]`. By default settings changes, labels and extension records are left
 out (Ctrl+O shows everything, Ctrl+U only user messages); a hidden entry's children hang on its nearest
 shown ancestor. Typing searches (the rows whose whole entry, tool calls and arguments included, or label
-holds what was typed; Backspace erases). Choosing an entry dismisses with its id; what that means is
-the caller's (`/tree`).
+holds what was typed; Backspace erases). Shift+L labels the highlighted entry (Pi's `label` entry; an
+empty label removes it) and Shift+T shows when each label was set, as Pi's keys do (capitals: the small
+letters go to the search). Choosing an entry dismisses with its id; what that means is the caller's
+(`/tree`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
@@ -27,7 +30,9 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from condense.messages import content_text, tool_calls
+from condense.timefmt import iso_to_ms
 from pi_tui.screens.form import inline_markdown
+from pi_tui.screens.picker import PickerScreen
 from pi_tui.session.store import Session
 from pi_tui.widgets import keymap
 
@@ -47,6 +52,7 @@ class Row:
     on_path: bool = False
     active: bool = False
     label: str | None = None
+    labelled_at: str = ""  # the label entry's timestamp (ISO)
 
 
 def _one_line(text: str) -> str:
@@ -117,15 +123,29 @@ def _shown(entry: dict[str, Any], mode: Mode) -> bool:
     return mode == "all" or entry.get("type") not in HIDDEN_BY_DEFAULT
 
 
-def _labels(entries: list[dict[str, Any]]) -> dict[str, str]:
-    labels: dict[str, str] = {}
+def _labels(entries: list[dict[str, Any]]) -> dict[str, tuple[str, str]]:
+    """Every entry's label and when it was set: the newest `label` entry for it wins, an empty one removes."""
+    labels: dict[str, tuple[str, str]] = {}
     for entry in entries:
         if entry.get("type") == "label" and entry.get("targetId"):
             if entry.get("label"):
-                labels[entry["targetId"]] = str(entry["label"])
+                labels[entry["targetId"]] = str(entry["label"]), str(entry.get("timestamp", ""))
             else:
                 labels.pop(entry["targetId"], None)
     return labels
+
+
+def label_time(iso: str, now: float | None = None) -> str:
+    """When a label was set, as Pi's tree says it: `14:03` today, `3/9 14:03` this year, else `25/3/9 14:03`."""
+    ms = iso_to_ms(iso)
+    if not ms:
+        return ""
+    then, today = time.localtime(ms / 1000), time.localtime(now)
+    clock = f"{then.tm_hour:02d}:{then.tm_min:02d}"
+    if then[:3] == today[:3]:
+        return clock
+    day = f"{then.tm_mon}/{then.tm_mday}"
+    return f"{day} {clock}" if then.tm_year == today.tm_year else f"{then.tm_year % 100:02d}/{day} {clock}"
 
 
 def _children(session: Session, mode: Mode) -> tuple[dict[str | None, list[str]], dict[str | None, str | None]]:
@@ -157,8 +177,9 @@ def tree_rows(session: Session, folded: set[str], mode: Mode = "default") -> lis
         foldable = bool(below) and (starts_arm or len(below) > 1)
         is_folded = foldable and entry_id in folded
         text, style = describe(session.by_id[entry_id])
+        label, labelled_at = labels.get(entry_id, (None, ""))
         rows.append(Row(entry_id, prefix, text, style, foldable, is_folded, entry_id in on_path,
-                        entry_id == active, labels.get(entry_id)))
+                        entry_id == active, label, labelled_at))
         if is_folded:
             continue
         stack += [(below[0], child_prefix, child_prefix, False)] if len(below) == 1 else _arms(below, child_prefix)
@@ -176,13 +197,15 @@ def _arms(ids: list[str], prefix: str) -> list[tuple[str, str, str, bool]]:
     return items[::-1]
 
 
-def row_content(row: Row) -> Content:
+def row_content(row: Row, times: bool = False) -> Content:
     # The leaf's mark leads its row: at the end, a long line's cut-off would hide it.
     leaf = ("▶ ", "bold $success") if row.active else ("  ", "")
     fold = ("⊞ " if row.folded else "⊟ ") if row.foldable else "  "  # a slot on every row keeps them aligned
+    when = label_time(row.labelled_at) if times and row.label else ""
     return Content.assemble(
         leaf, (row.prefix + fold, "$muted"), ("• " if row.on_path else "", "$success"),
-        inline_markdown(row.text, row.style), (f" [{row.label}]" if row.label else "", "$warning"))
+        inline_markdown(row.text, row.style), (f" [{row.label}]" if row.label else "", "$warning"),
+        (f" {when}" if when else "", "$muted"))
 
 
 class SessionTreeScreen(ModalScreen[str | None]):
@@ -200,9 +223,12 @@ class SessionTreeScreen(ModalScreen[str | None]):
     }
     """
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, label: Callable[[str, str | None], None] | None = None) -> None:
+        """`label(entry id, label or None)` records a label (None removes it); without it, Shift+L is off."""
         super().__init__()
         self.session = session
+        self.label = label
+        self.show_times = False
         self.mode: Mode = "default"
         self.folded: set[str] = set()
         self.rows: list[Row] = []
@@ -218,7 +244,8 @@ class SessionTreeScreen(ModalScreen[str | None]):
             yield self.search_line
             yield self.list
             yield Static(Content("▶ current leaf · ↑↓ move · ←→ page · Ctrl+←→ fold/unfold · Ctrl+U user only"
-                                 " · Ctrl+O all · Enter continue from there · Esc close"), classes="tree-hint")
+                                 " · Ctrl+O all · Shift+L label · Shift+T label times · Enter continue from"
+                                 " there · Esc close"), classes="tree-hint")
 
     def on_mount(self) -> None:
         self.fill(keep=self.session.leaf_id)
@@ -232,8 +259,9 @@ class SessionTreeScreen(ModalScreen[str | None]):
             self.rows = [row for row in self.rows if needle in self._haystack(row)]
         self.search_line.update(Content(f"search: {self.search}▏" if self.search else "type to search"))
         self.list.clear_options()
-        self.list.add_options([Option(row_content(row), id=row.entry_id) for row in self.rows])
+        self.list.add_options([Option(row_content(row, self.show_times), id=row.entry_id) for row in self.rows])
         shown = {"default": "", "user": " · user messages only", "all": " · every entry"}[self.mode]
+        shown += " · label times" if self.show_times else ""
         self.title_line.update(Content(f"Session tree ({len(self.rows)} entries{shown}) · continue from any"
                                        " entry on a new branch"))
         ids = [row.entry_id for row in self.rows]
@@ -286,6 +314,29 @@ class SessionTreeScreen(ModalScreen[str | None]):
         self.mode = "default" if self.mode == mode else mode
         self.folded.clear()  # a new filter lays out a new tree, as in Pi
         self.fill(row.entry_id if row else None)
+
+    def action_toggle_times(self) -> None:
+        self.show_times = not self.show_times
+        row = self.current
+        self.fill(row.entry_id if row else None)
+        if self.show_times and not any(row.label for row in self.rows):
+            self.notify("no labels yet: Shift+L labels the highlighted entry", timeout=4)
+
+    def action_set_label(self) -> None:
+        """Shift+L: type the highlighted entry's label (the current one is there to edit); an empty one
+        takes it off."""
+        row = self.current
+        if row is None or self.label is None:
+            return
+        picker = PickerScreen(f"Label for: {row.text}", [], query=row.label or "", custom=lambda text: text,
+                              empty_custom=True, hint="type the label · Enter saves (empty: no label) · Esc cancels")
+        self.app.push_screen(picker, lambda label: self._labelled(row.entry_id, label))
+
+    def _labelled(self, entry_id: str, label: str | None) -> None:
+        if label is None or self.label is None:
+            return  # Esc: nothing changes
+        self.label(entry_id, label.strip() or None)
+        self.fill(keep=entry_id)
 
     def on_key(self, event: events.Key) -> None:
         if event.key == "backspace" and self.search:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pydantic import Field
 
+from condense.messages import ImageContent
 from pi_tui.tools.abortable import in_thread, raise_if_aborted
 from pi_tui.tools.base import Tool, ToolContext, ToolError, ToolOutput, ToolParams
 from pi_tui.tools.pathing import os_error_text, resolve_path
@@ -43,15 +44,15 @@ class ReadParams(ToolParams):
     limit: int | None = Field(default=None, ge=1, description="Maximum number of lines to read")
 
 
+def image_content(data: bytes, mime: str) -> ImageContent:
+    """An image as Pi's content block (a user message's attachment too)."""
+    return {"type": "image", "data": base64.b64encode(data).decode("ascii"), "mimeType": mime}
+
+
 def _image_output(data: bytes, mime: str) -> ToolOutput:
     # Pi shrinks images to at most 2000x2000 first; no image library is installed here, so the
     # file is sent as it is.
-    return ToolOutput(
-        [
-            {"type": "text", "text": f"Read image file [{mime}]"},
-            {"type": "image", "data": base64.b64encode(data).decode("ascii"), "mimeType": mime},
-        ]
-    )
+    return ToolOutput([{"type": "text", "text": f"Read image file [{mime}]"}, image_content(data, mime)])
 
 
 def _text_output(text: str, params: ReadParams) -> ToolOutput:

@@ -21,19 +21,19 @@ import gc
 import os
 import signal
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
-from textual.app import App
+from textual.app import App, SuspendNotSupported
 from textual.binding import BindingType
 from textual.driver import Driver
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from condense.messages import content_text
+from condense.messages import ImageContent, content_text
 from pi_tui.abort import AbortSignal
 from pi_tui.errors import UserError
 from pi_tui.logs import write_crash_report
@@ -342,6 +342,8 @@ class PiApp(App[int]):
 
     def on_mount(self) -> None:
         self._stop_listening = listen(ENDING, self._ended_by)
+        # back from Ctrl+Z (`fg`): the shell drew over the terminal, so all of it is drawn again
+        self.app_resume_signal.subscribe(self, lambda _: self.refresh(layout=True))
         if self._build is None:
             self._configure()
         else:  # the first frame in the shipped default theme; the user's settings come with the runtime
@@ -531,9 +533,9 @@ class PiApp(App[int]):
 
     def on_prompt_editor_submitted(self, event: Any) -> None:
         self.main.transcript.follow()  # whatever was sent, its answer shows
-        self.spawn(self.run_input(event.text, event.follow_up))
+        self.spawn(self.run_input(event.text, event.follow_up, event.images))
 
-    async def run_input(self, text: str, follow_up: bool = False) -> None:
+    async def run_input(self, text: str, follow_up: bool = False, images: Sequence[ImageContent] = ()) -> None:
         """Input sent before the runtime is ready waits for it, in the order it was sent."""
         await self.ready.wait()
         stripped = text.strip()
@@ -554,15 +556,15 @@ class PiApp(App[int]):
         is_command = stripped.startswith("/") and stripped[1:].split(" ")[0] in host.commands
         if host.is_idle or is_command:
             try:
-                await host.prompt(text)
+                await host.prompt(text, images)
             except MissingKeyError as exc:  # nothing was written: said where the reply would have been
                 await self.main.transcript.add_note(str(exc), "error")
             return
         assert self.live is not None
         if follow_up:
-            host.follow_up(text)
+            host.follow_up(text, images)
         else:
-            await host.prompt(text)  # steers the running agent
+            await host.prompt(text, images)  # steers the running agent
         self.live.queue("follow-up" if follow_up else "steer", text)
 
     # ----- actions ------------------------------------------------------------------------------
@@ -574,7 +576,7 @@ class PiApp(App[int]):
         if action == "quit_if_empty":
             return on_main and not self.main.editor.text
         if action in ("toggle_thinking", "toggle_tools", "scroll_transcript", "cycle_thinking", "pick_model",
-                      "jump_to_bottom", "cycle_model", "jump_to_top"):
+                      "jump_to_bottom", "cycle_model", "jump_to_top", "dequeue", "external_editor"):
             return on_main
         return True
 
@@ -585,8 +587,8 @@ class PiApp(App[int]):
             return
         self._last_ctrl_c = now
         editor = self.main.editor
-        if editor.text:
-            editor.load_text("")
+        if editor.text or editor.images:
+            editor.discard()
         else:
             self.notify("press Ctrl+C again to quit", timeout=1.5)
         self.main.menu.hide()
@@ -673,6 +675,34 @@ class PiApp(App[int]):
 
     def action_jump_to_top(self) -> None:
         self.main.transcript.home()
+
+    def action_dequeue(self) -> None:
+        """Alt+Up: the queued steers and follow-ups back into the editor; the agent works on."""
+        count = self.live.restore_queue() if self.live is not None else 0
+        self.show_notice(f"{count} queued message{'s' if count != 1 else ''} back in the editor" if count
+                         else "no queued messages to take back")
+
+    async def action_external_editor(self) -> None:
+        """Ctrl+G: edit the message in $VISUAL / $EDITOR, the terminal handed over meanwhile."""
+        from pi_tui.tui.external_editor import NO_EDITOR, edit_text, editor_command
+
+        command = editor_command()
+        if command is None:
+            await self.main.transcript.add_note(NO_EDITOR, "warning")
+            return
+        editor = self.main.editor
+        try:
+            with self.suspend():
+                text = edit_text(command, editor.text)
+        except SuspendNotSupported:
+            await self.main.transcript.add_note("Ctrl+G: this terminal cannot be handed to an editor", "warning")
+            return
+        except OSError as exc:
+            await self.main.transcript.add_note(f"Ctrl+G: could not start {command[0]}: {exc.strerror or exc};"
+                                                " check $VISUAL / $EDITOR", "error")
+            return
+        if text is not None:
+            editor.set_text(text)
 
 
 def run_tui(options: LaunchOptions) -> int:

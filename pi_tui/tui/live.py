@@ -126,17 +126,24 @@ class LiveView:
         lines = [f"↳ {kind}: {' '.join(text.split())[:100]}" for kind, text in self.queued]
         self.screen.status.lines.set("~queued", lines)
 
-    def restore_queue(self) -> None:
-        """Pi's abort: the steers and follow-ups not delivered yet go back into the editor, in order
-        (steers first, as the agent would have taken them), before what is there; none is sent later."""
-        queued = [content_text(message.get("content") or "") for message in self.host.agent.clear_queues()
-                  if message["role"] == "user"]
+    def restore_queue(self) -> int:
+        """Pi's abort and Alt+Up: the steers and follow-ups not delivered yet go back into the editor, in
+        order (steers first, as the agent would have taken them), before what is there, their images
+        attached again; none is sent later. Returns how many went back."""
+        messages = [message for message in self.host.agent.clear_queues() if message["role"] == "user"]
+        queued = [content_text(message.get("content") or "") for message in messages]
         self.queued = []
         self.show_queue()
         editor = self.screen.editor
         texts = [text for text in (*queued, editor.text) if text.strip()]
         if queued:
             editor.set_text("\n\n".join(texts))
+        for message in messages:
+            content = message.get("content")
+            for block in content if isinstance(content, list) else []:
+                if block["type"] == "image":
+                    editor.attach(f"image {len(editor.images) + 1}", block)
+        return len(messages)
 
     # ----- events -------------------------------------------------------------------------------
 

@@ -67,6 +67,11 @@ class Completer:
         self._files_root: Path | None = None
         self._files_time = 0.0
 
+    @property
+    def cwd(self) -> Path:
+        """The folder paths are completed in (the session's)."""
+        return self._cwd()
+
     def suggest(self, before_cursor: str, first_line: bool) -> tuple[int, list[Suggestion]]:
         if first_line and (match := _SLASH.match(before_cursor)):
             commands = self._commands()

@@ -1,21 +1,31 @@
-"""The prompt editor: multi-line, with history and completion.
+"""The prompt editor: multi-line, with history, completion, Emacs' kill ring and image attachments.
 
 Enter sends (the app steers the agent with it while it works), Alt+Enter queues a follow-up,
 Shift+Enter or Ctrl+J starts a new line. Up on the first line and Down on the last walk the
 history; anywhere else they move the cursor. `/` and `@` open the completion menu as you type;
-Tab completes. Keys come from `pi_tui.widgets.keymap`, so users can remap them.
+Tab completes. Ctrl+K, Ctrl+U, Ctrl+W and Alt+D cut into a kill ring, Ctrl+Y puts the last cut back and
+Alt+Y swaps it for an earlier one, as in Pi. Ctrl+V attaches the clipboard's image to the next message,
+and so does pasting (or dropping) an image file's path. Keys come from `pi_tui.widgets.keymap`, so
+users can remap them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import asyncio
+from dataclasses import dataclass, field
+from typing import Literal
 
 from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
+from textual.widgets.text_area import Location
 
+from condense.messages import ImageContent
 from pi_tui.widgets import keymap
 from pi_tui.widgets.completion import Completer, CompletionMenu, Suggestion
+from pi_tui.widgets.kill_ring import KillRing
+
+Cut = Literal["line_end", "line_start", "word_left", "word_right"]
 
 HISTORY_LIMIT = 200
 PLACEHOLDER = "Ask anything · / commands · @ files · !cmd runs a shell command"
@@ -36,6 +46,7 @@ class PromptEditor(TextArea):
     class Submitted(Message):
         text: str
         follow_up: bool = False
+        images: list[ImageContent] = field(default_factory=list)
 
     def __init__(self, menu: CompletionMenu, completer: Completer) -> None:
         super().__init__(id="editor", soft_wrap=True, show_line_numbers=False, tab_behavior="focus",
@@ -45,6 +56,10 @@ class PromptEditor(TextArea):
         self.prompts: list[str] = []
         self._history_pos: int | None = None  # index into history while walking it
         self._draft = ""
+        self.kill_ring = KillRing()
+        self._last_action = ""  # the previous key's action: cuts in a row join, Alt+Y follows Ctrl+Y
+        self._yanked: tuple[Location, Location] | None = None  # where Ctrl+Y put its text
+        self.images: list[tuple[str, ImageContent]] = []  # (name, block): sent with the next message
 
     # ----- keys ---------------------------------------------------------------------------------
 
@@ -61,11 +76,13 @@ class PromptEditor(TextArea):
     async def _on_key(self, event: events.Key) -> None:
         action = self.key_actions().get(event.key)
         if action is None:
+            self._last_action = ""
             await super()._on_key(event)
             return
         event.stop()
         event.prevent_default()
         await self.run_action(action)
+        self._last_action = action.partition("(")[0]
 
     # ----- history ------------------------------------------------------------------------------
 
@@ -119,12 +136,19 @@ class PromptEditor(TextArea):
 
     def _send(self, follow_up: bool) -> None:
         text = self.text
-        if not text.strip():
+        if not text.strip() and not self.images:
             return
+        images = [block for _, block in self.images]
         self.remember(text)
-        self.load_text("")
+        self.discard()
         self.menu.hide()
-        self.post_message(self.Submitted(text, follow_up))
+        self.post_message(self.Submitted(text, follow_up, images))
+
+    def discard(self) -> None:
+        """No text and no attachment (sent, or Ctrl+C)."""
+        self.load_text("")
+        self.images = []
+        self._show_images()
 
     def action_submit(self) -> None:
         if self.menu.is_open:
@@ -145,6 +169,87 @@ class PromptEditor(TextArea):
 
     def action_newline(self) -> None:
         self.insert("\n")
+
+    # ----- the kill ring ------------------------------------------------------------------------
+
+    def _cut_range(self, cut: Cut) -> tuple[Location, Location]:
+        row, column = self.cursor_location
+        line = self.document.get_line(row)
+        if cut == "line_end":  # at the end of a line, its newline
+            end = (row, len(line)) if column < len(line) else (row + 1, 0) if row + 1 < self.document.line_count \
+                else (row, column)
+            return (row, column), end
+        if cut == "line_start":
+            start = (row, 0) if column > 0 else (row - 1, len(self.document.get_line(row - 1))) if row else (0, 0)
+            return start, (row, column)
+        if cut == "word_left":
+            return self.get_cursor_word_left_location(), (row, column)
+        return (row, column), self.get_cursor_word_right_location()
+
+    def action_kill(self, cut: Cut) -> None:
+        """Cut into the kill ring; cuts in a row join into one entry, in the order the text stood."""
+        start, end = self._cut_range(cut)
+        text = self.get_text_range(start, end)
+        if not text:
+            return
+        self.kill_ring.push(text, before=cut in ("line_start", "word_left"), join=self._last_action == "kill")
+        self.delete(start, end)
+
+    def action_yank(self) -> None:
+        text = self.kill_ring.peek()
+        if text is not None:
+            start = self.cursor_location
+            self._yanked = start, self.insert(text).end_location
+
+    def action_yank_pop(self) -> None:
+        """Right after Ctrl+Y (or Alt+Y): the earlier cut instead of the one just put back."""
+        if self._last_action not in ("yank", "yank_pop") or self._yanked is None:
+            return
+        text = self.kill_ring.rotate()
+        if text is not None:
+            start, end = self._yanked
+            self._yanked = start, self.replace(text, start, end).end_location
+
+    # ----- images ---------------------------------------------------------------------------------
+
+    def attach(self, name: str, image: ImageContent) -> None:
+        self.images.append((name, image))
+        self._show_images()
+
+    def _show_images(self) -> None:
+        names = ", ".join(name for name, _ in self.images)
+        self.border_title = f"📎 {names} · sent with the message · Ctrl+C drops" if self.images else None
+
+    async def action_paste_image(self) -> None:
+        """Ctrl+V: the clipboard's image, read by a clipboard tool (it may take a moment: a thread)."""
+        from pi_tui.agent.images import clipboard_image, clipboard_tools  # the read tool: not on the first frame's path
+
+        image = await asyncio.to_thread(clipboard_image)
+        if image is not None:
+            self.attach(f"clipboard image {len(self.images) + 1}", image)
+        elif clipboard_tools():
+            self.notify("no image on the clipboard", severity="warning", timeout=4)
+        else:
+            self.notify("no clipboard tool to read an image: install wl-clipboard, xclip or pngpaste,"
+                        " or paste the image file's path", severity="warning", timeout=8)
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        """A pasted (or dropped) image file's path attaches the image instead of the path's text (any
+        other paste goes on to TextArea's own handler, which Textual calls next)."""
+        from pi_tui.agent.images import image_at
+
+        found = image_at(event.text, self.completer.cwd)
+        if found is None:
+            return
+        event.stop()
+        event.prevent_default()
+        self.attach(*found)
+
+    # ----- keys the app answers -----------------------------------------------------------------
+
+    async def action_app(self, action: str) -> None:
+        """A key of the editor's whose work is the app's (Alt+Up, Ctrl+G), run in order with the typing."""
+        await self.run_action(f"app.{action}")
 
     async def action_home(self) -> None:
         """Home moves to the line's start; with nothing typed there is no line, and it goes to the

@@ -32,6 +32,8 @@ APP = [
     Binding("ctrl+end", "jump_to_bottom", "jump to the newest output and follow it", id="app.bottom",
             priority=True),
     Binding("ctrl+home", "jump_to_top", "jump to the first message", id="app.top", priority=True),
+    Binding("ctrl+z", "suspend_process", "suspend pi-tui (the shell's fg resumes it)", id="app.suspend",
+            priority=True),
 ]
 
 # The editor runs these itself, in order with the typed text (see PromptEditor._on_key): a priority
@@ -44,6 +46,17 @@ EDITOR = [
     Binding("down", "history(1)", "next prompt (on the last line)", id="editor.history-down"),
     Binding("tab", "complete", "complete command or path", id="editor.complete"),
     Binding("home", "home", "line start (empty editor: the first message)", id="editor.home"),
+    Binding("ctrl+k", "kill('line_end')", "cut to the line's end (Ctrl+Y puts it back)", id="editor.cut-to-end"),
+    Binding("ctrl+u", "kill('line_start')", "cut to the line's start", id="editor.cut-to-start"),
+    Binding("ctrl+w,alt+backspace", "kill('word_left')", "cut the word before the cursor", id="editor.cut-word"),
+    Binding("alt+d,alt+delete", "kill('word_right')", "cut the word after the cursor", id="editor.cut-next-word"),
+    Binding("ctrl+y", "yank", "put back the last cut", id="editor.yank"),
+    Binding("alt+y", "yank_pop", "right after Ctrl+Y: an earlier cut instead", id="editor.yank-pop"),
+    Binding("ctrl+underscore", "undo", "undo (Ctrl+- in most terminals)", id="editor.undo"),
+    Binding("ctrl+v", "paste_image", "attach the clipboard's image (or paste an image's path)",
+            id="editor.paste-image"),
+    Binding("ctrl+g", "app('external_editor')", "edit the message in $VISUAL / $EDITOR", id="editor.external"),
+    Binding("alt+up", "app('dequeue')", "queued messages back into the editor", id="editor.dequeue"),
 ]
 
 OVERLAY = [
@@ -84,6 +97,9 @@ SESSION_TREE = [
     Binding("ctrl+u", "mode('user')", "user messages only (again: back)", id="session-tree.user-only",
             priority=True),
     Binding("ctrl+o", "mode('all')", "every entry (again: back)", id="session-tree.all", priority=True),
+    Binding("L", "set_label", "label the entry (Shift+L; empty: remove)", id="session-tree.label", priority=True),
+    Binding("T", "toggle_times", "show when labels were set (Shift+T)", id="session-tree.label-times",
+            priority=True),
 ]
 
 GROUPS: dict[str, list[Binding]] = {

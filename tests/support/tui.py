@@ -101,3 +101,17 @@ def transcript_rows(app: Any, frame: str) -> list[str]:
     """The rows of a frame where the transcript is."""
     region = app.main.transcript.region
     return frame.split("\n")[region.y:region.y + region.height]
+
+
+async def send_while_working(pilot: Any, steer: str = "steer now", follow_up: str = "and later this") -> None:
+    """Start the demo's task and, while it works, send `steer` (Enter) and `follow_up` (Alt+Enter). With a
+    slow client (a 0.5 s delay) both wait in the queue."""
+    app = pilot.app
+    editor = app.main.editor
+    editor.load_text("fix the failing test")
+    await pilot.press("enter")
+    await until(pilot, lambda: not app.runtime.host.is_idle)
+    editor.load_text(steer)
+    await pilot.press("enter")
+    editor.load_text(follow_up)
+    await pilot.press("alt+enter")

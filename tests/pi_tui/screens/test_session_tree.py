@@ -4,15 +4,17 @@ the branch left behind, written by the session's model."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownH2
 
 from condense.messages import AgentMessage, AssistantMessage
+from condense.timefmt import ms_to_iso
 from pi_tui.screens.picker import PickerScreen
-from pi_tui.screens.session_tree import SessionTreeScreen, tree_rows
+from pi_tui.screens.session_tree import SessionTreeScreen, label_time, tree_rows
 from pi_tui.session.store import Session
 from pi_tui.widgets.blocks import SummaryTextBlock
 
@@ -70,6 +72,16 @@ def highlight(screen: SessionTreeScreen, text: str) -> None:
     screen.list.highlighted = next(i for i, row in enumerate(screen.rows) if row.text.startswith(text))
 
 
+async def tree_after_a_task(pilot: Any, send: Any, row: str) -> tuple[SessionTreeScreen, str]:
+    """The demo's first task done, `/tree` open on the first row starting with `row`: the screen, that
+    row's entry id."""
+    await send(pilot, "fix the failing test")
+    await send(pilot, "/tree", opens=SessionTreeScreen)
+    screen = pilot.app.screen
+    highlight(screen, row)
+    return screen, screen.rows[screen.list.highlighted].entry_id
+
+
 async def test_continuing_from_an_earlier_message_summarises_the_branch_left(make_app, send, wait,
                                                                              wait_for, shown) -> None:
     app = make_app()
@@ -112,11 +124,7 @@ async def test_continuing_from_an_assistant_reply_without_a_summary(make_app, se
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait(pilot)
-        await send(pilot, "fix the failing test")
-        await send(pilot, "/tree", opens=SessionTreeScreen)
-        screen = app.screen
-        highlight(screen, "assistant: ")
-        chosen = screen.rows[screen.list.highlighted].entry_id
+        _, chosen = await tree_after_a_task(pilot, send, "assistant: ")
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
         await pilot.press("enter")  # "No summary"
@@ -179,3 +187,46 @@ async def test_the_current_leaf_is_marked_at_80_columns(make_app, send, wait, sh
         await pilot.pause()
         marked = [line for line in shown(app).splitlines() if "▶ " in line and "current leaf" not in line]
         assert len(marked) == 1 and leaf.text[:20] in marked[0]
+
+
+async def test_shift_l_labels_an_entry_as_pi_records_it_and_shift_t_shows_when(make_app, send, wait, wait_for,
+                                                                              shown) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait(pilot)
+        tree, target = await tree_after_a_task(pilot, send, "user: ")
+        await pilot.press("L")  # Shift+L, as Pi has it
+        await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
+        await pilot.press(*"before the fix", "enter")
+        await wait_for(pilot, lambda: app.screen is tree)
+        session = app.runtime.host.session
+        label = session.entries[-1]
+        assert (label["type"], label["targetId"], label["label"]) == ("label", target, "before the fix")
+        assert Session.open(session.path).entries[-1] == label  # written to the file, as Pi writes it
+        row = next(row for row in tree.rows if row.entry_id == target)
+        assert row.label == "before the fix" and "[before the fix]" in shown(app)
+        assert label_time(label["timestamp"]) not in shown(app)
+        await pilot.press("T")  # Shift+T: when each label was set
+        await wait_for(pilot, lambda: f"[before the fix] {label_time(label['timestamp'])}" in shown(app))
+        assert "label times" in shown(app)
+        await pilot.press("L")
+        await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
+        app.screen.input.value = ""  # an empty label removes it
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is tree)
+        assert "label" not in session.entries[-1] and session.entries[-1]["targetId"] == target
+        assert "[before the fix]" not in shown(app)
+        await pilot.press("l")  # the small letter searches, as every letter does
+        assert tree.search == "l" and isinstance(app.screen, SessionTreeScreen)
+
+
+def test_label_times_read_as_pis_tree_says_them() -> None:
+    now = time.mktime((2026, 3, 9, 18, 0, 0, 0, 0, -1))
+
+    def iso(year: int, month: int, day: int, hour: int, minute: int) -> str:  # local time, as shown
+        return ms_to_iso(int(time.mktime((year, month, day, hour, minute, 0, 0, 0, -1)) * 1000))
+
+    assert label_time(iso(2026, 3, 9, 14, 3), now) == "14:03"
+    assert label_time(iso(2026, 1, 2, 9, 5), now) == "1/2 09:05"
+    assert label_time(iso(2025, 12, 31, 23, 59), now) == "25/12/31 23:59"
+    assert label_time("", now) == ""

@@ -7,6 +7,7 @@ import json
 from pi_tui.ai.convert import convert_to_llm
 from pi_tui.settings import Settings
 from pi_tui.widgets.blocks import BashBlock
+from tests.support.tui import send_while_working
 
 
 async def test_up_and_down_walk_the_history_only_at_the_edges(make_app, send, wait) -> None:
@@ -115,14 +116,7 @@ async def test_enter_steers_and_alt_enter_queues_while_the_agent_works(make_app,
     app = make_app(delay=0.02)  # slow enough that the agent is surely still working during the keypresses
     async with app.run_test(size=(100, 30)) as pilot:
         await wait(pilot)
-        editor = app.main.editor
-        editor.load_text("fix the failing test")
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: not app.runtime.host.is_idle)
-        editor.load_text("also check the README")
-        await pilot.press("enter")
-        editor.load_text("then tell me a joke")
-        await pilot.press("alt+enter")
+        await send_while_working(pilot, "also check the README", "then tell me a joke")
         await wait_for(pilot, lambda: ("follow-up", "then tell me a joke") in app.live.queued)
         assert "↳ follow-up: then tell me a joke" in str(app.main.status.lines.content)
         assert app.main.status.working.display
@@ -154,13 +148,7 @@ async def test_escape_puts_queued_messages_back_into_the_editor_and_sends_none_l
     async with app.run_test(size=(100, 30)) as pilot:
         await wait(pilot)
         editor = app.main.editor
-        editor.load_text("fix the failing test")
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: not app.runtime.host.is_idle)
-        editor.load_text("steer now")
-        await pilot.press("enter")
-        editor.load_text("and later this")
-        await pilot.press("alt+enter")
+        await send_while_working(pilot)
         await wait_for(pilot, lambda: len(app.live.queued) == 2)
         shown = str(app.main.status.lines.content)
         assert "↳ steer: steer now" in shown and "↳ follow-up: and later this" in shown

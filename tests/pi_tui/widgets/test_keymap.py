@@ -6,6 +6,7 @@ from textual.message import Message
 
 from pi_tui.settings import Settings
 from pi_tui.widgets.editor import PromptEditor
+from pi_tui.widgets.keymap import GROUPS, KEYS_COLUMN, hotkeys_text
 from tests.support.tui import type_raw
 
 
@@ -48,3 +49,19 @@ async def test_bad_keymap_entries_are_reported_and_keep_the_default_keys(make_ap
         await pilot.press("enter")
         await wait(pilot)
         assert app.runtime.host.session.name == "still enter"
+
+
+def test_hotkeys_lists_every_binding_with_its_id_and_the_key_it_has_now() -> None:
+    text = hotkeys_text({"editor.yank": "ctrl+b"})
+    rows = text.splitlines()
+    ids = [binding.id for bindings in GROUPS.values() for binding in bindings]
+    assert all(f"{' ' * KEYS_COLUMN}id {binding_id}" in rows for binding_id in ids)
+    for binding_id in ("app.suspend", "app.top", "editor.external", "editor.dequeue", "editor.yank",
+                       "editor.yank-pop", "editor.cut-to-end", "editor.paste-image", "session-tree.label",
+                       "session-tree.label-times"):
+        assert binding_id in ids
+    yank = rows[rows.index(f"{' ' * KEYS_COLUMN}id editor.yank") - 1]
+    assert yank.split()[0] == "ctrl+b"  # the remapped key, not the default
+    keys_of = {binding.id: binding.key for bindings in GROUPS.values() for binding in bindings}
+    assert (keys_of["app.suspend"], keys_of["editor.external"], keys_of["editor.dequeue"]) == (
+        "ctrl+z", "ctrl+g", "alt+up")
