@@ -206,6 +206,34 @@ def map_entry(provider: str, model_id: str, guess: bool = True) -> dict[str, Any
     return None
 
 
+@dataclass(frozen=True)
+class KnownModel:
+    """A chat model of the map, as `/model` lists it."""
+
+    provider: str
+    id: str
+    context_window: int | None
+
+    @property
+    def ref(self) -> str:
+        return f"{self.provider}/{self.id}"
+
+
+@functools.cache
+def chat_models() -> tuple[KnownModel, ...]:
+    """Every chat model litellm's map lists, once each, as `provider/id` (the map names most of them
+    with their provider in front, some without: `gpt-4o`, `openai/gpt-4o` would be the same model)."""
+    models: dict[str, KnownModel] = {}
+    for key, entry in bundled_map().items():
+        provider = entry.get("litellm_provider")
+        if not isinstance(provider, str) or entry.get("mode", "chat") not in ("chat", "responses"):
+            continue
+        window = _positive_int(entry.get("max_input_tokens")) or _positive_int(entry.get("max_tokens"))
+        model = KnownModel(provider, key.removeprefix(f"{provider}/"), window)
+        models.setdefault(model.ref, model)
+    return tuple(models.values())
+
+
 def _positive_int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 

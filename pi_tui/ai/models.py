@@ -43,6 +43,9 @@ PROVIDERS: dict[str, tuple[str, str]] = {
 
 # other variables litellm also takes the key from: a user who set one of these has a key
 _OTHER_KEY_VARIABLES = {"anthropic": ("ANTHROPIC_AUTH_TOKEN",), "gemini": ("GOOGLE_API_KEY",)}
+# providers whose credentials are not a `PROVIDER_API_KEY`: the variable that says they are set up
+_CREDENTIALS = {"bedrock": "AWS_ACCESS_KEY_ID", "bedrock_converse": "AWS_ACCESS_KEY_ID",
+                "sagemaker": "AWS_ACCESS_KEY_ID", "vertex_ai": "GOOGLE_APPLICATION_CREDENTIALS"}
 
 _API_BY_PROVIDER = {"anthropic": "anthropic-messages"}
 
@@ -118,7 +121,9 @@ def check_provider(spec: ModelSpec) -> None:
 
 def key_variable(provider: str) -> str:
     """The environment variable litellm reads the provider's key from."""
-    return PROVIDERS.get(provider, (f"{provider.upper()}_API_KEY", ""))[0]
+    if provider in PROVIDERS:
+        return PROVIDERS[provider][0]
+    return _CREDENTIALS.get(provider, f"{provider.upper()}_API_KEY")
 
 
 def environment_key(provider: str) -> bool:

@@ -60,7 +60,8 @@ class CommandContext(Protocol):
         """Read the user's theme files again; one line per file that cannot be used."""
 
     def notify(self, text: str, level: Level = "info") -> None:
-        """One line as a toast (a block of lines goes into the transcript)."""
+        """A line of information as a toast; an error or a warning (a refusal), or a block of lines, in
+        the transcript."""
 
     async def note(self, text: str, level: Level = "info") -> None:
         """The app's own output in the transcript, where the work is (an error too): shown, never saved."""

@@ -1,9 +1,25 @@
-"""`/model`: choose the model (a searchable picker, or a typed provider/id), rebuilding the runtime."""
+"""`/model`: choose the model (a searchable picker, or a typed provider/id), rebuilding the runtime.
+
+The picker lists models.json's own models, then every chat model litellm's map knows, the ones whose
+provider has a key first (each provider's usual model leading); each says whether its key is there.
+Typing searches them as every picker does (`gpt`, `son45`). A model that cannot be used (no key, a
+malformed name, a provider litellm does not know) is refused with one line in the transcript.
+"""
 
 from __future__ import annotations
 
 from condense.stats import format_tokens
-from pi_tui.ai.models import DEMO_REF, PROVIDERS, available_providers, missing_key, parse_model_ref
+from pi_tui.ai.model_map import KnownModel, chat_models
+from pi_tui.ai.models import (
+    DEMO_REF,
+    PROVIDERS,
+    available_providers,
+    check_provider,
+    has_key,
+    key_variable,
+    missing_key,
+    parse_model_ref,
+)
 from pi_tui.ai.models_json import catalog
 from pi_tui.ai.types import ModelSpec
 from pi_tui.commands.context import CommandContext, idle_or_warn, model_ref
@@ -14,23 +30,50 @@ from pi_tui.runtime.launch import LaunchOptions
 from pi_tui.screens.picker import Choice, PickerScreen
 
 
-def model_choices(context: CommandContext) -> list[Choice]:
-    """The demo, one model per provider with a key, models.json's models, and the current model, with
-    their context windows."""
+def _listed_first(model: KnownModel, keys: dict[str, bool]) -> tuple[bool, bool]:
+    """Models with a key first, and of those each provider's usual model before its others."""
+    usual = PROVIDERS.get(model.provider, ("", ""))[1] == model.id
+    return not keys[model.provider], not usual
+
+
+def _choice(ref: str, window: int | None, keyed: bool, where: str = "") -> Choice:
+    context = f"{format_tokens(window)} context · " if window else ""
+    key = "✓ key" if keyed else f"no key: set {key_variable(ref.partition('/')[0])}"
+    return Choice(ref, ref, context + where + key)
+
+
+def keyed_refs(context: CommandContext) -> list[str]:
+    """The demo, each provider with a key's usual model, models.json's models and the current model (what
+    Ctrl+P cycles through when no models are chosen)."""
     current_ref = model_ref(context.runtime)
     refs = [DEMO_REF, *(f"{p}/{PROVIDERS[p][1]}" for p in available_providers()), *catalog().models]
-    if current_ref not in refs:
-        refs.append(current_ref)
-    models = context.settings.models
-    return [Choice(ref, ref, "offline scripted demo" if ref == DEMO_REF else
-                   f"{format_tokens(parse_model_ref(ref, models=models).context_window)} context") for ref in refs]
+    return refs if current_ref in refs else [*refs, current_ref]
+
+
+def model_choices(context: CommandContext) -> list[Choice]:
+    """The demo, models.json's models, then every chat model litellm knows (those with a key first), and
+    the current model if it is none of them."""
+    known = chat_models()
+    keys = {provider: has_key(provider) for provider in {model.provider for model in known}}
+    custom = catalog().models
+    choices = [Choice(DEMO_REF, DEMO_REF, "offline scripted demo"),
+               *(_choice(ref, spec.context_window, has_key(spec.provider), "models.json · ")
+                 for ref, spec in custom.items())]
+    ordered = sorted(known, key=lambda model: _listed_first(model, keys))
+    choices += [_choice(model.ref, model.context_window, keys[model.provider]) for model in ordered
+                if model.ref not in custom]
+    current_ref = model_ref(context.runtime)
+    if current_ref not in {choice.value for choice in choices}:
+        window = parse_model_ref(current_ref, models=context.settings.models).context_window
+        choices.insert(1, Choice(current_ref, current_ref, f"{format_tokens(window)} context · in use"))
+    return choices
 
 
 async def model(context: CommandContext, args: str) -> None:
     current_ref = model_ref(context.runtime)
     ref = args if "/" in args or args == DEMO_REF else await context.ask(PickerScreen(
-        "Model · Enter on a typed provider/id uses it", model_choices(context), query=args,
-        current=current_ref, custom=lambda text: text))
+        f"Model · {len(chat_models())} that litellm knows, ✓ where a key is set · Enter on a typed provider/id"
+        " uses it", model_choices(context), query=args, current=current_ref, custom=lambda text: text))
     if ref and ref != current_ref:
         await switch_model(context, ref)
 
@@ -46,13 +89,15 @@ async def switch_model(context: CommandContext, ref: str) -> None:
         return
     current = context.runtime.model
     base_url = base_url_for(current, ref)
+    refused = f"/model {ref}: not switched, still on {model_ref(context.runtime)}"
     try:
         spec = parse_model_ref(ref, base_url)
+        check_provider(spec)
     except UserError as exc:
-        context.notify(str(exc), "error")
+        context.notify(f"{refused}: {exc}", "error")
         return
     if problem := missing_key(spec):  # said now, not after the next prompt fails
-        context.notify(problem, "error")
+        context.notify(f"{refused}: {problem}", "error")
         return
     if spec.provider == "demo" and current.provider != "demo":
         # the demo edits files: it gets its own copy of the sample project, never this folder
@@ -71,6 +116,6 @@ async def switch_model(context: CommandContext, ref: str) -> None:
 
 
 COMMANDS = (
-    Command("model", "choose the model (searchable)", model,
+    Command("model", "choose the model (every model litellm knows, searchable)", model,
             lambda context: {choice.label: choice.description for choice in model_choices(context)}),
 )

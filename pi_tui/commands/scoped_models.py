@@ -7,7 +7,7 @@ from __future__ import annotations
 from pi_tui.ai.models import DEMO_REF, missing_key, parse_model_ref
 from pi_tui.commands.context import CommandContext, model_ref
 from pi_tui.commands.look import save_setting
-from pi_tui.commands.model import base_url_for, model_choices, switch_model
+from pi_tui.commands.model import base_url_for, keyed_refs, switch_model
 from pi_tui.commands.registry import Command
 from pi_tui.errors import UserError
 from pi_tui.screens.picker import Choice, PickerScreen
@@ -31,7 +31,7 @@ def cycle(context: CommandContext) -> list[str]:
     if chosen:
         return chosen
     current = model_ref(context.runtime)
-    return [c.value for c in model_choices(context) if c.value != DEMO_REF or current == DEMO_REF]
+    return [ref for ref in keyed_refs(context) if ref != DEMO_REF or current == DEMO_REF]
 
 
 async def cycle_model(context: CommandContext, step: int) -> None:
@@ -63,7 +63,7 @@ def _choices(candidates: list[str], chosen: list[str]) -> list[Choice]:
 async def scoped_models(context: CommandContext, _: str) -> None:
     """Toggle models with Enter (a typed provider/id is added), then save; Esc leaves them as they were."""
     chosen = list(context.settings.enabled_models)
-    candidates = [c.value for c in model_choices(context) if c.value != DEMO_REF]
+    candidates = [ref for ref in keyed_refs(context) if ref != DEMO_REF]
     current: object = SAVE
     while True:
         for ref in chosen:

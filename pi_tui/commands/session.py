@@ -20,7 +20,8 @@ from pi_tui.widgets.footer import UsageTotals
 async def rebuild(context: CommandContext, reason: str, options: LaunchOptions,
                   session: Session | None = None) -> Runtime | None:
     """Build and show a new runtime; None (having said why) when it cannot be built. A new or resumed
-    session starts with the first screen, which holds the runtime's notices; a reload shows them as toasts."""
+    session starts with the first screen, which holds the runtime's notices; a reload shows them in the
+    transcript (a model litellm does not know, whose window is a guess)."""
     try:
         runtime = context.build_runtime(options, session)
     except UserError as exc:
@@ -31,7 +32,7 @@ async def rebuild(context: CommandContext, reason: str, options: LaunchOptions,
         await context.show_first_screen()
     else:
         for notice in runtime.notices:
-            context.notify(notice)
+            context.notify(notice, "warning")
     return runtime
 
 

@@ -23,6 +23,8 @@ from textual.widgets.option_list import Option
 from pi_tui.widgets import keymap
 from pi_tui.widgets.completion import ranked
 
+MAX_SHOWN = 200  # rows: `/model` lists thousands, and a list that long is read by typing, not scrolling
+
 
 @dataclass(frozen=True)
 class Choice:
@@ -70,20 +72,24 @@ class PickerScreen(ModalScreen[Any]):
         # compact: one row that keeps its text when focused (the focus style draws a tall border over it)
         self.input = Input(query, placeholder="filter…", id="picker-filter", compact=True)
         self.options = OptionList(id="picker-options")
+        self.hint_line = Static(Content(self.hint), classes="picker-hint")
 
     def compose(self) -> Iterator[Widget]:
         with Vertical(id="picker"):
             yield Static(Content(self.title_text), classes="picker-title")
             yield self.input
             yield self.options
-            yield Static(Content(self.hint), classes="picker-hint")
+            yield self.hint_line
 
     def on_mount(self) -> None:
         self._fill(self.query_text)
         self.input.focus()
 
     def _fill(self, query: str) -> None:
-        self.shown = filter_choices(self.choices, query)
+        found = filter_choices(self.choices, query)
+        self.shown = found[:MAX_SHOWN]
+        more = len(found) - len(self.shown)
+        self.hint_line.update(Content(f"{more} more: type to narrow · {self.hint}" if more > 0 else self.hint))
         self.options.clear_options()
         self.options.add_options([self._option(choice) for choice in self.shown])
         if self.shown:

@@ -9,8 +9,9 @@ the same exit status as before the app started. litellm never sits on the path t
 the demo never imports it, and for a real model the app imports it in a thread worker later.
 
 Errors end in one place: worker failures (`on_worker_state_changed`) and anything else Textual
-would print as a traceback (`_handle_exception`) become one notification line; the traceback goes
-to the log file (`~/.pi-tui/logs/pi-tui.log`), scrubbed of keys.
+would print as a traceback (`_handle_exception`) become one line in the transcript (`show_notice`:
+errors and warnings are never toasts); the traceback goes to the log file (`~/.pi-tui/logs/pi-tui.log`),
+scrubbed of keys.
 """
 
 from __future__ import annotations
@@ -65,7 +66,6 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 DOUBLE_PRESS_SECONDS = 0.5
 STOP_WAIT_SECONDS = 5.0  # what a stopped turn gets to reach the session before the app exits anyway
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
-_SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
 
 
 class TuiBridge:
@@ -81,8 +81,6 @@ class TuiBridge:
     def notify(self, text: str, level: Level = "info") -> None:
         if self.app is None:
             self.pending.append((text, level))
-        elif level == "error":  # the host's errors (a session it cannot save) stay in the transcript, not a toast
-            self.app.call_later(self.app.main.transcript.add_note, text, "error")
         else:
             self.app.show_notice(text, level)
 
@@ -397,10 +395,10 @@ class PiApp(App[int]):
         self.bridge.app = self
         await self.attach(runtime, "startup")
         await self.show_first_screen(self.startup_errors)
+        self.ready.set()
         pending, self.bridge.pending = self.bridge.pending, []
         for text, level in pending:
             self.show_notice(text, level)
-        self.ready.set()
         self.call_after_refresh(self._settle)
 
     def _settle(self) -> None:
@@ -493,12 +491,16 @@ class PiApp(App[int]):
     # ----- notices and errors -------------------------------------------------------------------
 
     def show_notice(self, text: str, level: Level = "info") -> None:
-        """One line as a toast; a block of lines (`/pruner status`) goes into the transcript instead."""
-        if level == "info" and "\n" in text.strip():
-            self.call_later(self.main.transcript.add_note, text.strip())
-            return
-        self.notify(text, severity=_SEVERITY.get(level, "information"), markup=False,  # type: ignore[arg-type]
-                    timeout=8 if level == "error" else 4)
+        """Errors and warnings (a refusal, a failure) go into the transcript, where the work is, as Pi
+        shows them: a toast vanishes before anyone reads it. So does a block of lines (`/pruner status`);
+        only one line of information is a toast. Before the session is shown they wait for the first
+        screen, which shows them after the session."""
+        if level == "info" and "\n" not in text.strip():
+            self.notify(text, markup=False, timeout=4)
+        elif self.ready.is_set():
+            self.call_later(self.main.transcript.add_note, text.strip(), level)
+        else:
+            self.startup_errors.append(text.strip())
 
     def report_error(self, exc: BaseException) -> None:
         if isinstance(exc, UserError):

@@ -37,20 +37,23 @@ class Suggestion:
 
 def ranked(items: Iterable[T], query: str, text_of: Callable[[T], str]) -> list[T]:
     """The items whose text matches `query` (case aside): prefix matches first, then substring, then
-    in-order-letters (fuzzy) matches, each in the given order. The editor's completion and the
-    pickers' search rank alike, so a name is found the same way wherever it is typed."""
+    in-order-letters (fuzzy) matches, the tightest first (`son45` finds `claude-sonnet-4-5` before a
+    name whose letters lie far apart), each otherwise in the given order. The editor's completion and
+    the pickers' search rank alike, so a name is found the same way wherever it is typed."""
     q = query.lower()
-    pattern = re.compile(".*".join(map(re.escape, q)))
-    ranks: tuple[list[T], list[T], list[T]] = ([], [], [])
-    for item in items:
+    pattern = re.compile(".*?".join(map(re.escape, q)))
+    starts: list[T] = []
+    contains: list[T] = []
+    fuzzy: list[tuple[int, int, T]] = []  # (span of the letters, order given, item)
+    for index, item in enumerate(items):
         text = text_of(item).lower()
         if text.startswith(q):
-            ranks[0].append(item)
+            starts.append(item)
         elif q in text:
-            ranks[1].append(item)
-        elif pattern.search(text):
-            ranks[2].append(item)
-    return ranks[0] + ranks[1] + ranks[2]
+            contains.append(item)
+        elif match := pattern.search(text):
+            fuzzy.append((match.end() - match.start(), index, item))
+    return starts + contains + [item for _, _, item in sorted(fuzzy, key=lambda found: found[:2])]
 
 
 def _ranked(query: str, names: list[str]) -> list[str]:

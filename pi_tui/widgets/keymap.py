@@ -53,7 +53,7 @@ EDITOR = [
     Binding("ctrl+y", "yank", "put back the last cut", id="editor.yank"),
     Binding("alt+y", "yank_pop", "right after Ctrl+Y: an earlier cut instead", id="editor.yank-pop"),
     Binding("ctrl+underscore", "undo", "undo (Ctrl+- in most terminals)", id="editor.undo"),
-    Binding("ctrl+v", "paste_image", "attach the clipboard's image (or paste an image's path)",
+    Binding("ctrl+v", "paste_image", "attach the clipboard's image (or paste a path)",
             id="editor.paste-image"),
     Binding("ctrl+g", "app('external_editor')", "edit the message in $VISUAL / $EDITOR", id="editor.external"),
     Binding("alt+up", "app('dequeue')", "queued messages back into the editor", id="editor.dequeue"),

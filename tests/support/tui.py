@@ -115,3 +115,9 @@ async def send_while_working(pilot: Any, steer: str = "steer now", follow_up: st
     await pilot.press("enter")
     editor.load_text(follow_up)
     await pilot.press("alt+enter")
+
+
+def transcript_notes(app: Any) -> list[tuple[str, str]]:
+    """What the app said in the transcript (its own notes, not the session), with their levels."""
+    return [(item.level, item.message["text"]) for item in app.main.transcript.conversation.items
+            if item.kind == "note"]

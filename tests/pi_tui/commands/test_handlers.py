@@ -322,4 +322,5 @@ async def test_model_keeps_the_base_url_for_its_provider_and_drops_it_for_anothe
     assert context.notices[-1] == ("info", "model: openai/local-b")
     await registry.dispatch("/model anthropic/claude-sonnet-4-5")  # not that server's: its own key is needed
     assert context.runtime.model.ref == "openai/local-b"
-    assert context.notices[-1] == ("error", "no API key for anthropic: set ANTHROPIC_API_KEY")
+    assert context.notices[-1] == ("error", "/model anthropic/claude-sonnet-4-5: not switched, still on"
+                                            " openai/local-b: no API key for anthropic: set ANTHROPIC_API_KEY")

@@ -1,16 +1,20 @@
-"""Commands given an argument they cannot use say so and change nothing: `/pruner model` with a
-summariser that cannot be used (refused, or kept with its provider named; the demo, which never calls a
-summariser model, says so), `/pruner` subcommands that take no argument, `/theme` with an unknown name."""
+"""Commands given an argument they cannot use say so in the transcript and change nothing: `/pruner
+model` with a summariser that cannot be used (refused, or kept with its provider named; the demo, which
+never calls a summariser model, says so), `/pruner` subcommands that take no argument, `/theme` with an
+unknown name."""
 
 from __future__ import annotations
 
 import pytest
 
 from pi_tui.paths import settings_file
+from tests.support.tui import transcript_notes
 
 
 def messages(app) -> list[tuple[str, str]]:
-    return [(n.severity, n.message) for n in app._notifications]
+    """What the app said in the transcript, with its level; a refusal is never a toast that vanishes."""
+    assert not [n for n in app._notifications if n.severity != "information"]
+    return transcript_notes(app)
 
 
 @pytest.fixture

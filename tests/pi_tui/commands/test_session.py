@@ -15,6 +15,7 @@ from pi_tui.screens.text_view import TextViewScreen
 from pi_tui.session.store import Session
 from pi_tui.widgets.blocks import NoteBlock
 from pi_tui.widgets.keymap import KEYS_COLUMN
+from tests.support.tui import transcript_notes
 from tests.support.typed import plain
 
 
@@ -69,8 +70,8 @@ async def test_model_switch_rebuilds_on_the_same_session_and_records_it(make_app
         await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
         picker = app.screen
         assert isinstance(picker, PickerScreen)
-        assert [choice.label for choice in picker.shown] == ["demo", "openai/gpt-5.1"]
-        assert picker.shown[1].description == "272k context"  # gpt-5.1's window in litellm's map
+        assert [choice.label for choice in picker.shown[:2]] == ["demo", "openai/gpt-5.1"]  # the key's first
+        assert picker.shown[1].description == "272k context · ✓ key"  # gpt-5.1's window in litellm's map
         await pilot.press(*"gpt", "enter")
         await wait(pilot)
         assert app.runtime.host.config.model.ref == "openai/gpt-5.1"
@@ -116,7 +117,9 @@ async def test_switching_to_a_model_without_its_key_says_so_and_keeps_the_curren
         await wait(pilot)
         before = path.read_text(encoding="utf-8")
         await send(pilot, "/model anthropic/claude-sonnet-4-5")
-        assert [n.message for n in app._notifications] == ["no API key for anthropic: set ANTHROPIC_API_KEY"]
+        assert transcript_notes(app)[-1] == ("error", "/model anthropic/claude-sonnet-4-5: not switched, still on"
+                                             " demo: no API key for anthropic: set ANTHROPIC_API_KEY")
+        assert not app._notifications  # said where it stays, not in a toast
         assert app.runtime.host.config.model.provider == "demo"
         assert path.read_text(encoding="utf-8") == before  # no model_change recorded
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pi_tui.screens.picker import PickerScreen
+from pi_tui.screens.picker import Choice, PickerScreen, filter_choices
 from pi_tui.screens.pruner_tree import PrunerTreeScreen
 
 
@@ -60,3 +60,10 @@ async def test_the_pruner_picker_matches_names_first_and_keeps_each_choice_on_on
         await pilot.press(*["backspace"] * 3, *"summaries")  # in no name: the descriptions are searched
         await wait_for(pilot, lambda: picker.input.value == "summaries")
         assert picker.shown and all("summar" in choice.description.lower() for choice in picker.shown)
+
+
+def test_a_fuzzy_filter_finds_the_tightest_match_first() -> None:
+    far = Choice("b", "bedrock/us-gov-east-1/anthropic.claude-sonnet-4-5")  # s, o, n ... from "us-gov-east"
+    near = Choice("a", "anthropic/claude-sonnet-4-5")
+    assert filter_choices([far, near], "son45") == [near, far]
+    assert filter_choices([far, near], "sonnet") == [far, near]  # a substring keeps the given order

@@ -25,7 +25,7 @@ from pi_tui.themes import (
     watch_themes,
 )
 from pi_tui.widgets.keymap import APP, EDITOR, GROUPS, KEYS_COLUMN, hotkeys_text
-from tests.support.tui import edit_file
+from tests.support.tui import edit_file, transcript_notes
 
 MINE = """name = "mine"
 dark = true
@@ -92,7 +92,7 @@ async def test_a_user_theme_is_chosen_from_the_settings_and_reloaded_when_its_fi
         await wait_for(pilot, lambda: bool(list(app.main.transcript.query("UserBlock"))))
         block = app.main.transcript.query_one("UserBlock")
         assert block.styles.background == Color.parse("#303060")
-        await wait_for(pilot, lambda: any("mine.toml" in n.message for n in app._notifications),
+        await wait_for(pilot, lambda: any("mine.toml" in text for _, text in transcript_notes(app)),
                        every=edit_file(path, "[colors]\nprimary = 12"))
         assert app.theme == "mine"  # the last good version stays
 
@@ -113,7 +113,7 @@ async def test_an_unknown_theme_falls_back_to_dark_with_a_notice(make_app, wait)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait(pilot)
         assert app.theme == "dark"
-        assert any("theme 'nope' not found" in n.message for n in app._notifications)
+        assert ("error", "theme 'nope' not found; using 'dark' (see /theme)") in transcript_notes(app)
         app.theme = "nord"  # Textual's own themes work too: pi-tui's colours are derived
         await pilot.pause()
         assert app.theme_variables["tool-success-bg"] == variable_defaults(BUILTIN_THEMES["nord"])[
