@@ -164,6 +164,12 @@ class History(Widget):
         self.end = self.tail_start = end
         self.relayout()
 
+    def forget(self) -> None:
+        """Render nothing again until the reader comes back (after Ctrl+O or Ctrl+T at the bottom: a
+        whole history unfolded takes a second to render, and nobody is looking at it)."""
+        self.head_end, self.tail_start = 0, self.end
+        self.relayout()
+
     def unfold(self, index: int) -> None:
         self.unfolded.symmetric_difference_update({index})
         self.relayout()

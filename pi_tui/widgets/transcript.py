@@ -314,7 +314,7 @@ class Transcript(VerticalScroll):
 
     async def set_tools_expanded(self, expanded: bool) -> None:
         self.look.tools_expanded = expanded
-        self.history.relayout()
+        self._restyle_history()
         for widget in self.live:
             if isinstance(widget, AssistantBlock):
                 widget.set_tools_expanded(expanded)
@@ -325,12 +325,19 @@ class Transcript(VerticalScroll):
 
     def set_thinking_shown(self, shown: bool) -> None:
         self.look.show_thinking = shown
-        self.history.relayout()
+        self._restyle_history()
         for widget in self.live:
             if isinstance(widget, AssistantBlock):
                 widget.set_thinking_shown(shown)
             elif isinstance(widget, ThinkingBlock):
                 widget.set_expanded(shown)
+
+    def _restyle_history(self) -> None:
+        """The history drawn the new way: at once where the reader is in it, later if they are not."""
+        if self.is_following:
+            self.history.forget()
+        else:
+            self.history.relayout()
 
     def refresh_marks(self) -> None:
         """Condense summarised or compressed something: re-mark the calls and chains shown."""
