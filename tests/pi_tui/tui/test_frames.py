@@ -76,5 +76,6 @@ async def test_continuing_from_an_earlier_entry_never_blanks_the_transcript(make
         await wait_for(pilot, lambda: app.screen is app.main)
         await wait(pilot)
         assert frames
-        blank = [frame for frame in frames if not "".join(transcript_rows(app, frame)).strip()]
+        # a frame with the conversation shows many rows; an emptied transcript at most its line of earlier items
+        blank = [frame for frame in frames if sum(1 for row in transcript_rows(app, frame) if row.strip()) < 4]
         assert not blank, f"{len(blank)} of {len(frames)} frames showed an empty transcript"
