@@ -12,8 +12,10 @@ with the app's theme) and goes back to its first message two ways, side by side 
 - lines (now): PageUp at the top renders the previous 20 items into the history widget (history.py);
   timed from the key until the next frame. Home (Ctrl+Home) renders the first page and shows it.
 
-Printed: milliseconds per page of 20 earlier items (median and worst), keys and seconds to the first
-message, and the ratios. Nothing here is asserted: timings depend on the machine.
+Printed: milliseconds per page of 20 earlier items (median and worst), as wall time and as this
+process's CPU time (on a machine shared with other work the wall time is mostly waiting for a core),
+keys and seconds to the first message, and the ratios. Nothing here is asserted: timings depend on the
+machine.
 """
 
 from __future__ import annotations
@@ -58,11 +60,14 @@ async def drawn(transcript: Transcript) -> None:
     await done.wait()
 
 
-async def timed(transcript: Transcript, action: Callable[[], Awaitable[Any]]) -> float:
-    start = time.perf_counter()
+Timing = tuple[float, float]  # seconds: wall, CPU
+
+
+async def timed(transcript: Transcript, action: Callable[[], Awaitable[Any]]) -> Timing:
+    start, cpu = time.perf_counter(), time.process_time()
     await action()
     await drawn(transcript)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
 async def opened(app: TranscriptApp, conversation: Conversation) -> Transcript:
@@ -73,14 +78,14 @@ async def opened(app: TranscriptApp, conversation: Conversation) -> Transcript:
     return transcript
 
 
-async def with_widgets(conversation: Conversation) -> tuple[list[float], int, float]:
+async def with_widgets(conversation: Conversation) -> tuple[list[Timing], int, float]:
     """The transcript before its history: earlier pages mounted as widgets, PageUp by PageUp."""
     app = TranscriptApp()
     async with app.run_test(size=SIZE):
         transcript = await opened(app, conversation)
         transcript.history.display = False  # the earlier items come as widgets here
         first, live = transcript.first_live, list(transcript.live)
-        pages: list[float] = []
+        pages: list[Timing] = []
         keys, start = 0, time.perf_counter()
         while first > 0 or transcript.scroll_y > 0:
             keys += 1
@@ -103,26 +108,26 @@ async def with_widgets(conversation: Conversation) -> tuple[list[float], int, fl
         return pages, keys, time.perf_counter() - start
 
 
-async def with_lines(conversation: Conversation) -> tuple[list[float], int, float, float]:
+async def with_lines(conversation: Conversation) -> tuple[list[Timing], int, float, float]:
     """The transcript now: PageUp to the first message, then (opened again) Home."""
     app = TranscriptApp()
     async with app.run_test(size=SIZE):
         transcript = await opened(app, conversation)
-        pages: list[float] = []
+        pages: list[Timing] = []
         keys, start = 0, time.perf_counter()
         while transcript.history.gap or transcript.scroll_y > 0:
             keys += 1
             gap = transcript.history.gap
-            seconds = await timed(transcript, lambda: transcript.page(-1))
+            timing = await timed(transcript, lambda: transcript.page(-1))
             if transcript.history.gap != gap:
-                pages.append(seconds)
+                pages.append(timing)
         up = time.perf_counter() - start
         transcript = await opened(app, conversation)
 
         async def home() -> None:
             transcript.home()
 
-        return pages, keys, up, await timed(transcript, home)
+        return pages, keys, up, (await timed(transcript, home))[0]
 
 
 def main() -> None:
@@ -136,17 +141,21 @@ def main() -> None:
     print(f"{args.session.name}: {len(conversation.items)} items, {Transcript.PAGE} per page, {SIZE[0]}x{SIZE[1]}")
     old_pages, old_keys, old_seconds = asyncio.run(with_widgets(conversation))
     new_pages, new_keys, new_seconds, home = asyncio.run(with_lines(conversation))
-    rows = [
-        ("earlier 20 items, median", 1000 * statistics.median(old_pages), 1000 * statistics.median(new_pages), "ms"),
-        ("earlier 20 items, worst", 1000 * max(old_pages), 1000 * max(new_pages), "ms"),
+    rows: list[tuple[str, float, float, str]] = []
+    for clock, which in (("wall", 0), ("CPU", 1)):
+        before, now = [page[which] for page in old_pages], [page[which] for page in new_pages]
+        rows += [(f"earlier 20 items, median ({clock})", 1000 * statistics.median(before),
+                  1000 * statistics.median(now), "ms"),
+                 (f"earlier 20 items, worst ({clock})", 1000 * max(before), 1000 * max(now), "ms")]
+    rows += [
         ("PageUps to the first message", old_keys, new_keys, "keys"),
         ("PageUp to the first message, all of them", old_seconds, new_seconds, "s"),
         ("keys to the first message", old_keys, 1, "keys (now: Home)"),
         ("Home to the first message drawn", old_seconds, home, "s"),
     ]
     print(f"{'what':<44} {'widgets':>9} {'lines':>9} {'ratio':>8}")
-    for what, old, new, unit in rows:
-        print(f"{what:<44} {old:9.1f} {new:9.1f} {old / new:7.1f}x  {unit}")
+    for what, before_value, now_value, unit in rows:
+        print(f"{what:<44} {before_value:9.1f} {now_value:9.1f} {before_value / now_value:7.1f}x  {unit}")
 
 
 if __name__ == "__main__":
