@@ -24,6 +24,7 @@ _DATED = re.compile(r"-\d{4}-\d{2}-\d{2}$")
 _VERSION = re.compile(r"-\d+$")
 _NUMBERED_VERSIONS = frozenset({"gemini", "vertex_ai", "databricks"})
 ROUTERS = frozenset({"openrouter"})  # providers whose ids are `vendor/model`
+CALLED_AS = {"bedrock_converse": "bedrock"}  # a provider of the map's that litellm is called through another
 PER_MILLION = 1_000_000  # settings and providers list prices per million tokens; the map per token
 
 
@@ -221,15 +222,23 @@ class KnownModel:
 
 @functools.cache
 def chat_models() -> tuple[KnownModel, ...]:
-    """Every chat model litellm's map lists, once each, as `provider/id` (the map names most of them
-    with their provider in front, some without: `gpt-4o`, `openai/gpt-4o` would be the same model)."""
+    """Every chat model litellm's map lists, once each, as the `provider/id` litellm is called with: the
+    map's own prefix where a name has one (`vertex_ai/claude-sonnet-4-5`, whose entry's provider reads
+    `vertex_ai-anthropic_models`), else its provider in front (`claude-sonnet-4-5` is Anthropic's; a
+    family's `vertex_ai-language-models` is `vertex_ai`, and `bedrock_converse` is `bedrock`)."""
     models: dict[str, KnownModel] = {}
     for key, entry in bundled_map().items():
         provider = entry.get("litellm_provider")
         if not isinstance(provider, str) or entry.get("mode", "chat") not in ("chat", "responses"):
             continue
+        family = provider.partition("-")[0]
+        provider = family if family != provider and family in litellm_providers() else provider
+        provider = CALLED_AS.get(provider, provider)
+        prefix, slash, rest = key.partition("/")
+        provider, model_id = (prefix, rest) if slash and prefix != provider and not key.startswith(
+            f"{provider}/") else (provider, key.removeprefix(f"{provider}/"))
         window = _positive_int(entry.get("max_input_tokens")) or _positive_int(entry.get("max_tokens"))
-        model = KnownModel(provider, key.removeprefix(f"{provider}/"), window)
+        model = KnownModel(provider, model_id, window)
         models.setdefault(model.ref, model)
     return tuple(models.values())
 

@@ -24,7 +24,7 @@ from pi_tui.ai.litellm_client import (
     usage_from,
     warm_up,
 )
-from pi_tui.ai.model_map import bundled_map, model_facts
+from pi_tui.ai.model_map import bundled_map, chat_models, model_facts
 from pi_tui.ai.models import parse_model_ref
 from pi_tui.ai.types import ModelRequest, ModelSpec, StreamEvent, ToolSpec
 from tests.support.fake_openai import (
@@ -446,3 +446,16 @@ def test_importing_the_client_does_not_import_litellm() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert out.stdout.strip() == "[]"
+
+
+def test_every_model_model_lists_is_named_as_litellm_routes_it(litellm: Any) -> None:
+    """`/model` lists the map's chat models under the name litellm is called with (`vertex_ai/...`, not the
+    map's `vertex_ai-language-models`; `bedrock/...`, not `bedrock_converse`)."""
+    providers = {"anthropic", "openai", "gemini", "vertex_ai", "bedrock", "mistral", "xai", "groq", "deepseek",
+                 "openrouter"}
+    listed = [model for model in chat_models() if model.provider in providers]
+    assert len(listed) > 500
+    wrong = [(model.ref, litellm.get_llm_provider(model.ref)[1]) for model in listed]
+    assert [(ref, routed) for ref, routed in wrong if routed != ref.partition("/")[0]] == []
+    assert not [model.ref for model in chat_models() if model.provider.startswith("vertex_ai-")
+                or model.provider == "bedrock_converse"]
