@@ -115,6 +115,11 @@ class PickerScreen(ModalScreen[Any]):
         elif self.custom is not None and (self.input.value.strip() or self.empty_custom):
             self.dismiss(self.custom(self.input.value.strip()))
 
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter in the filter, after every letter typed before it."""
+        event.stop()
+        self.action_choose()
+
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if 0 <= event.option_index < len(self.shown):
             self.dismiss(self.shown[event.option_index].value)

@@ -68,7 +68,9 @@ PICKER = [
     Binding("escape", "close", "close", id="picker.close"),
     Binding("down", "move(1)", "next", id="picker.down", show=False, priority=True),
     Binding("up", "move(-1)", "previous", id="picker.up", show=False, priority=True),
-    Binding("enter", "choose", "choose", id="picker.choose", priority=True),
+    # not a priority binding: the filter takes Enter in order with the letters typed before it (a burst
+    # of keys, a paste), and chooses through `Input.Submitted`
+    Binding("enter", "choose", "choose", id="picker.choose"),
 ]
 
 CONFIRM = [

@@ -67,3 +67,14 @@ def test_a_fuzzy_filter_finds_the_tightest_match_first() -> None:
     near = Choice("a", "anthropic/claude-sonnet-4-5")
     assert filter_choices([far, near], "son45") == [near, far]
     assert filter_choices([far, near], "sonnet") == [far, near]  # a substring keeps the given order
+
+
+async def test_enter_typed_in_one_burst_with_the_filter_chooses_what_was_typed(make_app, send, wait, wait_for,
+                                                                               raw) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        await send(pilot, "/theme", opens=PickerScreen)
+        raw(app, "ligh\r")  # a fast hand, a paste or tmux: every key queued before the first is handled
+        await wait_for(pilot, lambda: app.screen is app.main)
+        assert app.theme == "light"
