@@ -5,7 +5,8 @@ tests/pi_tui/conftest.py."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -121,3 +122,15 @@ def transcript_notes(app: Any) -> list[tuple[str, str]]:
     """What the app said in the transcript (its own notes, not the session), with their levels."""
     return [(item.level, item.message["text"]) for item in app.main.transcript.conversation.items
             if item.kind == "note"]
+
+
+@asynccontextmanager
+async def two_queued(make_app: Callable[..., Any]) -> AsyncIterator[tuple[Any, Any]]:
+    """An app (slow demo client) whose agent works on a task with `steer now` and `and later this`
+    waiting in its queue: (app, pilot)."""
+    app = make_app(delay=0.5)  # slow: the steer waits in the queue (it goes after the tool being streamed)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await send_while_working(pilot)
+        await until(pilot, lambda: len(app.live.queued) == 2)
+        yield app, pilot

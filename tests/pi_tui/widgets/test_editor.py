@@ -7,7 +7,7 @@ import json
 from pi_tui.ai.convert import convert_to_llm
 from pi_tui.settings import Settings
 from pi_tui.widgets.blocks import BashBlock
-from tests.support.tui import send_while_working
+from tests.support.tui import send_while_working, two_queued
 
 
 async def test_up_and_down_walk_the_history_only_at_the_edges(make_app, send, wait) -> None:
@@ -144,12 +144,8 @@ async def test_escape_aborts_the_running_agent(make_app, wait, wait_for) -> None
 
 async def test_escape_puts_queued_messages_back_into_the_editor_and_sends_none_later(make_app, wait,
                                                                                     wait_for) -> None:
-    app = make_app(delay=0.5)  # slow: the steer waits in the queue (it goes after the tool being streamed)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait(pilot)
+    async with two_queued(make_app) as (app, pilot):
         editor = app.main.editor
-        await send_while_working(pilot)
-        await wait_for(pilot, lambda: len(app.live.queued) == 2)
         shown = str(app.main.status.lines.content)
         assert "↳ steer: steer now" in shown and "↳ follow-up: and later this" in shown
         editor.load_text("draft")

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from pi_tui.tui.app import PiApp
-from tests.support.tui import send_while_working, type_raw
+from tests.support.tui import two_queued, type_raw
 
 # a 1x1 PNG
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJ"
@@ -110,12 +110,8 @@ async def test_a_pasted_image_path_attaches_the_image_and_ctrl_c_drops_it(make_a
 
 
 async def test_alt_up_takes_the_queued_messages_back_and_the_agent_goes_on(make_app, wait, wait_for) -> None:
-    app = make_app(delay=0.5)  # slow: the steer waits in the queue (it goes after the tool being streamed)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait(pilot)
+    async with two_queued(make_app) as (app, pilot):
         editor = app.main.editor
-        await send_while_working(pilot)
-        await wait_for(pilot, lambda: len(app.live.queued) == 2)
         editor.load_text("draft")
         type_raw(app, ALT_UP)  # Alt+Up as a terminal sends it
         await wait_for(pilot, lambda: editor.text == "steer now\n\nand later this\n\ndraft")
