@@ -75,6 +75,8 @@ async def test_enter_typed_in_one_burst_with_the_filter_chooses_what_was_typed(m
     async with app.run_test(size=(100, 30)) as pilot:
         await wait(pilot)
         await send(pilot, "/theme", opens=PickerScreen)
+        picker = app.screen
+        await wait_for(pilot, lambda: picker.input.has_focus)  # mounted: the keys reach its filter
         raw(app, "ligh\r")  # a fast hand, a paste or tmux: every key queued before the first is handled
         await wait_for(pilot, lambda: app.screen is app.main)
         assert app.theme == "light"
