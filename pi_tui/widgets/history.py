@@ -133,8 +133,9 @@ class History(Widget):
         self.end = 0
         self.head_end = 0
         self.tail_start = 0
-        self.unfolded: set[int] = set()  # items a click unfolded
+        self.unfolded: set[int] = set()  # the items a click unfolded, by id(item)
         self._width = 0
+        # by id(item): an item inserted among them (a summary beside its turn) moves the others' indexes
         self._cache: dict[int, tuple[tuple[Any, ...], list[Row]]] = {}
         self._rows: list[Row] = []
         self._row_items: list[int] = []  # the item of each row; -1 for the gap line
@@ -188,8 +189,18 @@ class History(Widget):
         self.head_end, self.tail_start = 0, self.end
         self.relayout()
 
+    def inserted(self, index: int) -> None:
+        """The conversation took an item at `index`, among the history's (condense's summary of a turn
+        above the widgets, put beside that turn): it is drawn there if its neighbours are."""
+        self.end += 1
+        if index < self.head_end:
+            self.head_end += 1
+        if index < self.tail_start:
+            self.tail_start += 1
+        self.relayout()
+
     def unfold(self, index: int) -> None:
-        self.unfolded.symmetric_difference_update({index})
+        self.unfolded.symmetric_difference_update({id(self.items[index])})
         self.relayout()
 
     # ----- rows ---------------------------------------------------------------------------------
@@ -249,17 +260,18 @@ class History(Widget):
     def _key(self, index: int) -> tuple[Any, ...]:
         """Everything an item's lines depend on: when it changes, the item is rendered again."""
         item, look = self.items[index], self.look
-        unfolded = index in self.unfolded
+        unfolded = id(item) in self.unfolded
         marks = tuple(look.mark_for(call) for call in calls_of(item))
         chain = look.chain_for(item.message) if item.kind == "user" else ""
         return self._width, look.tools_expanded or unfolded, look.show_thinking or unfolded, marks, chain
 
     def _lines(self, index: int) -> list[Row]:
         key = self._key(index)
-        cached = self._cache.get(index)
+        item = self.items[index]
+        cached = self._cache.get(id(item))
         if cached is None or cached[0] != key:
-            cached = key, self._render_item(self.items[index], key[1], key[2], key[3], key[4])
-            self._cache[index] = cached
+            cached = key, self._render_item(item, key[1], key[2], key[3], key[4])
+            self._cache[id(item)] = cached
         return cached[1]
 
     def _render_item(self, item: Item, tools: bool, thinking: bool, marks: tuple[str, ...],

@@ -267,10 +267,11 @@ class Transcript(VerticalScroll):
         """Mount `widget` where `item` stands among the mounted items; one placed among those not mounted
         (above the view) is shown when they are."""
         items = self.conversation.items
-        position = next(i for i in range(len(items) - 1, -1, -1) if items[i] is item) - self.first_live
+        index = next(i for i in range(len(items) - 1, -1, -1) if items[i] is item)
+        position = index - self.first_live
         if position < 0:
             self.first_live += 1
-            self._update_load_button()
+            self.history.inserted(index)
             return
         await self.mount(widget, before=self.live[position])
         self.live.insert(position, widget)
