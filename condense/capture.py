@@ -80,7 +80,9 @@ def entry_ms(entry: dict[str, Any]) -> int:
     return int(stamp) if isinstance(stamp, int | float) else iso_to_ms(stamp)
 
 
-class _Turn:
+class Turn:
+    """An assistant message with tool calls and the results that came for them before the next one."""
+
     def __init__(self, message: dict[str, Any], turn_index: int, group: int, timestamp: int) -> None:
         self.message = message
         self.turn_index = turn_index
@@ -90,6 +92,9 @@ class _Turn:
 
     def answered(self) -> Iterator[tuple[ToolCall, Answer]]:
         return _answered(tool_calls(self.message), self.results)
+
+    def record(self, call: Mapping[str, Any], result: Mapping[str, Any]) -> ToolCallRecord:
+        return _record(call, result, self.turn_index, self.timestamp, occurrence_of(result))
 
 
 class TurnScan:
@@ -101,14 +106,19 @@ class TurnScan:
         self._reset()
 
     def _reset(self) -> None:
-        self.turns: list[_Turn] = []
+        self.turns: list[Turn] = []
         self._entries: list[dict[str, Any]] = []
-        self._current: _Turn | None = None
+        self._current: Turn | None = None
         self._assistants = 0
         self._group = 0
         self._occurrences = Occurrences()
 
-    def of(self, branch: list[dict[str, Any]]) -> list[_Turn]:
+    @property
+    def closed(self) -> int:
+        """How many of `turns` (the first ones) can take no more results: all but an open last one."""
+        return len(self.turns) - (self._current is not None)
+
+    def of(self, branch: list[dict[str, Any]]) -> list[Turn]:
         if not (len(branch) >= len(self._entries) and all(map(operator.is_, branch, self._entries))):
             self._reset()
         self._feed(branch[len(self._entries):])
@@ -126,17 +136,13 @@ class TurnScan:
             elif role == "assistant":
                 self._current = None
                 if tool_calls(message):
-                    self._current = _Turn(message, self._assistants, self._group, entry_ms(entry))
+                    self._current = Turn(message, self._assistants, self._group, entry_ms(entry))
                     self.turns.append(self._current)
                 self._assistants += 1
             elif role == "toolResult":
                 [numbered] = self._occurrences.number([message])
                 if self._current is not None:
                     self._current.results.append(numbered)
-
-
-def _turns(branch: list[dict[str, Any]]) -> list[_Turn]:
-    return TurnScan().of(branch)
 
 
 def capture_unindexed(branch: list[dict[str, Any]], is_summarized: IsSummarized,
@@ -152,7 +158,7 @@ def capture_unindexed(branch: list[dict[str, Any]], is_summarized: IsSummarized,
         for call, result in turn.answered():
             if result is None or is_summarized(message_key(result)):
                 continue
-            record = _record(call, result, turn.turn_index, turn.timestamp, occurrence_of(result))
+            record = turn.record(call, result)
             if is_protected(record.tool_name, record.args):
                 continue
             records.append(record)
@@ -164,15 +170,19 @@ def capture_unindexed(branch: list[dict[str, Any]], is_summarized: IsSummarized,
 
 def branch_records(branch: list[dict[str, Any]]) -> list[ToolCallRecord]:
     """Every answered call of the branch, in order (whatever its protection or index state)."""
-    return [_record(call, result, turn.turn_index, turn.timestamp, occurrence_of(result))
-            for turn in _turns(branch) for call, result in turn.answered() if result is not None]
+    return [turn.record(call, result) for turn in TurnScan().of(branch) for call, result in turn.answered()
+            if result is not None]
 
 
 def records_for_keys(branch: list[dict[str, Any]], keys: set[str]) -> list[ToolCallRecord]:
     """The branch's records of these occurrence keys (whatever their protection or index state); only
     these are built, so reading back a few outputs of a long session costs no text of the others."""
-    return [_record(call, result, turn.turn_index, turn.timestamp, occurrence_of(result))
-            for turn in _turns(branch) for call, result in turn.answered()
+    return turn_records(TurnScan().of(branch), keys)
+
+
+def turn_records(turns: Sequence[Turn], keys: set[str]) -> list[ToolCallRecord]:
+    """`records_for_keys` among `turns` (a `TurnScan`'s, kept as the branch grows), in branch order."""
+    return [turn.record(call, result) for turn in turns for call, result in turn.answered()
             if result is not None and message_key(result) in keys]
 
 

@@ -17,7 +17,7 @@ from typing import Any, cast
 
 from condense.branch_switch import Held, carry_over
 from condense.budget import should_budget_flush, should_delta_flush, usage_fraction
-from condense.capture import capture_batch, records_for_keys, without_protected
+from condense.capture import capture_batch, records_for_keys, turn_records, without_protected
 from condense.chains import (
     BranchMessages,
     ChainDetector,
@@ -654,7 +654,7 @@ class CondenseEngine:
             if plan is None:
                 return
             keys = {message_key(m) for m in plan.folded_inputs if m.get("role") == "toolResult"}
-            records = records_for_keys(self.host.branch(), {k for k in keys if not self.index.is_summarized(k)})
+            records = turn_records(self.flusher.turns(), {k for k in keys if not self.index.is_summarized(k)})
             refs = self.index.allocate_summary_refs(records)
             self.index.add_batch(records, self.host.append_entry)
             self.index.register_summary_refs(refs)

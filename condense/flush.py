@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from condense.capture import TurnScan, capture_unindexed, group_batches
+from condense.capture import Turn, TurnScan, capture_unindexed, group_batches
 from condense.config import CondenseConfig
 from condense.frontier import BatchOutcome, Frontier, trim_batch
 from condense.host import CancelSignal, Host
@@ -23,7 +23,7 @@ from condense.index import ToolCallIndexer
 from condense.records import FRONTIER, STATS, SUMMARY, Batch, ToolCallRecord
 from condense.stats import PruneStats
 from condense.summarize import Summarizer, build_summary_content
-from condense.supersede import find_superseded, without_keys
+from condense.supersede import SupersededReads, without_keys
 
 log = logging.getLogger("condense")
 
@@ -57,7 +57,8 @@ class _Work:
 
 
 class Flusher:
-    """Runs flushes for one engine; holds no state of its own beyond what the engine passes in."""
+    """Runs flushes for one engine. Besides the frontier it keeps only what it learnt of the branch (its
+    turns, its superseded reads), so a flush in a long session walks what grew since the last one."""
 
     def __init__(self, host: Host, index: ToolCallIndexer, summarizer: Summarizer, stats: PruneStats,
                  config_source: Callable[[], CondenseConfig], batch_filter: BatchFilter | None = None) -> None:
@@ -68,10 +69,15 @@ class Flusher:
         self._config = config_source
         self.frontier: Frontier | None = None
         self._turns = TurnScan()
+        self._superseded = SupersededReads()
         self.trivial_skips = 0  # batches of the last flush too small to summarise: for /pruner status only
         self._batch_filter = batch_filter  # a simulation's restriction of what flushes
 
     # ----- collecting -------------------------------------------------------------------------
+
+    def turns(self) -> list[Turn]:
+        """The branch's tool-using turns, walked only where the branch grew since the last call."""
+        return self._turns.of(self.host.branch())
 
     def collect(self, is_protected: Callable[[str, dict[str, Any]], bool]) -> list[Batch]:
         """Everything pending on the branch past the frontier, grouped as the batching mode says."""
@@ -88,7 +94,8 @@ class Flusher:
         the cached prompt anyway, an empty one must not. A failed write leaves everything as it was."""
         if not batches or not self._config().superseded_reads:
             return batches
-        stale = find_superseded(self.host.branch(), self.host.cwd(), self.index.is_summarized, is_protected)
+        stale = self._superseded.find(self._turns, self.host.branch(), self.host.cwd(), self.index.is_summarized,
+                                      is_protected)
         if not stale:
             return batches
         try:

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from condense.capture import branch_records
+from condense.capture import Turn, TurnScan
 from condense.records import Batch, ToolCallRecord
 
 IsSummarized = Callable[[str], bool]
@@ -69,28 +69,66 @@ def _covers(later: LineRange, earlier: LineRange) -> bool:
     return later[0] <= earlier[0] and later[1] >= earlier[1]
 
 
-def find_superseded(branch: list[dict[str, Any]], cwd: str | None, is_summarized: IsSummarized,
-                    is_protected: IsProtected) -> list[ToolCallRecord]:
-    """The branch's superseded reads not yet indexed, in branch order, each marked with what superseded it."""
-    records = branch_records(branch)
-    open_reads: dict[str, list[ToolCallRecord]] = {}  # path -> reads not superseded so far
-    found: dict[str, str] = {}  # superseded read's key -> the tool that superseded it
-    for record in records:
-        path = _path(record, cwd)
-        if path is None or record.is_error or (record.tool_name != READ and record.tool_name not in CHANGES):
-            continue
-        waiting = open_reads.setdefault(path, [])
-        still = []
-        for earlier in waiting:
-            if earlier.turn_index < record.turn_index and (
-                    record.tool_name in CHANGES or _covers(shown_lines(record), shown_lines(earlier))):
-                found[earlier.key] = record.tool_name
-            else:
-                still.append(earlier)
-        if record.tool_name == READ and not is_summarized(record.key) and not is_protected(READ, record.args):
-            still.append(record)
-        open_reads[path] = still
-    return [record.with_changes(superseded_by=found[record.key]) for record in records if record.key in found]
+Order = tuple[int, int]  # a call's turn index and its place among the turn's calls: branch order
+Read = tuple[Order, ToolCallRecord]
+
+
+class SupersededReads:
+    """The superseded reads of a branch that grows between flushes, kept with the flusher: a flush walks
+    only the turns that closed since the last one (and the one still open), and builds records only for
+    `read`, `edit` and `write` calls. Whether a read is superseded depends on that read and the later
+    calls alone, so every read is followed whatever its index or protection state, and those two are
+    asked when the reads are handed out: the reads a walk of the whole branch would find, in its order."""
+
+    def __init__(self) -> None:
+        self._reset(None, [])
+
+    def _reset(self, cwd: str | None, turns: list[Any]) -> None:
+        self._cwd = cwd
+        self._turns = turns  # the scan's list of turns: another list means the scan started over
+        self._done = 0  # turns walked for good
+        self._open: dict[str, list[Read]] = {}  # path -> its reads not superseded so far
+        self._found: dict[str, Read] = {}  # superseded reads not known to be indexed yet, marked
+
+    def find(self, scan: TurnScan, branch: list[dict[str, Any]], cwd: str | None, is_summarized: IsSummarized,
+             is_protected: IsProtected) -> list[ToolCallRecord]:
+        """The superseded reads of `branch` that are not indexed yet, in branch order, each marked with
+        what superseded it. `scan` walks the branch's turns (the flusher's own, kept as it grows)."""
+        scan.of(branch)
+        if scan.turns is not self._turns or cwd != self._cwd:
+            self._reset(cwd, scan.turns)
+        for turn in scan.turns[self._done:scan.closed]:
+            self._walk(turn, self._open, self._found)
+        self._done = max(self._done, scan.closed)
+        for key in [key for key in self._found if is_summarized(key)]:
+            del self._found[key]
+        found = self._found
+        if scan.closed < len(scan.turns):  # the open turn may gain results: walked again next time
+            found = dict(found)
+            self._walk(scan.turns[-1], dict(self._open), found)
+        return [record for _order, record in sorted(found.values(), key=lambda read: read[0])
+                if not is_summarized(record.key) and not is_protected(READ, record.args)]
+
+    def _walk(self, turn: Turn, open_reads: dict[str, list[Read]], found: dict[str, Read]) -> None:
+        """Supersede what `turn`'s calls supersede. Lists in `open_reads` are replaced, never changed, so
+        a shallow copy walks an open turn without touching what is kept."""
+        for position, (call, result) in enumerate(turn.answered()):
+            if result is None or (call.get("name") != READ and call.get("name") not in CHANGES):
+                continue
+            record = turn.record(call, result)
+            path = _path(record, self._cwd)
+            if path is None or record.is_error:
+                continue
+            still = []
+            for order, earlier in open_reads.get(path, []):
+                if earlier.turn_index < record.turn_index and (
+                        record.tool_name in CHANGES or _covers(shown_lines(record), shown_lines(earlier))):
+                    found[earlier.key] = (order, earlier.with_changes(superseded_by=record.tool_name))
+                else:
+                    still.append((order, earlier))
+            if record.tool_name == READ:
+                still.append(((turn.turn_index, position), record))
+            open_reads[path] = still
 
 
 def without_keys(batches: list[Batch], keys: set[str]) -> list[Batch]:

@@ -4,11 +4,20 @@ with no summary of its own, and comes back byte for byte through context_tree_qu
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
+import pytest
+
+from condense.capture import TurnScan
+from condense.config import CondenseConfig
 from condense.messages import ToolCall
+from condense.occurrence import message_key
+from condense.protect import is_protected
 from condense.records import INDEX
-from condense.supersede import shown_lines
+from condense.supersede import SupersededReads, shown_lines, superseded_stub
+from pi_tui.session.store import Session
+from tests.conftest import corpus_path
 from tests.support.memory_host import Driver, assistant, make, result
 
 OLD = "def f():\n    return 1  # the original body\n" * 40  # 1,680 characters
@@ -139,3 +148,29 @@ async def test_stubbed_only_at_a_flush_and_deterministically() -> None:
     assert entry["toolCalls"][0]["supersededBy"] == "edit"
     await engine.flush("manual")
     assert [data["toolCalls"][0]["toolCallId"] for data in drive.host.custom(INDEX)].count("r1") == 1
+
+
+
+@pytest.mark.parametrize("name", ["pi-large-session.jsonl", "pi-before-compaction.jsonl", "pi-compact-hooks.jsonl",
+                                  "pi-compaction-check.jsonl"])
+def test_a_growing_corpus_branch_gets_the_stubs_a_full_scan_gives(name: str) -> None:
+    """Kept from one flush to the next, the check walks only what is new; at every assistant message of a
+    corpus session it hands out the reads a walk of the whole branch would, marked the same way."""
+    session = Session.open(corpus_path(name))
+    config = CondenseConfig()
+    protected = partial(is_protected, protected_tools=config.protected_tools, protected_paths=config.protected_paths)
+    indexed: set[str] = set()
+    scan, kept = TurnScan(), SupersededReads()
+    branch: list[dict[str, Any]] = []
+    stubs = 0
+    for entry in session.branch_entries():
+        branch.append(entry)
+        if entry.get("type") != "message" or entry["message"].get("role") != "assistant":
+            continue
+        full = SupersededReads().find(TurnScan(), branch, session.cwd, indexed.__contains__, protected)
+        found = kept.find(scan, branch, session.cwd, indexed.__contains__, protected)
+        assert [superseded_stub(r, r.key) for r in found] == [superseded_stub(r, r.key) for r in full]
+        stubs += len(found)
+        indexed |= {record.key for record in found[::2]}  # indexed by the flush; the rest as if its write failed
+        indexed |= {message_key(result) for turn in scan.turns[-3:-2] for _call, result in turn.answered() if result}
+    assert stubs > 0, "the session has superseded reads"
