@@ -31,7 +31,7 @@ from condense.diagnostics import DiagnosticSink, status_suffix
 from condense.entry_log import MemoryLog
 from condense.figure import ContextFigure
 from condense.flush import BatchFilter, Flusher, FlushResult, FlushTrigger, Progress
-from condense.fold import FOLD, HistoryFold, fold_saving, plan_fold, reconstruct_folds
+from condense.fold import FOLD, HistoryFold, reconstruct_folds
 from condense.frontier import reconstruct as reconstruct_frontier
 from condense.frontier import trim_batch
 from condense.host import ContextUsage, Host
@@ -517,7 +517,9 @@ class CondenseEngine:
         key = (cut, len(self.history_fold.folds), len(self.index.changed_keys), self.chains.version)
         if key != self._fold_key:
             self._fold_key = key
-            self._fold_saving = fold_saving(out, folded)
+            # what it took out, less its block: the render's size less the folded one's, whose messages
+            # past the block are the render's own, measured already
+            self._fold_saving = self._renderer.model_chars()[1] - self._renderer.chars(folded) if cut else 0
 
     def _render_unfolded(self, messages: list[AgentMessage]) -> list[AgentMessage]:
         options = self._render_options()
@@ -649,8 +651,8 @@ class CondenseEngine:
             inputs = self._context()
             # rendered as `_measure_again` renders them: the next request's way once one was sent
             out = self._render_unfolded(inputs) if self._last_input is not None else self._render_quietly(inputs)
-            plan = plan_fold(inputs, out, self.history_fold.folds, config.fold_keep_turns, config.fold_min_chars,
-                             self.is_protected)
+            plan = self.history_fold.plan(inputs, out, config.fold_keep_turns, config.fold_min_chars,
+                                          self.is_protected, self._renderer.chars)
             if plan is None:
                 return
             keys = {message_key(m) for m in plan.folded_inputs if m.get("role") == "toolResult"}

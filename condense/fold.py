@@ -117,6 +117,7 @@ def _clip_words(text: str, limit: int) -> str:
 
 
 RefOf = Callable[[str], str | None]  # occurrence key -> the short ref the index gave it
+Chars = Callable[[Sequence[Any]], int]  # characters the model reads of these messages
 
 
 def _entries(stretch: Sequence[Mapping[str, Any]], ref_of: RefOf) -> list[str]:
@@ -232,14 +233,12 @@ class HistoryFold:
     lookup while the conversation only grows."""
 
     def __init__(self) -> None:
-        self.folds: list[Fold] = []
-        self._block: dict[str, Any] | None = None
-        self._found: tuple[int, Any] | None = None  # (position in the last output, the boundary message)
+        self.reset([])
 
     def reset(self, folds: list[Fold]) -> None:
         self.folds = folds
-        self._block = folds[-1].message() if folds else None
-        self._found = None
+        self._block: dict[str, Any] | None = folds[-1].message() if folds else None
+        self._found: tuple[int, Any] | None = None  # (position in the last output, the boundary message)
 
     def add(self, fold: Fold) -> None:
         self.reset([*self.folds, fold])
@@ -247,18 +246,44 @@ class HistoryFold:
     def _cut(self, out: Sequence[Any]) -> int | None:
         if self._found is not None:
             position, message = self._found
-            if position < len(out) and out[position] is message:
-                return position
-            for index, candidate in enumerate(out):
-                if candidate is message:
-                    self._found = (index, message)
-                    return index
+            found = _position(out, message, position)
+            if found is not None:
+                self._found = (found, message)
+                return found
         boundary = self.folds[-1].boundary
         for index, candidate in enumerate(out):
             if candidate.get("role") == "user" and user_identity(candidate) == boundary:
                 self._found = (index, candidate)
                 return index
         return None
+
+    def plan(self, inputs: Sequence[Any], out: Sequence[Any], keep_turns: int, min_chars: int,
+             is_protected: IsProtected, chars: Chars) -> FoldPlan | None:
+        """`plan_fold`'s answer for the fold in force, walking only what follows its boundary while no new
+        fold can be due: the stretch a fold would take is bounded from above (every user message a cut
+        candidate, the first protected output after the boundary a limit), and most of the time that
+        bound is under `min_chars`. `chars` measures messages (a cache of their sizes)."""
+        start = (self._cut(out) or 0) if self.folds else 0
+        if keep_turns <= 0 or not self._may_fold(out, start, keep_turns, min_chars, is_protected, chars):
+            return None
+        return plan_fold(inputs, out, self.folds, keep_turns, min_chars, is_protected)
+
+    @staticmethod
+    def _may_fold(out: Sequence[Any], start: int, keep_turns: int, min_chars: int, is_protected: IsProtected,
+                  chars: Chars) -> bool:
+        """False when no fold can be due: `start` is where `plan_fold`'s stretch starts (the boundary of the
+        fold in force, found first in `out`; 0 without one), and a protected output before it leaves
+        `plan_fold` nothing to fold either."""
+        users = []
+        for position in range(len(out) - 1, start, -1):
+            if out[position].get("role") == "user":
+                users.append(position)
+                if len(users) > keep_turns:
+                    break
+        if len(users) <= keep_turns:
+            return False
+        upper = start + _protected_from(out[start:users[-1]], is_protected)
+        return upper > start and chars(out[start:upper]) >= min_chars
 
     def apply(self, out: list[Any]) -> list[Any]:
         """`out` with the folded stretch replaced; `out` itself when no fold applies to it (a branch
@@ -319,9 +344,17 @@ def _transcript_line(message: Mapping[str, Any]) -> str:
     return f"[{role}]\n{summary if isinstance(summary, str) else text}" if (text or summary) else ""
 
 
-def fold_saving(out: Sequence[Any], folded: Sequence[Any]) -> int:
-    """Characters the model no longer reads because of the fold: what it took out, less its block."""
-    if folded is out or not folded:
-        return 0
-    cut = len(out) - len(folded) + 1
-    return model_chars(out[:cut]) - model_chars(folded[:1])
+def _position(out: Sequence[Any], message: Any, hint: int) -> int | None:
+    """Where `message` itself is in `out`: at `hint` while nothing before it moved, else found by the list's
+    own search (which takes an equal message for it only after comparing identity)."""
+    if hint < len(out) and out[hint] is message:
+        return hint
+    start = 0
+    while True:
+        try:
+            position = out.index(message, start)
+        except ValueError:
+            return None
+        if out[position] is message:
+            return position
+        start = position + 1

@@ -44,7 +44,7 @@ class Sizes:
         self._sizes[id(value)] = (value, size)
         return size
 
-    def total(self, values: list[Any]) -> int:
+    def total(self, values: Iterable[Any]) -> int:
         return sum(map(self.of, values))
 
     def forget_all_but(self, *groups: list[Any]) -> None:

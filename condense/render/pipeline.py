@@ -9,7 +9,7 @@ is rendered in full every time (it is off by default and not made incremental).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import chain
 from operator import is_
@@ -179,6 +179,10 @@ class IncrementalRender:
             if message.get("role") == "toolResult":
                 self._at_key.setdefault(message_key(message), []).append(position)
                 self._at_id.setdefault(str(message.get("toolCallId", "")), []).append(position)
+
+    def chars(self, messages: Iterable[Any]) -> int:
+        """Characters the model reads of `messages`, from the sizes kept for the renders' messages."""
+        return self._sizes.total(messages)
 
     def model_chars(self) -> tuple[int, int]:
         """Characters the model would read of the last inputs unpruned, and of the last render."""

@@ -6,11 +6,27 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
+from condense.chains import branch_messages
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
-from condense.fold import FOLD, REQUEST_LINE_CHARS, SUBJECT_CHARS, Fold, call_subject, reconstruct_folds, request_line
+from condense.fold import (
+    FOLD,
+    REQUEST_LINE_CHARS,
+    SUBJECT_CHARS,
+    Fold,
+    HistoryFold,
+    call_subject,
+    plan_fold,
+    reconstruct_folds,
+    request_line,
+)
+from condense.measure import model_chars
 from condense.occurrence import message_key
 from condense.simulate import check_recovery
+from pi_tui.session.store import Session
+from tests.conftest import corpus_path
 from tests.support.memory_host import Driver, make, user
 
 BIG = "line of output\n" * 200  # 3,000 characters: every batch is summarised
@@ -137,3 +153,31 @@ def test_a_call_subject_ends_on_a_whole_word() -> None:
     assert call_subject("read", {"path": "src/app.ts"}) == "read src/app.ts"
     long_word = call_subject("bash", {"command": "x" * 80})
     assert long_word == "bash " + "x" * (SUBJECT_CHARS - 1) + "…"
+
+
+@pytest.mark.parametrize("name", ["pi-large-session.jsonl", "pi-before-compaction.jsonl", "pi-compact-hooks.jsonl",
+                                  "pi-compaction-check.jsonl"])
+def test_a_fold_planned_from_its_boundary_is_the_one_a_walk_of_everything_plans(name: str) -> None:
+    """At every message of a corpus session (folding as it goes), and after the protection rules change
+    so that work before the fold in force is protected: the same plan as `plan_fold` over the whole."""
+    messages = branch_messages(Session.open(corpus_path(name)).branch_entries())
+    fold = HistoryFold()
+    planned = 0
+    for end in range(1, len(messages) + 1):
+        inputs = messages[:end]
+        later = end > len(messages) // 2  # from here on every read is protected
+        protected = _reads_protected if later else _nothing_protected
+        expected = plan_fold(inputs, inputs, fold.folds, 2, 2_000, protected)
+        assert fold.plan(inputs, inputs, 2, 2_000, protected, model_chars) == expected
+        if expected is not None:
+            fold.add(expected.fold(lambda key: None))
+            planned += 1
+    assert planned > 1
+
+
+def _nothing_protected(name: str, args: dict[str, Any]) -> bool:
+    return False
+
+
+def _reads_protected(name: str, args: dict[str, Any]) -> bool:
+    return name == "read"
