@@ -19,8 +19,8 @@ from condense.chains.detect import (
 from condense.chains.model import ChainEntry, ChainRange, ChainRegistry
 from condense.chains.placeholders import substitute_block_refs
 from condense.chains.render import (
+    ChainLayout,
     ChainPhase,
-    ChainTail,
     apply_chain_compressions,
     chain_body,
     is_per_batch_summary,
@@ -35,10 +35,10 @@ __all__ = [
     "BranchMessages",
     "ChainDetector",
     "ChainEntry",
+    "ChainLayout",
     "ChainPhase",
     "ChainRange",
     "ChainRegistry",
-    "ChainTail",
     "CompressResult",
     "RangeFuser",
     "Skipped",

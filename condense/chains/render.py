@@ -19,8 +19,9 @@ import bisect
 import re
 from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import groupby
+from operator import is_
 from typing import Any, Protocol
 
 from condense.chains.model import ChainEntry
@@ -65,6 +66,8 @@ class Boundaries:
         self.assistants: dict[int, list[int]] = {}
         self.rendered: set[str] = set()
         self.summaries: list[int] = []  # positions of condense's per-batch summaries
+        self.summary_keys: dict[str, list[int]] = {}  # of what they speak about (`summary_refs`)
+        self.summary_bare: dict[str, list[int]] = {}
         self.earliest: int | None = None  # the oldest user or assistant timestamp the messages hold
         self.size = 0
         self.extend(messages)
@@ -76,12 +79,22 @@ class Boundaries:
                 self.rendered.add(block)
             elif is_per_batch_summary(message):
                 self.summaries.append(position)
+                keys, bare = summary_refs(message)
+                for key in keys:
+                    self.summary_keys.setdefault(key, []).append(position)
+                for name in bare:
+                    self.summary_bare.setdefault(name, []).append(position)
             table = self.users if role == "user" else self.assistants if role == "assistant" else None
             stamp = result_timestamp_of(message.get("timestamp")) if table is not None else None
             if table is not None and stamp is not None:
                 table.setdefault(stamp, []).append(position)
                 self.earliest = stamp if self.earliest is None else min(self.earliest, stamp)
         self.size += len(messages)
+
+    def summaries_about(self, keys: Iterable[str], bare: Iterable[str]) -> set[int]:
+        """Positions of the per-batch summaries that speak about any of these outputs."""
+        return ({p for key in keys for p in self.summary_keys.get(key, ())}
+                | {p for name in bare for p in self.summary_bare.get(name, ())})
 
     def before_all(self, final_assistant_timestamp: int | None) -> bool:
         """A chain that ended before the oldest message held: compacted out of the context, not broken."""
@@ -121,25 +134,35 @@ def is_per_batch_summary(message: dict[str, Any]) -> bool:
     return message.get("role") == "custom" and message.get("customType") == SUMMARY
 
 
+def summary_refs(message: dict[str, Any]) -> tuple[set[str], set[str]]:
+    """The outputs a per-batch summary speaks about: occurrence keys of its refs with a result timestamp,
+    and the ids it has nothing but the id to go by for (legacy refs, legacy `toolCallIds`)."""
+    keys: set[str] = set()
+    bare: set[str] = set()
+    details = message.get("details")
+    if not isinstance(details, dict):
+        return keys, bare
+    for ref in _dicts(details.get("toolCallRefs")):
+        call_id, stamp = ref.get("toolCallId"), result_timestamp_of(ref.get("resultTimestamp"))
+        if not isinstance(call_id, str):
+            continue
+        if stamp is None:
+            bare.add(bare_id(call_id))
+        else:
+            keys.add(occ_key(call_id, stamp, occurrence_of(ref, "resultOccurrence")))
+    legacy_ids = details.get("toolCallIds")
+    if isinstance(legacy_ids, list):
+        bare.update(i for i in legacy_ids if isinstance(i, str))
+    return keys, bare
+
+
 def summary_overlaps_dropped(message: dict[str, Any], dropped_keys: AbstractSet[str],
                              dropped_bare: AbstractSet[str]) -> bool:
     """Whether a per-batch summary speaks about a dropped output. A ref with a result timestamp must
     match that exact occurrence (a live turn reusing a dropped id keeps its summary); a legacy ref
     has nothing but its id to go by."""
-    details = message.get("details")
-    if not isinstance(details, dict):
-        return False
-    for ref in _dicts(details.get("toolCallRefs")):
-        call_id, stamp = ref.get("toolCallId"), result_timestamp_of(ref.get("resultTimestamp"))
-        if not isinstance(call_id, str):
-            continue
-        if stamp is None:  # legacy ref
-            if bare_id(call_id) in dropped_bare:
-                return True
-        elif occ_key(call_id, stamp, occurrence_of(ref, "resultOccurrence")) in dropped_keys:
-            return True
-    legacy_ids = details.get("toolCallIds")
-    return isinstance(legacy_ids, list) and any(isinstance(i, str) and i in dropped_bare for i in legacy_ids)
+    keys, bare = summary_refs(message)
+    return not (keys.isdisjoint(dropped_keys) and bare.isdisjoint(dropped_bare))
 
 
 def without_thinking(message: dict[str, Any]) -> dict[str, Any]:
@@ -198,38 +221,89 @@ class _RangeContent:
 
 
 @dataclass
-class _Plan:
-    applied: list[_Applied]
+class ChainLayout:
+    """What phase 3 decided over a pass, kept for the next one. A conversation that grew renders only its
+    new messages from it (`extend`); after a flush that only added chains after every range it resolved,
+    phase 3 runs again only from the first place that may differ (`ChainPhase.resume`). Ranges are found
+    by timestamp, so a new message at an entry's boundary timestamp, older than every message held, or
+    already a rendered chain can change earlier decisions: then neither applies and a full pass runs."""
+
+    entries: list[ChainEntry] = field(default_factory=list)  # the registry's, in its order
+    size: int = 0  # messages it decided over
+    watched: set[int] = field(default_factory=set)  # boundary timestamps of every entry
+    earliest: int | None = None  # the oldest user or assistant timestamp of those messages
+    reach: int = -1  # the furthest end of a range that resolved: a later chain must start after it
+    applied: list[_Applied] = field(default_factory=list)  # by start; they never overlap
     dropped_keys: set[str] = field(default_factory=set)
     dropped_bare: set[str] = field(default_factory=set)
-    kept: dict[int, list[int]] = field(default_factory=dict)  # per range start
+    body_keys: set[str] = field(default_factory=set)  # outputs whose summaries the synthetic bodies show
+    missing_blocks: set[str] = field(default_factory=set)  # `{bN}` of those bodies that named no chain
+    marks: list[int] = field(default_factory=list)  # input positions after which the output moves,
+    shifts: list[int] = field(default_factory=list)  # by this much in all (output less input position)
 
-
-@dataclass
-class ChainTail:
-    """What phase 3 decided that also holds for messages appended after the pass, so a growing
-    conversation renders its new messages alone. Ranges are found by timestamp, so a new message at one
-    of the entries' boundary timestamps (or a synthetic message already in the input) can change them:
-    then `extend` answers None and the whole pass must run again."""
-
-    watched: set[int]
-    dropped_keys: set[str] = field(default_factory=set)
-    dropped_bare: set[str] = field(default_factory=set)
-
-    def extend(self, suffix: Sequence[dict[str, Any]]) -> list[Any] | None:
+    def accepts(self, suffix: Sequence[dict[str, Any]]) -> bool:
+        """Whether messages appended to those decided over leave every earlier decision as it was."""
         for message in suffix:
             role = message.get("role")
-            if role in ("user", "assistant") and result_timestamp_of(message.get("timestamp")) in self.watched:
-                return None
+            if role in ("user", "assistant"):
+                stamp = result_timestamp_of(message.get("timestamp"))
+                if stamp in self.watched or (stamp is not None and self.earliest is not None and stamp < self.earliest):
+                    return False
             if role == "user" and _synthetic_block_id(message) is not None:
-                return None
-        return [m for m in suffix
-                if not (is_per_batch_summary(m) and summary_overlaps_dropped(m, self.dropped_keys, self.dropped_bare))]
+                return False
+        return True
+
+    def extend(self, suffix: Sequence[dict[str, Any]]) -> list[Any] | None:
+        """Phase 3 of messages appended to those decided over; None when they may change earlier decisions."""
+        if not self.accepts(suffix):
+            return None
+        out = []
+        for position, message in enumerate(suffix, start=self.size):
+            if is_per_batch_summary(message) and summary_overlaps_dropped(message, self.dropped_keys,
+                                                                          self.dropped_bare):
+                self._shift(position, -1)
+            else:
+                out.append(message)
+        self.size += len(suffix)
+        return out
+
+    def output_position(self, position: int) -> int:
+        """Where the message at input `position` (which no applied range holds) is in the output."""
+        before = bisect.bisect_left(self.marks, position)
+        return position + (self.shifts[before - 1] if before else 0)
+
+    def holding(self, position: int) -> _Applied | None:
+        """The applied range whose start is before `position` and whose end is not."""
+        before = bisect.bisect_left(self.applied, position, key=_start)
+        item = self.applied[before - 1] if before else None
+        return item if item is not None and position <= item.end else None
+
+    def _shift(self, position: int, by: int) -> None:
+        self.marks.append(position)
+        self.shifts.append((self.shifts[-1] if self.shifts else 0) + by)
+
+    def _take(self, entries: Sequence[ChainEntry], boundaries: Boundaries, applied: list[_Applied]) -> None:
+        """Record `entries` as decided: their boundary timestamps, how far their ranges reach, `applied`."""
+        self.entries += entries
+        self.watched |= {stamp for entry in entries for stamp in (entry.start_user_timestamp,
+                                                                  entry.final_assistant_timestamp) if stamp is not None}
+        for entry in entries:
+            span = boundaries.resolve(entry.start_user_timestamp, entry.final_assistant_timestamp)
+            self.reach = max(self.reach, span[1]) if span is not None else self.reach
+        self.applied += applied
+
+    def _from(self, begin: int) -> ChainLayout:
+        """A copy that keeps the decisions about messages before `begin` (held by no applied range)."""
+        kept = bisect.bisect_left(self.marks, begin)
+        return replace(self, entries=list(self.entries), watched=set(self.watched), applied=list(self.applied),
+                       dropped_keys=set(self.dropped_keys), dropped_bare=set(self.dropped_bare),
+                       body_keys=set(self.body_keys), missing_blocks=set(self.missing_blocks),
+                       marks=self.marks[:kept], shifts=self.shifts[:kept])
 
 
 @dataclass(frozen=True)
 class ChainPhase:
-    """Phase 3 of the render pipeline over one registry; call it on messages, or `run` it for the tail."""
+    """Phase 3 of the render pipeline over one registry; call it on messages, or `run` it for its layout."""
 
     registry: ChainSource
     index: SummarySource
@@ -239,22 +313,120 @@ class ChainPhase:
     def __call__(self, messages: list[Any]) -> list[Any]:
         return self.run(messages)[0]
 
-    def run(self, messages: list[Any], scan: ChainScan | None = None) -> tuple[list[Any], ChainTail]:
-        """Phase 3 over `messages`, and what holds for messages appended later. `scan` holds what an
-        earlier pass over the same messages (or fewer of them) learnt; a fresh one learns it all."""
+    def run(self, messages: list[Any], scan: ChainScan | None = None) -> tuple[list[Any], ChainLayout]:
+        """Phase 3 over `messages`, and what it decided. `scan` holds what an earlier pass over the same
+        messages (or fewer of them) learnt; a fresh one learns it all."""
         scan = scan or ChainScan(Boundaries(messages))
+        layout = ChainLayout(size=len(messages), earliest=scan.boundaries.earliest)
         entries = self.registry.entries()
-        tail = ChainTail({stamp for entry in entries
-                          for stamp in (entry.start_user_timestamp, entry.final_assistant_timestamp)
-                          if stamp is not None})
-        if not entries:
-            return messages, tail
-        applied = _accept(scan.boundaries, entries, self.diagnostics)
-        if not applied:
-            return messages, tail
-        plan = _plan(messages, applied, self.diagnostics, scan.ranges)
-        tail.dropped_keys, tail.dropped_bare = plan.dropped_keys, plan.dropped_bare
-        return _emit(messages, plan, self.registry, self.index, self.strip_final_thinking, scan), tail
+        applied = _accept(scan.boundaries, entries, self.diagnostics) if entries else []
+        layout._take(entries, scan.boundaries, applied)
+        self._drop(layout, _contents(messages, applied, self.diagnostics, scan.ranges).values())
+        out, changed = self._emit(messages, 0, layout, scan)
+        return (out if changed else messages), layout
+
+    def resume(self, messages: list[Any], begin: int, layout: ChainLayout, scan: ChainScan,
+               changed_keys: AbstractSet[str]) -> tuple[int, list[Any], bool, ChainLayout] | None:
+        """Phase 3 after a flush, from where it may differ from `layout`'s pass: `begin` (the first message
+        phases 1 and 2 changed), the first new range or summary it drops, moved to the start of a range
+        holding it. Returns that position, the output of the messages from it, whether that output differs
+        from them, and the new layout; None unless the registry only gained chains after every range
+        `layout` resolved and no body it rendered may read differently (then a full pass runs)."""
+        entries, old = self.registry.entries(), layout.entries
+        if len(entries) < len(old) or not all(map(is_, old, entries)) or not changed_keys.isdisjoint(layout.body_keys):
+            return None
+        fresh = entries[len(old):]
+        boundaries = scan.boundaries
+        spans = [boundaries.resolve(e.start_user_timestamp, e.final_assistant_timestamp) for e in fresh]
+        if (not layout.accepts(messages[layout.size:])
+                or not layout.missing_blocks.isdisjoint(e.block_id for e in fresh)
+                or any(span[0] <= layout.reach if span else not boundaries.before_all(e.final_assistant_timestamp)
+                       for e, span in zip(fresh, spans, strict=True))):
+            return None
+        added = _accept(boundaries, fresh, self.diagnostics) if fresh else []
+        contents = _contents(messages, added, self.diagnostics, scan.ranges).values()
+        keys = set().union(*(c.dropped_keys for c in contents)) - layout.dropped_keys
+        bare = set().union(*(c.seen for c in contents)) - layout.dropped_bare
+        begin = min([begin, *(item.start for item in added), *boundaries.summaries_about(keys, bare)])
+        holder = layout.holding(begin)
+        resumed = layout._from(holder.start if holder is not None else begin)
+        resumed.size, resumed.earliest = len(messages), boundaries.earliest
+        resumed._take(fresh, boundaries, added)
+        self._drop(resumed, contents)
+        out, changed = self._emit(messages, holder.start if holder is not None else begin, resumed, scan)
+        return holder.start if holder is not None else begin, out, changed, resumed
+
+    @staticmethod
+    def _drop(layout: ChainLayout, contents: Iterable[_RangeContent]) -> None:
+        for content in contents:
+            layout.dropped_keys |= content.dropped_keys
+            layout.dropped_bare |= content.seen
+
+    def _emit(self, messages: list[Any], begin: int, layout: ChainLayout, scan: ChainScan) -> tuple[list[Any], bool]:
+        """The messages from `begin` with every applied range from there replaced: its start, the synthetic
+        message (unless one is already there), what stays inside it, its final reply; per-batch summaries
+        outside the ranges that speak about a dropped output go too. Untouched stretches are copied as
+        slices; where the output moves is added to `layout`. Returns the output and whether it differs."""
+        out: list[Any] = []
+        changed = False
+        summaries = scan.boundaries.summaries
+        items = layout.applied[bisect.bisect_left(layout.applied, begin, key=_start):]
+        contents = _contents(messages, items, self.diagnostics, scan.ranges, report=False)
+
+        def copy(start: int, stop: int) -> None:
+            nonlocal changed
+            for position in summaries[bisect.bisect_left(summaries, start):bisect.bisect_left(summaries, stop)]:
+                out.extend(messages[start:position])
+                start = position + 1
+                if summary_overlaps_dropped(messages[position], layout.dropped_keys, layout.dropped_bare):
+                    changed = True
+                    layout._shift(position, -1)
+                else:
+                    out.append(messages[position])
+            out.extend(messages[start:stop])
+
+        position = begin
+        for item in items:
+            copy(position, item.start + 1)
+            before = len(out)
+            if item.entry.block_id not in scan.boundaries.rendered:
+                out.append(self._synthetic(item, layout, scan.synthetics))
+                changed = True
+            kept = contents[item.start].kept
+            out.extend(messages[i] for i in kept)
+            changed = changed or len(kept) < item.end - item.start - 1
+            final = messages[item.end]
+            if self.strip_final_thinking:
+                stripped = without_thinking(final)
+                changed = changed or stripped is not final
+                final = stripped
+            out.append(final)
+            layout._shift(item.end, len(out) - before - (item.end - item.start))
+            position = item.end + 1
+        copy(position, len(messages))
+        return out, changed
+
+    def _synthetic(self, item: _Applied, layout: ChainLayout,
+                   made: dict[str, tuple[tuple[Any, ...], dict[str, Any]]]) -> dict[str, Any]:
+        """The synthetic message of an applied range; the one `made` before when its inputs are the same.
+        What its body read is noted in `layout`, so a later pass knows when it may read differently."""
+        def lookup(block_id: str) -> str | None:
+            other = self.registry.find_by_block_id(block_id)
+            if other is None:
+                layout.missing_blocks.add(block_id)
+                return None
+            layout.body_keys.update(other.lookup_keys)
+            return chain_body(other, self.index) or None
+
+        layout.body_keys.update(item.entry.lookup_keys)
+        body = substitute_block_refs(chain_body(item.entry, self.index), lookup, item.entry.block_id)
+        inputs = (item.entry, body, tuple(item.protected_outputs))
+        known = made.get(item.entry.block_id)
+        if known is not None and known[0][0] is item.entry and known[0][1:] == inputs[1:]:
+            return known[1]
+        message = synthetic_chain_message(item.entry, body, item.protected_outputs)
+        made[item.entry.block_id] = (inputs, message)
+        return message
 
 
 def apply_chain_compressions(messages: list[Any], registry: ChainSource, index: SummarySource, *,
@@ -301,21 +473,21 @@ def _start(item: _Applied) -> int:
     return item.start
 
 
-def _plan(messages: Sequence[dict[str, Any]], applied: list[_Applied], diagnostics: Reporter | None,
-          known: dict[tuple[str, int, int], _RangeContent]) -> _Plan:
-    plan = _Plan(applied)
+def _contents(messages: Sequence[dict[str, Any]], applied: list[_Applied], diagnostics: Reporter | None,
+              known: dict[tuple[str, int, int], _RangeContent], report: bool = True) -> dict[int, _RangeContent]:
+    """What each range holds, by its start; `report`: say when a range holds other ids than its entry
+    recorded (a health check only: the range has already decided)."""
+    contents = {}
     for item in applied:
         slot = (item.entry.block_id, item.start, item.end)
         content = known.get(slot) or _range_content(messages, item)
         if not item.entry.protected_tool_call_ids:  # protected outputs are read, not just counted: no reuse
             known[slot] = content
         item.protected_outputs = list(content.protected_outputs)
-        plan.kept[item.start] = content.kept
-        plan.dropped_keys |= content.dropped_keys
-        plan.dropped_bare |= content.seen
-        if content.mismatch is not None:  # a health check only: the range has already decided
+        contents[item.start] = content
+        if report and content.mismatch is not None:
             _report(diagnostics, "range-id-mismatch", item.entry.block_id, content.mismatch)
-    return plan
+    return contents
 
 
 def _range_content(messages: Sequence[dict[str, Any]], item: _Applied) -> _RangeContent:
@@ -339,63 +511,6 @@ def _range_content(messages: Sequence[dict[str, Any]], item: _Applied) -> _Range
         block = item.entry.block_id
         content.mismatch = f"blockId={block} recorded={len(recorded)} actual={len(content.seen)}"
     return content
-
-
-def _emit(messages: list[Any], plan: _Plan, registry: ChainSource, index: SummarySource,
-          strip_final_thinking: bool, scan: ChainScan) -> list[Any]:
-    """The messages with every applied range replaced: its start, the synthetic message (unless one is
-    already there), what stays inside it, its final reply; per-batch summaries outside the ranges that
-    speak about a dropped output go too. Untouched stretches are copied as slices."""
-    out: list[Any] = []
-    changed = False
-    summaries = scan.boundaries.summaries
-
-    def copy(start: int, stop: int) -> None:
-        nonlocal changed
-        for position in summaries[bisect.bisect_left(summaries, start):bisect.bisect_left(summaries, stop)]:
-            out.extend(messages[start:position])
-            start = position + 1
-            if summary_overlaps_dropped(messages[position], plan.dropped_keys, plan.dropped_bare):
-                changed = True
-            else:
-                out.append(messages[position])
-        out.extend(messages[start:stop])
-
-    position = 0
-    for item in sorted(plan.applied, key=_start):  # accepted ranges never overlap
-        copy(position, item.start + 1)
-        if item.entry.block_id not in scan.boundaries.rendered:
-            out.append(_synthetic(item, registry, index, scan.synthetics))
-            changed = True
-        kept = plan.kept[item.start]
-        out.extend(messages[i] for i in kept)
-        changed = changed or len(kept) < item.end - item.start - 1
-        final = messages[item.end]
-        if strip_final_thinking:
-            stripped = without_thinking(final)
-            changed = changed or stripped is not final
-            final = stripped
-        out.append(final)
-        position = item.end + 1
-    copy(position, len(messages))
-    return out if changed else messages
-
-
-def _synthetic(item: _Applied, registry: ChainSource, index: SummarySource,
-               made: dict[str, tuple[tuple[Any, ...], dict[str, Any]]]) -> dict[str, Any]:
-    """The synthetic message of an applied range; the one `made` before when its inputs are the same."""
-    def lookup(block_id: str) -> str | None:
-        other = registry.find_by_block_id(block_id)
-        return (chain_body(other, index) or None) if other is not None else None
-
-    body = substitute_block_refs(chain_body(item.entry, index), lookup, item.entry.block_id)
-    inputs = (item.entry, body, tuple(item.protected_outputs))
-    known = made.get(item.entry.block_id)
-    if known is not None and known[0][0] is item.entry and known[0][1:] == inputs[1:]:
-        return known[1]
-    message = synthetic_chain_message(item.entry, body, item.protected_outputs)
-    made[item.entry.block_id] = (inputs, message)
-    return message
 
 
 def _synthetic_block_id(message: dict[str, Any]) -> str | None:

@@ -25,6 +25,20 @@ class OrphanScan:
     def __init__(self) -> None:
         self._open: Counter[str] = Counter()  # a reply may call one id twice: each call vouches for one result
 
+    @classmethod
+    def after(cls, swept: Sequence[Any], end: int) -> OrphanScan:
+        """The scan as it stands at `end` of `swept`, an output it swept already (so every result there
+        consumed an open id): the calls of the last assistant message before `end`, less the results
+        after it."""
+        scan = cls()
+        start = end
+        while start and swept[start - 1].get("role") == "toolResult":
+            start -= 1
+        if start and swept[start - 1].get("role") == "assistant":
+            scan._open = {str(call.get("id")) for call in tool_calls(swept[start - 1])}
+            scan._open.difference_update(str(swept[i].get("toolCallId")) for i in range(start, end))
+        return scan
+
     def feed(self, messages: Sequence[Any], offset: int = 0) -> list[int]:
         swept_at: list[int] = []
         for index, message in enumerate(messages, start=offset):

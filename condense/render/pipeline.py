@@ -9,19 +9,20 @@ is rendered in full every time (it is off by default and not made incremental).
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import chain
 from operator import is_
 from typing import Any
 
-from condense.chains.render import Boundaries, ChainPhase, ChainScan, ChainTail
+from condense.chains.render import Boundaries, ChainLayout, ChainPhase, ChainScan
 from condense.grace import RecoveryAges
 from condense.measure import Sizes, message_chars
 from condense.occurrence import bare_id, message_key
 from condense.render.args_purge import ArgsPurgeMemo, purge_summarized_args
 from condense.render.orphans import OrphanScan, without_positions
-from condense.render.purge import ErroredCalls, purge_cooled, purge_message
+from condense.render.purge import ErroredCalls, purge_message
 from condense.render.stub import StubIndex, StubMemo, replace_stubs
 
 IsProtected = Callable[[str, dict[str, Any]], bool]
@@ -52,18 +53,48 @@ class _Pass:
     ages: RecoveryAges
     grace: set[str]
     errored: ErroredCalls
-    purged: dict[int, frozenset[str]]  # errored calls past their cool-down -> the failed ids they had
-    chains: ChainTail | None
+    cooled: int  # phase 2 shrank the failed calls of assistant messages up to this count
+    purges: dict[int, Any]  # phase 2: the messages it shrank, by position
+    chains: ChainLayout | None  # None: a phase 3 that cannot say what holds for later messages
     orphans: OrphanScan
     swept: list[str] = field(default_factory=list)
+    swept_at: list[int] = field(default_factory=list)  # where the swept results were in phase 3's output
     stubbed: list[list[Any]] = field(default_factory=list)  # phase 1's output, in the pieces it was made
 
 
-def _cooled(errored: ErroredCalls, options: RenderOptions) -> dict[int, frozenset[str]]:
-    if not options.purge_enabled:
-        return {}
-    return {position: frozenset(ids) for position, (turn, ids) in errored.errored.items()
-            if errored.turns - turn >= options.purge_cooldown_turns}
+def _purges(stubbed: list[Any], errored: ErroredCalls, positions: Iterable[int],
+            options: RenderOptions) -> dict[int, Any]:
+    """Phase 2 of these failed calls' assistant messages: those it shrinks, by position."""
+    purges = {}
+    for position in positions:
+        message = stubbed[position]
+        purged = purge_message(message, errored.errored[position][1], options.purge_min_arg_chars)
+        if purged is not message:
+            purges[position] = purged
+    return purges
+
+
+def _cooled(errored: ErroredCalls, options: RenderOptions) -> int:
+    """Up to which assistant message (by count) failed calls have cooled down."""
+    return errored.turns - options.purge_cooldown_turns if options.purge_enabled else 0
+
+
+def _repurged(last: _Pass, changed: set[int], cooled: int) -> list[int]:
+    """The failed calls whose phase 2 may differ from `last`'s: cooled down since, or cooled already with
+    `changed` failed ids (more of them now, or fewer where a stub replaced a failure)."""
+    errored = last.errored.errored
+    again = (p for p in changed if p in errored and errored[p][0] <= last.cooled)
+    return [*last.errored.cooled(last.cooled, cooled), *again]
+
+
+def _with(messages: list[Any], replaced: dict[int, Any]) -> list[Any]:
+    """`messages` with these positions replaced; the very same list when there are none."""
+    if not replaced:
+        return messages
+    out = list(messages)
+    for position, message in replaced.items():
+        out[position] = message
+    return out
 
 
 def _full_pass(messages: list[Any], index: StubIndex, options: RenderOptions, scan: ChainScan | None = None,
@@ -77,27 +108,23 @@ def _full_pass(messages: list[Any], index: StubIndex, options: RenderOptions, sc
         stubbed = purge_summarized_args(messages, stubbed, options.args_memo)
     errored = ErroredCalls()
     errored.feed(stubbed)
-    return _later_phases(messages, stubbed, errored, ages, grace, options, scan)
-
-
-def _later_phases(messages: list[Any], stubbed: list[Any], errored: ErroredCalls, ages: RecoveryAges,
-                  grace: set[str], options: RenderOptions, scan: ChainScan | None) -> _Pass:
-    """Phases 2 to 4 over phase 1's output (`errored` fed with exactly that output)."""
-    out = stubbed
-    if options.purge_enabled:
-        out = purge_cooled(stubbed, errored, options.purge_cooldown_turns, options.purge_min_arg_chars)
-    tail = None
+    cooled = _cooled(errored, options)
+    purges = _purges(stubbed, errored, errored.cooled(0, cooled), options)
+    out = _with(stubbed, purges)
+    layout = None
     if isinstance(options.chains, ChainPhase):
-        out, tail = options.chains.run(out, scan)
+        out, layout = options.chains.run(out, scan)
     elif options.chains is not None:
         out = options.chains(out)
+    else:
+        layout = ChainLayout(size=len(messages))
     orphans = OrphanScan()
     swept_at = orphans.feed(out)
     swept = [str(out[i].get("toolCallId")) for i in swept_at]
     if swept:
         out = without_positions(out, swept_at)
         options.report_orphans(swept)
-    return _Pass(messages, out, ages, grace, errored, _cooled(errored, options), tail, orphans, swept, [stubbed])
+    return _Pass(messages, out, ages, grace, errored, cooled, purges, layout, orphans, swept, swept_at, [stubbed])
 
 
 def prune_messages(messages: list[Any], index: StubIndex, options: RenderOptions) -> list[Any]:
@@ -146,7 +173,6 @@ class IncrementalRender:
                 grown, self.kind = self._extend(last, messages, index, options), "incremental"
             elif _settings(options) == _settings(self._options):
                 grown, self.kind = self._refresh(last, messages, index, options), "refresh"
-                self._chars_out = None
             ages = last.ages
             start = len(last.inputs)
         else:
@@ -201,21 +227,17 @@ class IncrementalRender:
                 ) -> _Pass | None:
         start = len(last.inputs)
         if start == len(messages):
-            return _Pass(last.inputs, messages if last.out is last.inputs else last.out, last.ages, last.grace,
-                         last.errored, last.purged, last.chains, last.orphans, last.swept, last.stubbed)
+            return replace(last, inputs=last.inputs, out=messages if last.out is last.inputs else last.out)
         suffix = messages[start:]
         last.ages.feed(suffix)
         grace = last.ages.in_grace(options.grace_turns)
         if grace != last.grace:
             return None
         new = stubbed = replace_stubs(suffix, index, options.is_protected, grace, options.memo, options.version)
-        last.errored.feed(new, start)
-        purged = _cooled(last.errored, options)
-        for position, ids in purged.items():
-            if last.purged.get(position) != ids:
-                message = messages[position]  # an assistant message: stubs never replace one
-                if purge_message(message, set(ids), options.purge_min_arg_chars) is not message:
-                    return None
+        grown = last.errored.feed(new, start)
+        cooled = _cooled(last.errored, options)
+        if _purges(messages, last.errored, _repurged(last, grown, cooled), options):
+            return None  # a failed call cooled down with arguments to shrink: an earlier message changes
         if last.chains is not None:
             rendered = last.chains.extend(new)
             if rendered is None:
@@ -226,21 +248,23 @@ class IncrementalRender:
         swept_at = last.orphans.feed(new)
         if swept_at:
             last.swept = last.swept + [str(new[i].get("toolCallId")) for i in swept_at]
+            shift = len(last.out) + len(last.swept_at)  # phase 3's output so far: what stayed and what went
+            last.swept_at = last.swept_at + [shift + i for i in swept_at]
             new = without_positions(new, swept_at)
             options.report_orphans(last.swept)
         noop = last.out is last.inputs and len(new) == len(suffix) and all(map(is_, new, suffix))
         if self._chars_out is not None:
             self._chars_out += self._sizes.total(new)
         out = messages if noop else last.out + new
-        return _Pass(messages, out, last.ages, grace, last.errored, purged, last.chains, last.orphans, last.swept,
-                     [*last.stubbed, stubbed])
+        return replace(last, inputs=messages, out=out, grace=grace, cooled=cooled, stubbed=[*last.stubbed, stubbed])
 
     def _refresh(self, last: _Pass, messages: list[Any], index: StubIndex, options: RenderOptions,
                  ) -> _Pass | None:
         """After a flush (new index records, new compressed chains), settings unchanged: phase 1 is
         decided again only for the results whose keys the index changed, and for the new messages;
-        phases 2 to 4 run over that (they walk the ranges and the rendered request, not the history).
-        None when a changed result is a failed one (the purge would pair differently): a full render."""
+        phases 2 to 4 run again from the first message that may render differently, the output before
+        it kept as it was (a stubbed failure pairs its turn's failed calls again first). None when that
+        cannot be told (a chain that may move an earlier range): a full render."""
         changed = getattr(index, "changed_keys", None)
         if changed is None or len(changed) < self._changes_seen:
             return None
@@ -252,21 +276,64 @@ class IncrementalRender:
         if grace != last.grace:
             return None
         stubbed = list(chain.from_iterable(last.stubbed))
+        begin = start
         positions = sorted({p for key in keys for p in self._at_key.get(key, ())}
                            | {p for i in ids for p in self._at_id.get(i, ())})
         redecided = replace_stubs([messages[p] for p in positions], index, options.is_protected, grace,
                                   options.memo, options.version)
+        failed = []  # a stub is no failure: phase 2 pairs that turn's failed calls again
         for position, message in zip(positions, redecided, strict=True):
             if message is not stubbed[position]:
-                if options.purge_enabled and messages[position].get("isError") is True:
-                    return None
+                if stubbed[position].get("isError") is True:
+                    failed.append(position)
                 stubbed[position] = message
+                begin = min(begin, position)
         new = replace_stubs(messages[start:], index, options.is_protected, grace, options.memo, options.version)
-        last.errored.feed(new, start)
+        grown = last.errored.feed(new, start)
         stubbed += new
         if all(map(is_, stubbed, messages)):
             stubbed = messages  # nothing stubbed: a render that changes nothing gives the very same list
-        return _later_phases(messages, stubbed, last.errored, last.ages, grace, options, self._chains)
+        paired = {p for p in (last.errored.redecide(stubbed, q) for q in failed) if p is not None}
+        cooled = _cooled(last.errored, options)
+        purges = {p: m for p, m in last.purges.items() if p not in paired}
+        repurged = _repurged(last, grown | paired, cooled)
+        purges.update(_purges(stubbed, last.errored, repurged, options))
+        begin = min([begin, *repurged, *paired])
+        return self._splice(last, messages, _with(stubbed, purges), begin, keys, options,
+                            replace(last, inputs=messages, grace=grace, cooled=cooled, purges=purges,
+                                    stubbed=[stubbed]))
+
+    def _splice(self, last: _Pass, messages: list[Any], purged: list[Any], begin: int, keys: set[str],
+                options: RenderOptions, new: _Pass) -> _Pass | None:
+        """Phases 3 and 4 of `purged` (phase 2's output) from `begin` on (or from where phase 3 says it may
+        differ), after the output `last` had before it: the checkpoint a flush resumes from."""
+        layout = last.chains
+        if isinstance(options.chains, ChainPhase) and layout is not None:
+            resumed = options.chains.resume(purged, begin, layout, self._chains, keys)
+            if resumed is None:
+                return None
+            begin, tail, changed, new.chains = resumed
+        elif options.chains is None and layout is not None and not layout.entries:
+            tail, changed = purged[begin:], False
+            new.chains = ChainLayout(size=len(messages))
+        else:
+            return None
+        at = layout.output_position(begin)  # in phase 3's output, as it was
+        kept = bisect.bisect_left(last.swept_at, at)
+        end = at - kept  # in the output, as it was
+        new.orphans = OrphanScan.after(last.out, end)
+        swept_at = new.orphans.feed(tail)
+        new.swept = last.swept[:kept] + [str(tail[i].get("toolCallId")) for i in swept_at]
+        new.swept_at = last.swept_at[:kept] + [at + i for i in swept_at]
+        if new.swept:
+            options.report_orphans(new.swept)
+        tail = without_positions(tail, swept_at) if swept_at else tail
+        if self._chars_out is not None:
+            self._chars_out += self._sizes.total(tail) - self._sizes.total(last.out[end:])
+        new.out = last.out[:end] + tail
+        if end == begin and not changed and len(new.out) == len(messages) and all(map(is_, new.out, messages)):
+            new.out = messages  # nothing changed anywhere: the very same list
+        return new
 
 
 def _settings(options: RenderOptions | None) -> object:

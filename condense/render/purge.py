@@ -14,6 +14,7 @@ later, successful call that happens to share its id, nor the reverse.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -49,17 +50,55 @@ class ErroredCalls:
 
     def __init__(self) -> None:
         self.errored: dict[int, tuple[int, set[str]]] = {}
+        self.order: list[int] = []  # the positions of `errored`, oldest first (their turns never decrease)
         self.turns = 0
-        self._position = -1
+        self._assistants: list[int] = []  # positions of the assistant messages fed
 
-    def feed(self, messages: Sequence[Any], offset: int = 0) -> None:
+    def feed(self, messages: Sequence[Any], offset: int = 0) -> set[int]:
+        """Take in the next messages; returns the positions whose failed ids they added to."""
+        grown = set()
         for index, message in enumerate(messages, start=offset):
             role = message.get("role")
             if role == "assistant":
                 self.turns += 1
-                self._position = index
-            elif role == "toolResult" and self._position >= 0 and message.get("isError") is True:
-                self.errored.setdefault(self._position, (self.turns, set()))[1].add(str(message.get("toolCallId")))
+                self._assistants.append(index)
+            elif role == "toolResult" and self._assistants and message.get("isError") is True:
+                position = self._assistants[-1]
+                if position not in self.errored:
+                    self.errored[position] = (self.turns, set())
+                    self.order.append(position)
+                self.errored[position][1].add(str(message.get("toolCallId")))
+                grown.add(position)
+        return grown
+
+    def redecide(self, messages: Sequence[Any], position: int) -> int | None:
+        """The result at `position` of `messages` (those fed, as they are now) changed: take its turn's
+        failed ids again. Returns the turn's assistant position when they changed, else None."""
+        turn = bisect.bisect_right(self._assistants, position)
+        if not turn:
+            return None
+        start = self._assistants[turn - 1]
+        end = self._assistants[turn] if turn < len(self._assistants) else len(messages)
+        ids = {str(m.get("toolCallId")) for m in messages[start + 1:end]
+               if m.get("role") == "toolResult" and m.get("isError") is True}
+        if ids == (self.errored[start][1] if start in self.errored else set()):
+            return None
+        if start not in self.errored:
+            bisect.insort(self.order, start)
+        self.errored[start] = (turn, ids)
+        if not ids:
+            del self.errored[start]
+            self.order.remove(start)
+        return start
+
+    def cooled(self, after: int, upto: int) -> list[int]:
+        """Positions whose assistant count is above `after` and at most `upto`, oldest first."""
+        turn_of = self._turn_of
+        return self.order[bisect.bisect_right(self.order, after, key=turn_of):
+                          bisect.bisect_right(self.order, upto, key=turn_of)]
+
+    def _turn_of(self, position: int) -> int:
+        return self.errored[position][0]
 
 
 def purge_message(message: dict[str, Any], ids: set[str], min_arg_chars: int) -> dict[str, Any]:
@@ -86,10 +125,8 @@ def purge_cooled(messages: list[Any], calls: ErroredCalls, cooldown_turns: int, 
     cooled down: `cooldown_turns` assistant messages after their own, arguments of `min_arg_chars` or more.
     The very same list when nothing qualifies; a second pass changes nothing (markers are short)."""
     out: list[Any] | None = None
-    for position, (turn, ids) in calls.errored.items():
-        if calls.turns - turn < cooldown_turns:
-            continue
-        purged = purge_message(messages[position], ids, min_arg_chars)
+    for position in calls.cooled(0, calls.turns - cooldown_turns):
+        purged = purge_message(messages[position], calls.errored[position][1], min_arg_chars)
         if purged is not messages[position]:
             if out is None:
                 out = list(messages)

@@ -6,7 +6,8 @@ superseded reads on or off (a call's path follows its id, so re-reads and edits 
 For every history the rendered context has no tool result without its call (and the orphan sweep never
 had to act), renders identically twice, is unchanged when rendered again from its own output, and every
 output that is no longer verbatim is returned byte for byte by context_tree_query. A request is rendered
-after every step, and each of these incremental renders is byte-identical to the full render.
+after every step, and each of these incremental renders is byte-identical to the full render, as is
+every render a flush makes on its way (the engine's own check, `check_renders`, finds no difference).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from condense.config import ChainCompressionConfig, CondenseConfig
 from condense.engine import CondenseEngine
 from condense.messages import tool_calls
 from condense.records import QUERY_TOOL
+from tests.support.log_handlers import condense_errors
 from tests.support.memory_host import MemoryHost, assistant, call, result, user
 from tests.support.typed import plain
 
@@ -180,6 +182,7 @@ def played(steps: list[tuple[Any, ...]], blobs: Path, superseded_reads: bool = T
                             chain_compression=ChainCompressionConfig(rolling_window=1),
                             superseded_reads=superseded_reads)
     engine = CondenseEngine(host, config)
+    engine.check_renders = True  # every render, a flush's own too, against the full render
     engine.on_session_start()
     history = History(engine, host)
     host.add_message(user("start", history.tick()))
@@ -188,7 +191,9 @@ def played(steps: list[tuple[Any, ...]], blobs: Path, superseded_reads: bool = T
         for step in steps:
             await history.play(step)
 
-    asyncio.run(run())
+    with condense_errors() as errors:
+        asyncio.run(run())
+    assert errors == [], errors[0]
     return history
 
 

@@ -17,6 +17,7 @@ from condense.messages import AgentMessage
 from pi_tui.modes.replay import Replayer, output_session
 from pi_tui.session.store import Session
 from tests.conftest import corpus_path
+from tests.support.log_handlers import condense_errors
 from tests.support.memory_host import make, stubbed
 from tests.support.typed import plain
 
@@ -47,7 +48,10 @@ def test_every_request_of_a_corpus_session_renders_as_the_full_render(name: str,
 
     config = CondenseConfig(summarizer_model="extractive")
     replayer = Replayer(source, output_session(source, tmp_path / "out.jsonl"), config, 200_000, on_render)
-    report = asyncio.run(replayer.run())
+    replayer.engine.check_renders = True  # and every render a flush makes on its way (after a flush: a splice)
+    with condense_errors() as errors:
+        report = asyncio.run(replayer.run())
+    assert errors == []
     assert compared == report.requests > 200
     assert report.summaries > 0
     assert reused > compared * 0.9, f"only {reused} of {compared} requests reused the previous render"
