@@ -9,12 +9,12 @@ by the other (the run-local index of Pi's events broke exactly that: reference b
 from __future__ import annotations
 
 import bisect
-import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from condense.messages import ToolCall, content_text, tool_calls
 from condense.occurrence import Occurrences, message_key, occurrence_of, result_timestamp_of
+from condense.prefix import grew_from
 from condense.records import Batch, ToolCallRecord
 from condense.timefmt import iso_to_ms
 
@@ -119,7 +119,7 @@ class TurnScan:
         return len(self.turns) - (self._current is not None)
 
     def of(self, branch: list[dict[str, Any]]) -> list[Turn]:
-        if not (len(branch) >= len(self._entries) and all(map(operator.is_, branch, self._entries))):
+        if not grew_from(branch, self._entries):
             self._reset()
         self._feed(branch[len(self._entries):])
         self._entries = list(branch)

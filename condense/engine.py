@@ -22,10 +22,12 @@ from condense.chains import (
     BranchMessages,
     ChainDetector,
     ChainPhase,
+    ChainRange,
     ChainRegistry,
     compress_eligible,
     with_closing_message,
 )
+from condense.chains.select import is_candidate
 from condense.config import CondenseConfig
 from condense.diagnostics import DiagnosticSink, status_suffix
 from condense.entry_log import MemoryLog
@@ -115,6 +117,7 @@ class CondenseEngine:
         self._metrics = MetricsScan()  # the branch as measured for the last flush's metrics
         self._chain_detector = ChainDetector()
         self._branch = BranchMessages()  # the branch's messages as of the last compression
+        self._settled: tuple[int, ChainRange | None] = (0, None)  # the chains `_unsettled` passes over
         self._config_version = 0
         self._args_memo = ArgsPurgeMemo()
         self._last_input: list[AgentMessage] | None = None  # the last request's messages, measured again after a flush
@@ -153,6 +156,7 @@ class CondenseEngine:
         self._renderer = IncrementalRender()
         self._chain_detector = ChainDetector()
         self._branch = BranchMessages()
+        self._settled = (0, None)
         self._last_input = None
         self._numbering = Numbering()
         self.figure.reset()
@@ -436,7 +440,7 @@ class CondenseEngine:
                          preview_bytes=self.config.spill_preview_bytes, blobs_dir=blobs) if blobs else None)
         fuse = self.summarizer if self.config.chain_compression.fuse_range_summary else None
         try:
-            chains = self._chain_detector.detect(messages, self.is_protected, self._config_version)
+            chains = self._unsettled(self._chain_detector.detect(messages, self.is_protected, self._config_version))
             result = await compress_eligible(
                 chains, keep, messages=messages, registry=self.chains,
                 index=self.index, append=self.host.append_entry, compressed_at=self._now_marker(),
@@ -450,6 +454,17 @@ class CondenseEngine:
         if ids:
             self.host.notify(f"pruner: compressed {len(ids)} chain(s) ({', '.join(ids)})", "info")
         return ids
+
+    def _unsettled(self, chains: list[ChainRange]) -> list[ChainRange]:
+        """`chains` from the first one that may still be compressed: those before it are compressed, cut
+        short or used no tool, and stay so (the registry only grows), so a flush looks at them no more."""
+        count, last = self._settled
+        if not (0 < count <= len(chains) and chains[count - 1] == last):
+            count = 0
+        while count < len(chains) and not is_candidate(chains[count], self.chains):
+            count += 1
+        self._settled = (count, chains[count - 1] if count else None)
+        return chains[count:]
 
     async def compact(self) -> list[str]:
         """`/pruner compact`: every eligible chain, whatever the window and the enabled flag say."""
@@ -652,7 +667,7 @@ class CondenseEngine:
             # rendered as `_measure_again` renders them: the next request's way once one was sent
             out = self._render_unfolded(inputs) if self._last_input is not None else self._render_quietly(inputs)
             plan = self.history_fold.plan(inputs, out, config.fold_keep_turns, config.fold_min_chars,
-                                          self.is_protected, self._renderer.chars)
+                                          self.is_protected, self._renderer.chars, self._config_version)
             if plan is None:
                 return
             keys = {message_key(m) for m in plan.folded_inputs if m.get("role") == "toolResult"}

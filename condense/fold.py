@@ -200,6 +200,14 @@ def plan_fold(inputs: Sequence[Any], out: Sequence[Any], current: list[Fold], ke
     """A new fold of `out` (the render of `inputs` before folding), or None when none is due: fewer
     than `keep_turns` + 1 requests, a foldable stretch under `min_chars`, or nothing past the fold in
     force. Protected outputs are never folded: the cut stops before the request that holds the first."""
+    stamp = out[0].get("timestamp") if out else None
+    return _plan(inputs, out, current, keep_turns, min_chars, is_protected, stamp if isinstance(stamp, int) else 0)
+
+
+def _plan(inputs: Sequence[Any], out: Sequence[Any], current: list[Fold], keep_turns: int, min_chars: int,
+          is_protected: IsProtected, stamp: int) -> FoldPlan | None:
+    """`plan_fold` of `out`, the whole render or what follows the fold in force (`stamp`: the time of the
+    render's first message, which the block takes)."""
     if keep_turns <= 0:
         return None
     real = {id(m) for m in inputs if m.get("role") == "user"}
@@ -219,10 +227,8 @@ def plan_fold(inputs: Sequence[Any], out: Sequence[Any], current: list[Fold], ke
         return None
     first = next((i for i, m in enumerate(inputs) if last is not None and m.get("role") == "user"
                   and user_identity(m) == last.boundary), 0)
-    stamp = out[0].get("timestamp")
     return FoldPlan(f"f{len(current) + 1}", boundary, last.boundary if last else None,
-                    last.requests if last else (), [f.ref for f in current], stamp if isinstance(stamp, int) else 0,
-                    list(inputs[first:position]))
+                    last.requests if last else (), [f.ref for f in current], stamp, list(inputs[first:position]))
 
 
 # ----- rendering ----------------------------------------------------------------------------------
@@ -239,6 +245,7 @@ class HistoryFold:
         self.folds = folds
         self._block: dict[str, Any] | None = folds[-1].message() if folds else None
         self._found: tuple[int, Any] | None = None  # (position in the last output, the boundary message)
+        self._checked: tuple[object, bool] | None = None  # `_clean`'s answer, and under which rules
 
     def add(self, fold: Fold) -> None:
         self.reset([*self.folds, fold])
@@ -258,15 +265,35 @@ class HistoryFold:
         return None
 
     def plan(self, inputs: Sequence[Any], out: Sequence[Any], keep_turns: int, min_chars: int,
-             is_protected: IsProtected, chars: Chars) -> FoldPlan | None:
-        """`plan_fold`'s answer for the fold in force, walking only what follows its boundary while no new
-        fold can be due: the stretch a fold would take is bounded from above (every user message a cut
-        candidate, the first protected output after the boundary a limit), and most of the time that
-        bound is under `min_chars`. `chars` measures messages (a cache of their sizes)."""
+             is_protected: IsProtected, chars: Chars, rules: object) -> FoldPlan | None:
+        """`plan_fold`'s answer for the fold in force, walking only what follows its boundary: the stretch
+        a fold would take is bounded from above (every user message a cut candidate, the first protected
+        output after the boundary a limit), and most of the time that bound is under `min_chars`; when
+        it is not, the plan is made from the boundary on. That holds while nothing before the boundary
+        is protected, which a walk of everything checks once per fold and `rules` (the protection rules'
+        version); `chars` measures messages (a cache of their sizes)."""
         start = (self._cut(out) or 0) if self.folds else 0
         if keep_turns <= 0 or not self._may_fold(out, start, keep_turns, min_chars, is_protected, chars):
             return None
-        return plan_fold(inputs, out, self.folds, keep_turns, min_chars, is_protected)
+        first = _position(inputs, out[start], 0) if start else 0
+        if first is None or not self._clean(inputs, out, start, first, is_protected, rules):
+            return plan_fold(inputs, out, self.folds, keep_turns, min_chars, is_protected)
+        stamp = out[0].get("timestamp")
+        return _plan(inputs[first:], out[start:], self.folds, keep_turns, min_chars, is_protected,
+                     stamp if isinstance(stamp, int) else 0)
+
+    def _clean(self, inputs: Sequence[Any], out: Sequence[Any], start: int, first: int, is_protected: IsProtected,
+               rules: object) -> bool:
+        """Whether `plan_fold` starts at the boundary where `start` and `first` find it (in `out` and in
+        `inputs`), with nothing protected before it: then its plan is the plan of what follows."""
+        if not self.folds:
+            return True
+        if self._checked is None or self._checked[0] != rules:
+            boundary = self.folds[-1].boundary
+            clean = (_first_user(out, boundary) == start and _first_user(inputs, boundary) == first
+                     and _protected_from(out[:start], is_protected) == start)
+            self._checked = (rules, clean)
+        return self._checked[1]
 
     @staticmethod
     def _may_fold(out: Sequence[Any], start: int, keep_turns: int, min_chars: int, is_protected: IsProtected,
@@ -342,6 +369,11 @@ def _transcript_line(message: Mapping[str, Any]) -> str:
         return f"[result of {message.get('toolCallId')}]\n{body}"
     summary = message.get("summary")
     return f"[{role}]\n{summary if isinstance(summary, str) else text}" if (text or summary) else ""
+
+
+def _first_user(messages: Sequence[Any], identity: str) -> int:
+    """Where the first user message with this identity is (0 when none is)."""
+    return next((i for i, m in enumerate(messages) if m.get("role") == "user" and user_identity(m) == identity), 0)
 
 
 def _position(out: Sequence[Any], message: Any, hint: int) -> int | None:

@@ -16,7 +16,6 @@ JavaScript's `JSON.stringify` writes them, divided by 4 and rounded half up (the
 from __future__ import annotations
 
 import bisect
-import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +26,7 @@ from condense.frontier import Frontier
 from condense.measure import json_chars
 from condense.messages import tool_calls
 from condense.occurrence import bare_id, message_key
+from condense.prefix import grew_from
 from condense.stats import format_compact_count
 
 # Work a reload found on the branch, outside the pending count: said the same in the footer and the status.
@@ -107,7 +107,7 @@ class MetricsScan:
         self._latest_args: dict[str, dict[str, Any]] = {}  # per id, the arguments of its latest call
 
     def of(self, branch_entries: list[dict[str, Any]]) -> MetricsScan:
-        if not (len(branch_entries) >= len(self._entries) and all(map(operator.is_, branch_entries, self._entries))):
+        if not grew_from(branch_entries, self._entries):
             self._reset()
         for entry in branch_entries[len(self._entries):]:
             kind = entry.get("type")

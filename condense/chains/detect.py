@@ -10,7 +10,6 @@ so we keep the 2.9.1 rule.)
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -20,6 +19,7 @@ from condense.chains.render import Boundaries
 from condense.grace import RecoveryAges
 from condense.messages import tool_calls
 from condense.occurrence import Occurrences, message_key, result_timestamp_of
+from condense.prefix import grew_from
 
 IsProtected = Callable[[str, dict[str, Any]], bool]
 
@@ -116,7 +116,7 @@ class ChainDetector:
         if last_user is None:
             return detect_chains(messages, is_protected)
         reused = len(self._head)
-        if not (key == self._key and 0 < reused <= last_user + 1 and all(map(operator.is_, messages, self._head))):
+        if not (key == self._key and 0 < reused <= last_user + 1 and grew_from(messages, self._head)):
             reused, self._chains = 0, []
         self._chains = self._chains + detect_chains(messages[max(reused - 1, 0) : last_user + 1], is_protected)
         self._head, self._key = list(messages[: last_user + 1]), key
@@ -158,7 +158,7 @@ class BranchMessages:
         self._occurrences = Occurrences()  # a repeated result is read through its numbered copy
 
     def of(self, branch_entries: list[dict[str, Any]]) -> BranchMessages:
-        if not (len(branch_entries) >= len(self._entries) and all(map(operator.is_, branch_entries, self._entries))):
+        if not grew_from(branch_entries, self._entries):
             self._reset()
         new = self._occurrences.number(branch_messages(branch_entries[len(self._entries):]))
         self.messages += new

@@ -20,6 +20,7 @@ from condense.chains.render import Boundaries, ChainLayout, ChainPhase, ChainSca
 from condense.grace import RecoveryAges
 from condense.measure import Sizes, message_chars
 from condense.occurrence import bare_id, message_key
+from condense.prefix import grew_from
 from condense.render.args_purge import ArgsPurgeMemo, purge_summarized_args
 from condense.render.orphans import OrphanScan, without_positions
 from condense.render.purge import ErroredCalls, purge_message
@@ -160,12 +161,12 @@ class IncrementalRender:
             self._last = None  # the argument purge has no incremental form: a full render every time
         last = self._last
         if last is not None and key == self._key and len(messages) == len(last.inputs) \
-                and all(map(is_, messages, last.inputs)):  # the same conversation again
+                and grew_from(messages, last.inputs):  # the same conversation again
             self.kind = "incremental"
             return messages if last.out is last.inputs else list(last.out)
         grown = None
         self.kind = "full"
-        if last is not None and _extends(messages, last.inputs):
+        if last is not None and grew_from(messages, last.inputs):
             self._chains.boundaries.extend(messages[self._chains.boundaries.size:])
             if self._chars_in is not None:
                 self._chars_in += self._sizes.total(messages[len(last.inputs):])
@@ -342,8 +343,3 @@ def _settings(options: RenderOptions | None) -> object:
         return None
     version = options.version
     return version[-1] if isinstance(version, tuple) and version else options
-
-
-def _extends(messages: list[Any], previous: list[Any]) -> bool:
-    """Whether `messages` starts with exactly the message objects of `previous` (pointer comparisons)."""
-    return len(messages) >= len(previous) and all(map(is_, messages, previous))

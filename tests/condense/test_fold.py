@@ -168,7 +168,7 @@ def test_a_fold_planned_from_its_boundary_is_the_one_a_walk_of_everything_plans(
         later = end > len(messages) // 2  # from here on every read is protected
         protected = _reads_protected if later else _nothing_protected
         expected = plan_fold(inputs, inputs, fold.folds, 2, 2_000, protected)
-        assert fold.plan(inputs, inputs, 2, 2_000, protected, model_chars) == expected
+        assert fold.plan(inputs, inputs, 2, 2_000, protected, model_chars, later) == expected
         if expected is not None:
             fold.add(expected.fold(lambda key: None))
             planned += 1
