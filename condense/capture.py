@@ -9,12 +9,12 @@ by the other (the run-local index of Pi's events broke exactly that: reference b
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from condense.messages import ToolCall, content_text, tool_calls
 from condense.occurrence import Occurrences, message_key, occurrence_of, result_timestamp_of
-from condense.prefix import grew_from
+from condense.prefix import Following
 from condense.records import Batch, ToolCallRecord
 from condense.timefmt import iso_to_ms
 
@@ -103,11 +103,12 @@ class TurnScan:
     appended since the last one (any other change of the branch starts the walk over)."""
 
     def __init__(self) -> None:
+        self._seen = Following()  # the branch as walked
         self._reset()
 
     def _reset(self) -> None:
         self.turns: list[Turn] = []
-        self._entries: list[dict[str, Any]] = []
+        self._by_message: dict[int, Turn] = {}  # by the identity of its assistant message
         self._current: Turn | None = None
         self._assistants = 0
         self._group = 0
@@ -118,11 +119,16 @@ class TurnScan:
         """How many of `turns` (the first ones) can take no more results: all but an open last one."""
         return len(self.turns) - (self._current is not None)
 
+    def of_messages(self, messages: Iterable[Any]) -> list[Turn]:
+        """The turns of these messages (the branch's own message objects), in their order."""
+        return [turn for message in messages if (turn := self._by_message.get(id(message))) is not None
+                and turn.message is message]
+
     def of(self, branch: list[dict[str, Any]]) -> list[Turn]:
-        if not grew_from(branch, self._entries):
+        held = self._seen.follow(branch)
+        if not held:
             self._reset()
-        self._feed(branch[len(self._entries):])
-        self._entries = list(branch)
+        self._feed(branch[held:])
         return self.turns
 
     def _feed(self, entries: list[dict[str, Any]]) -> None:
@@ -138,6 +144,7 @@ class TurnScan:
                 if tool_calls(message):
                     self._current = Turn(message, self._assistants, self._group, entry_ms(entry))
                     self.turns.append(self._current)
+                    self._by_message[id(message)] = self._current
                 self._assistants += 1
             elif role == "toolResult":
                 [numbered] = self._occurrences.number([message])

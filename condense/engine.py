@@ -671,7 +671,10 @@ class CondenseEngine:
             if plan is None:
                 return
             keys = {message_key(m) for m in plan.folded_inputs if m.get("role") == "toolResult"}
-            records = turn_records(self.flusher.turns(), {k for k in keys if not self.index.is_summarized(k)})
+            wanted = {key for key in keys if not self.index.is_summarized(key)}
+            records = turn_records(self.flusher.turns(plan.folded_inputs), wanted)
+            if len(records) < len(wanted):  # a host whose messages are not its entries' own objects
+                records = turn_records(self.flusher.turns(), wanted)
             refs = self.index.allocate_summary_refs(records)
             self.index.add_batch(records, self.host.append_entry)
             self.index.register_summary_refs(refs)
@@ -681,7 +684,7 @@ class CondenseEngine:
             log.exception("pruner: folding history failed: %s", exc)
             return
         self.history_fold.add(fold)
-        self.host.notify(f"pruner: folded the first {len(fold.requests)} requests out of view ({fold.ref})", "info")
+        self.host.notify(f"pruner: folded the first {fold.folded} requests out of view ({fold.ref})", "info")
 
     # ----- settings ---------------------------------------------------------------------------
 

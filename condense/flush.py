@@ -11,7 +11,7 @@ and carries the reason, so the engine says it once instead of once per batch.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -75,9 +75,10 @@ class Flusher:
 
     # ----- collecting -------------------------------------------------------------------------
 
-    def turns(self) -> list[Turn]:
-        """The branch's tool-using turns, walked only where the branch grew since the last call."""
-        return self._turns.of(self.host.branch())
+    def turns(self, messages: Iterable[Any] | None = None) -> list[Turn]:
+        """The branch's tool-using turns (of these of its messages), walked only where it grew since."""
+        turns = self._turns.of(self.host.branch())
+        return turns if messages is None else self._turns.of_messages(messages)
 
     def collect(self, is_protected: Callable[[str, dict[str, Any]], bool]) -> list[Batch]:
         """Everything pending on the branch past the frontier, grouped as the batching mode says."""

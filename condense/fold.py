@@ -49,14 +49,22 @@ class Fold:
     ref: str
     boundary: str  # user_identity of the first message kept in view
     start: str | None  # user_identity of the first message this fold's own transcript covers
-    requests: tuple[str, ...]  # one entry per folded request, oldest first: its line and its outputs' refs
+    requests: tuple[str, ...]  # the newest `MAX_REQUESTS` folded requests, oldest first: line and outputs' refs
     text: str
     timestamp: int
     refs: tuple[dict[str, Any], ...] = ()  # refs minted for the outputs no flush had indexed (SummaryRef JSON)
+    count: int = 0  # every request folded, by this fold and the ones before it (`requests` when 0)
+
+    @property
+    def folded(self) -> int:
+        return self.count or len(self.requests)
 
     def to_json(self) -> dict[str, Any]:
+        """Only the requests the next fold's block can list: every fold listing every request before it
+        made a long session's file grow with the square of its folds."""
         return {"ref": self.ref, "boundary": self.boundary, "start": self.start, "requests": list(self.requests),
-                "text": self.text, "timestamp": self.timestamp, "toolCallRefs": list(self.refs)}
+                "requestCount": self.folded, "text": self.text, "timestamp": self.timestamp,
+                "toolCallRefs": list(self.refs)}
 
     @classmethod
     def from_json(cls, data: object) -> Fold | None:
@@ -68,9 +76,10 @@ class Fold:
                 and isinstance(text, str) and isinstance(stamp, int)):
             return None
         lines = tuple(r for r in requests if isinstance(r, str)) if isinstance(requests, list) else ()
-        refs = data.get("toolCallRefs")
+        refs, count = data.get("toolCallRefs"), data.get("requestCount")
         minted = tuple(r for r in refs if isinstance(r, dict)) if isinstance(refs, list) else ()
-        return cls(ref, boundary, start if isinstance(start, str) else None, lines, text, stamp, minted)
+        return cls(ref, boundary, start if isinstance(start, str) else None, lines[-MAX_REQUESTS:], text, stamp,
+                   minted, count if isinstance(count, int) and count >= len(lines) else len(lines))
 
     def message(self) -> dict[str, Any]:
         return {"role": "user", "content": [{"type": "text", "text": self.text}], "timestamp": self.timestamp}
@@ -148,16 +157,17 @@ def _entries(stretch: Sequence[Mapping[str, Any]], ref_of: RefOf) -> list[str]:
     return entries
 
 
-def fold_text(ref: str, entries: Sequence[str], earlier: Sequence[str]) -> str:
+def fold_text(ref: str, entries: Sequence[str], count: int, earlier: Sequence[str]) -> str:
+    """The block of a fold of `count` requests, listing the newest of `entries` (the last ones folded)."""
     shown = list(entries[-MAX_REQUESTS:])
-    lines = [f'<folded-history id="{ref}" requests="{len(entries)}">',
-             f"The first {len(entries)} requests of this session and their work are folded out of view."
+    lines = [f'<folded-history id="{ref}" requests="{count}">',
+             f"The first {count} requests of this session and their work are folded out of view."
              f' context_tree_query({{"toolCallIds": ["{ref}"]}}) returns their transcript'
              + (f" (earlier parts: {', '.join(earlier)})" if earlier else "")
              + "; the ref before an output returns it whole.",
              "Requests, oldest first, each with its outputs:"]
-    if len(entries) > len(shown):
-        lines.append(f"- ({len(entries) - len(shown)} earlier requests: see the transcript)")
+    if count > len(shown):
+        lines.append(f"- ({count - len(shown)} earlier requests: see the transcript)")
     lines += shown
     lines.append("</folded-history>")
     return "\n".join(lines)
@@ -168,16 +178,18 @@ class FoldPlan:
     ref: str
     boundary: str
     start: str | None
-    previous: tuple[str, ...]  # the entries of the fold in force
+    previous: tuple[str, ...]  # the newest entries of the fold in force
+    previous_count: int  # and how many requests it folded
     earlier: list[str]  # the refs of the folds before this one
     timestamp: int
     folded_inputs: list[Any]  # the host's messages this fold takes out of view (those before are folded already)
 
     def fold(self, ref_of: RefOf, minted: Sequence[dict[str, Any]] = ()) -> Fold:
         """The fold, once every output of the stretch has a ref (`minted`: those made for it)."""
-        entries = (*self.previous, *_entries(self.folded_inputs, ref_of))
-        text = fold_text(self.ref, entries, self.earlier)
-        return Fold(self.ref, self.boundary, self.start, entries, text, self.timestamp, tuple(minted))
+        new = _entries(self.folded_inputs, ref_of)
+        entries, count = (*self.previous, *new)[-MAX_REQUESTS:], self.previous_count + len(new)
+        text = fold_text(self.ref, entries, count, self.earlier)
+        return Fold(self.ref, self.boundary, self.start, entries, text, self.timestamp, tuple(minted), count)
 
 
 def _protected_from(out: Sequence[Mapping[str, Any]], is_protected: IsProtected) -> int:
@@ -228,7 +240,8 @@ def _plan(inputs: Sequence[Any], out: Sequence[Any], current: list[Fold], keep_t
     first = next((i for i, m in enumerate(inputs) if last is not None and m.get("role") == "user"
                   and user_identity(m) == last.boundary), 0)
     return FoldPlan(f"f{len(current) + 1}", boundary, last.boundary if last else None,
-                    last.requests if last else (), [f.ref for f in current], stamp, list(inputs[first:position]))
+                    last.requests if last else (), last.folded if last else 0, [f.ref for f in current], stamp,
+                    list(inputs[first:position]))
 
 
 # ----- rendering ----------------------------------------------------------------------------------
@@ -245,10 +258,21 @@ class HistoryFold:
         self.folds = folds
         self._block: dict[str, Any] | None = folds[-1].message() if folds else None
         self._found: tuple[int, Any] | None = None  # (position in the last output, the boundary message)
-        self._checked: tuple[object, bool] | None = None  # `_clean`'s answer, and under which rules
+        self._in_inputs: tuple[int, Any] | None = None  # (its position in the last inputs, the same message)
+        # `_clean`'s answer, under which rules, and (when clean) the identities of the users folded
+        self._checked: tuple[object, bool, set[str]] | None = None
+        self._made: tuple[FoldPlan, Any] | None = None  # the last plan made from a clean boundary, its new one
 
     def add(self, fold: Fold) -> None:
+        """Put `fold` in force. Made from the plan of a clean boundary, its own boundary is clean too
+        unless a user message it folds has the same identity: the first-found boundary would move."""
+        checked, made = self._checked, self._made
         self.reset([*self.folds, fold])
+        if checked is not None and checked[1] and made is not None and made[0].ref == fold.ref:
+            users = {user_identity(m) for m in made[0].folded_inputs if m.get("role") == "user"}
+            if fold.boundary not in checked[2] | users:
+                self._checked = (checked[0], True, checked[2] | users)
+                self._found = (0, made[1])
 
     def _cut(self, out: Sequence[Any]) -> int | None:
         if self._found is not None:
@@ -275,24 +299,36 @@ class HistoryFold:
         start = (self._cut(out) or 0) if self.folds else 0
         if keep_turns <= 0 or not self._may_fold(out, start, keep_turns, min_chars, is_protected, chars):
             return None
-        first = _position(inputs, out[start], 0) if start else 0
+        first = self._first(inputs, out[start]) if start else 0
         if first is None or not self._clean(inputs, out, start, first, is_protected, rules):
             return plan_fold(inputs, out, self.folds, keep_turns, min_chars, is_protected)
         stamp = out[0].get("timestamp")
-        return _plan(inputs[first:], out[start:], self.folds, keep_turns, min_chars, is_protected,
+        plan = _plan(inputs[first:], out[start:], self.folds, keep_turns, min_chars, is_protected,
                      stamp if isinstance(stamp, int) else 0)
+        if plan is not None:
+            self._made = (plan, inputs[first + len(plan.folded_inputs)])
+        return plan
+
+    def _first(self, inputs: Sequence[Any], boundary: Any) -> int | None:
+        """Where the boundary message is in `inputs`: where it was last time while nothing before it moved."""
+        hint = self._in_inputs[0] if self._in_inputs is not None and self._in_inputs[1] is boundary else 0
+        found = _position(inputs, boundary, hint)
+        self._in_inputs = None if found is None else (found, boundary)
+        return found
 
     def _clean(self, inputs: Sequence[Any], out: Sequence[Any], start: int, first: int, is_protected: IsProtected,
                rules: object) -> bool:
         """Whether `plan_fold` starts at the boundary where `start` and `first` find it (in `out` and in
-        `inputs`), with nothing protected before it: then its plan is the plan of what follows."""
+        `inputs`), with nothing protected before it: then its plan is the plan of what follows. Walks
+        everything once per fold (unless `add` could tell) and protection rules."""
         if not self.folds:
             return True
         if self._checked is None or self._checked[0] != rules:
             boundary = self.folds[-1].boundary
             clean = (_first_user(out, boundary) == start and _first_user(inputs, boundary) == first
                      and _protected_from(out[:start], is_protected) == start)
-            self._checked = (rules, clean)
+            users = {user_identity(m) for m in inputs[:first] if m.get("role") == "user"} if clean else set()
+            self._checked = (rules, clean, users)
         return self._checked[1]
 
     @staticmethod

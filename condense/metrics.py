@@ -26,7 +26,7 @@ from condense.frontier import Frontier
 from condense.measure import json_chars
 from condense.messages import tool_calls
 from condense.occurrence import bare_id, message_key
-from condense.prefix import grew_from
+from condense.prefix import Following
 from condense.stats import format_compact_count
 
 # Work a reload found on the branch, outside the pending count: said the same in the footer and the status.
@@ -92,10 +92,10 @@ class MetricsScan:
     open segment (after the last text-only reply), which is measured on its own."""
 
     def __init__(self) -> None:
+        self._seen = Following()  # the branch as measured
         self._reset()
 
     def _reset(self) -> None:
-        self._entries: list[dict[str, Any]] = []
         self._count = 0
         self._total = 0
         self._largest_chain = 0
@@ -107,15 +107,15 @@ class MetricsScan:
         self._latest_args: dict[str, dict[str, Any]] = {}  # per id, the arguments of its latest call
 
     def of(self, branch_entries: list[dict[str, Any]]) -> MetricsScan:
-        if not grew_from(branch_entries, self._entries):
+        held = self._seen.follow(branch_entries)
+        if not held:
             self._reset()
-        for entry in branch_entries[len(self._entries):]:
+        for entry in branch_entries[held:]:
             kind = entry.get("type")
             if kind == "message" and isinstance(entry.get("message"), dict):
                 self._add(entry["message"])
             elif kind == "custom_message":
                 self._add(custom_message_of(entry))
-        self._entries = list(branch_entries)
         return self
 
     def _add(self, message: Mapping[str, Any]) -> None:

@@ -19,7 +19,7 @@ from condense.chains.render import Boundaries
 from condense.grace import RecoveryAges
 from condense.messages import tool_calls
 from condense.occurrence import Occurrences, message_key, result_timestamp_of
-from condense.prefix import grew_from
+from condense.prefix import Following
 
 IsProtected = Callable[[str, dict[str, Any]], bool]
 
@@ -105,21 +105,24 @@ class ChainDetector:
 
     def __init__(self) -> None:
         self._key: object = None
-        self._head: list[Any] = []  # the messages up to and including the last user message seen
-        self._chains: list[ChainRange] = []  # detect_chains(self._head)
+        self._seen = Following()  # the messages of the last call
+        self._last_user: int | None = None  # where the last user message that starts a walk is in them
+        self._chains: list[ChainRange] = []  # detect_chains of the messages up to it
 
     def detect(self, messages: Sequence[dict[str, Any]], is_protected: IsProtected | None, key: object,
                ) -> list[ChainRange]:
         """`detect_chains(messages, is_protected)`; `key` changes whenever `is_protected` may answer
         differently."""
-        last_user = next((p for p in range(len(messages) - 1, -1, -1) if _starts_walk(messages[p])), None)
+        held = self._seen.follow(messages)
+        if key != self._key or not held:
+            held, self._key, self._last_user, self._chains = 0, key, None, []
+        last_user = next((p for p in range(len(messages) - 1, held - 1, -1) if _starts_walk(messages[p])),
+                         self._last_user)
         if last_user is None:
             return detect_chains(messages, is_protected)
-        reused = len(self._head)
-        if not (key == self._key and 0 < reused <= last_user + 1 and grew_from(messages, self._head)):
-            reused, self._chains = 0, []
-        self._chains = self._chains + detect_chains(messages[max(reused - 1, 0) : last_user + 1], is_protected)
-        self._head, self._key = list(messages[: last_user + 1]), key
+        if last_user != self._last_user:
+            self._chains = self._chains + detect_chains(messages[self._last_user or 0 : last_user + 1], is_protected)
+            self._last_user = last_user
         return self._chains + detect_chains(messages[last_user:], is_protected)
 
 
@@ -148,23 +151,23 @@ class BranchMessages:
     tables: only the entries appended since the last call are read (any other change starts over)."""
 
     def __init__(self) -> None:
+        self._seen = Following()  # the branch's entries as read
         self._reset()
 
     def _reset(self) -> None:
-        self._entries: list[dict[str, Any]] = []
         self.messages: list[dict[str, Any]] = []
         self.ages = RecoveryAges()
         self.boundaries = Boundaries()
         self._occurrences = Occurrences()  # a repeated result is read through its numbered copy
 
     def of(self, branch_entries: list[dict[str, Any]]) -> BranchMessages:
-        if not grew_from(branch_entries, self._entries):
+        held = self._seen.follow(branch_entries)
+        if not held:
             self._reset()
-        new = self._occurrences.number(branch_messages(branch_entries[len(self._entries):]))
+        new = self._occurrences.number(branch_messages(branch_entries[held:]))
         self.messages += new
         self.ages.feed(new)
         self.boundaries.extend(new)
-        self._entries = list(branch_entries)
         return self
 
 

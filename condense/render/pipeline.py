@@ -20,7 +20,7 @@ from condense.chains.render import Boundaries, ChainLayout, ChainPhase, ChainSca
 from condense.grace import RecoveryAges
 from condense.measure import Sizes, message_chars
 from condense.occurrence import bare_id, message_key
-from condense.prefix import grew_from
+from condense.prefix import Following
 from condense.render.args_purge import ArgsPurgeMemo, purge_summarized_args
 from condense.render.orphans import OrphanScan, without_positions
 from condense.render.purge import ErroredCalls, purge_message
@@ -49,8 +49,8 @@ class RenderOptions:
 class _Pass:
     """One render and the state its phases end in, from which the next messages continue."""
 
-    inputs: list[Any]
-    out: list[Any]
+    size: int  # messages rendered
+    out: list[Any] | None  # None: the messages themselves, nothing changed
     ages: RecoveryAges
     grace: set[str]
     errored: ErroredCalls
@@ -125,12 +125,16 @@ def _full_pass(messages: list[Any], index: StubIndex, options: RenderOptions, sc
     if swept:
         out = without_positions(out, swept_at)
         options.report_orphans(swept)
-    return _Pass(messages, out, ages, grace, errored, cooled, purges, layout, orphans, swept, swept_at, [stubbed])
+    if out is stubbed and out is not messages:
+        out = list(out)  # the output grows in place later; phase 1's piece must not
+    return _Pass(len(messages), None if out is messages else out, ages, grace, errored, cooled, purges, layout,
+                 orphans, swept, swept_at, [stubbed])
 
 
 def prune_messages(messages: list[Any], index: StubIndex, options: RenderOptions) -> list[Any]:
     """What the model sees; the very same list when nothing changes."""
-    return _full_pass(messages, index, options).out
+    out = _full_pass(messages, index, options).out
+    return messages if out is None else out
 
 
 class IncrementalRender:
@@ -142,6 +146,7 @@ class IncrementalRender:
 
     def __init__(self) -> None:
         self._last: _Pass | None = None
+        self._seen = Following()  # the messages of the last render (a caller may grow its own list in place)
         self._chains = ChainScan()  # phase 3's tables, grown with the conversation
         self._key: object = None
         self._chars_in: int | None = None  # model_chars of the last inputs, when known
@@ -160,28 +165,28 @@ class IncrementalRender:
         if options.args_memo is not None:
             self._last = None  # the argument purge has no incremental form: a full render every time
         last = self._last
-        if last is not None and key == self._key and len(messages) == len(last.inputs) \
-                and grew_from(messages, last.inputs):  # the same conversation again
+        held = self._seen.follow(messages)
+        grew = last is not None and held == last.size and (held > 0 or not messages)
+        if grew and last is not None and key == self._key and held == len(messages):  # the same conversation again
             self.kind = "incremental"
-            return messages if last.out is last.inputs else list(last.out)
+            return messages if last.out is None else list(last.out)
         grown = None
         self.kind = "full"
-        if last is not None and grew_from(messages, last.inputs):
+        if grew and last is not None:
             self._chains.boundaries.extend(messages[self._chains.boundaries.size:])
             if self._chars_in is not None:
-                self._chars_in += self._sizes.total(messages[len(last.inputs):])
+                self._chars_in += self._sizes.total(messages[held:])
             if key == self._key:
                 grown, self.kind = self._extend(last, messages, index, options), "incremental"
             elif _settings(options) == _settings(self._options):
                 grown, self.kind = self._refresh(last, messages, index, options), "refresh"
             ages = last.ages
-            start = len(last.inputs)
         else:
             self._chains = ChainScan(Boundaries(messages))
             self._chars_in = None
             self._at_key, self._at_id = {}, {}
-            ages, start = None, 0
-        self._index_results(messages, start)
+            ages, held = None, 0
+        self._index_results(messages, held)
         if grown is None:
             self.kind = "full"
             last = _full_pass(messages, index, options, self._chains, ages)
@@ -190,15 +195,10 @@ class IncrementalRender:
             last = grown
         self._changes_seen = len(getattr(index, "changed_keys", ()))
         self._options = options
-        # the caller's list may grow in place later: keep a copy of what was rendered (unless the one
-        # kept already holds the very same messages), and never the caller's list itself
-        noop = last.out is messages
-        if last.inputs is messages or len(last.inputs) != len(messages):
-            last.inputs = list(messages)
-        last.out = last.inputs if noop else last.out
-        last.stubbed = [last.inputs if part is messages else part for part in last.stubbed]
+        # the caller's list may grow in place later: never keep it, only what was rendered from it
+        last.stubbed = [list(part) if part is messages else part for part in last.stubbed]
         self._last, self._key = last, key
-        return messages if noop else list(last.out)
+        return messages if last.out is None else list(last.out)
 
     def _index_results(self, messages: list[Any], start: int) -> None:
         for position in range(start, len(messages)):
@@ -216,19 +216,21 @@ class IncrementalRender:
         last = self._last
         if last is None:
             return 0, 0
+        inputs = self._seen.items
+        out = inputs if last.out is None else last.out
         if self._chars_in is None:
-            self._chars_in = self._sizes.total(last.inputs)
+            self._chars_in = self._sizes.total(inputs)
         if self._chars_out is None:
-            self._chars_out = self._sizes.total(last.out)
-        if self._sizes.count > 2 * (len(last.inputs) + len(last.out)) + 64:  # stubs of earlier flushes
-            self._sizes.forget_all_but(last.inputs, last.out)
+            self._chars_out = self._sizes.total(out)
+        if self._sizes.count > 2 * (len(inputs) + len(out)) + 64:  # stubs of earlier flushes
+            self._sizes.forget_all_but(inputs, out)
         return self._chars_in, self._chars_out
 
     def _extend(self, last: _Pass, messages: list[Any], index: StubIndex, options: RenderOptions,
                 ) -> _Pass | None:
-        start = len(last.inputs)
+        start = last.size
         if start == len(messages):
-            return replace(last, inputs=last.inputs, out=messages if last.out is last.inputs else last.out)
+            return last
         suffix = messages[start:]
         last.ages.feed(suffix)
         grace = last.ages.in_grace(options.grace_turns)
@@ -249,15 +251,19 @@ class IncrementalRender:
         swept_at = last.orphans.feed(new)
         if swept_at:
             last.swept = last.swept + [str(new[i].get("toolCallId")) for i in swept_at]
-            shift = len(last.out) + len(last.swept_at)  # phase 3's output so far: what stayed and what went
+            shift = start if last.out is None else len(last.out) + len(last.swept_at)  # phase 3's output so far
             last.swept_at = last.swept_at + [shift + i for i in swept_at]
             new = without_positions(new, swept_at)
             options.report_orphans(last.swept)
-        noop = last.out is last.inputs and len(new) == len(suffix) and all(map(is_, new, suffix))
         if self._chars_out is not None:
             self._chars_out += self._sizes.total(new)
-        out = messages if noop else last.out + new
-        return replace(last, inputs=messages, out=out, grace=grace, cooled=cooled, stubbed=[*last.stubbed, stubbed])
+        out = last.out
+        if out is not None:
+            out.extend(new)  # never handed out: a render returns a copy
+        elif len(new) != len(suffix) or not all(map(is_, new, suffix)):
+            out = messages[:start] + new
+        return replace(last, size=len(messages), out=out, grace=grace, cooled=cooled,
+                       stubbed=[*last.stubbed, stubbed])
 
     def _refresh(self, last: _Pass, messages: list[Any], index: StubIndex, options: RenderOptions,
                  ) -> _Pass | None:
@@ -271,7 +277,7 @@ class IncrementalRender:
             return None
         keys = set(changed[self._changes_seen:])
         ids = keys | {bare_id(key) for key in keys}
-        start = len(last.inputs)
+        start = last.size
         last.ages.feed(messages[last.ages.fed:])
         grace = last.ages.in_grace(options.grace_turns)
         if grace != last.grace:
@@ -292,8 +298,6 @@ class IncrementalRender:
         new = replace_stubs(messages[start:], index, options.is_protected, grace, options.memo, options.version)
         grown = last.errored.feed(new, start)
         stubbed += new
-        if all(map(is_, stubbed, messages)):
-            stubbed = messages  # nothing stubbed: a render that changes nothing gives the very same list
         paired = {p for p in (last.errored.redecide(stubbed, q) for q in failed) if p is not None}
         cooled = _cooled(last.errored, options)
         purges = {p: m for p, m in last.purges.items() if p not in paired}
@@ -301,7 +305,7 @@ class IncrementalRender:
         purges.update(_purges(stubbed, last.errored, repurged, options))
         begin = min([begin, *repurged, *paired])
         return self._splice(last, messages, _with(stubbed, purges), begin, keys, options,
-                            replace(last, inputs=messages, grace=grace, cooled=cooled, purges=purges,
+                            replace(last, size=len(messages), grace=grace, cooled=cooled, purges=purges,
                                     stubbed=[stubbed]))
 
     def _splice(self, last: _Pass, messages: list[Any], purged: list[Any], begin: int, keys: set[str],
@@ -322,7 +326,8 @@ class IncrementalRender:
         at = layout.output_position(begin)  # in phase 3's output, as it was
         kept = bisect.bisect_left(last.swept_at, at)
         end = at - kept  # in the output, as it was
-        new.orphans = OrphanScan.after(last.out, end)
+        before = last.out if last.out is not None else self._seen.items[:last.size]
+        new.orphans = OrphanScan.after(before, end)
         swept_at = new.orphans.feed(tail)
         new.swept = last.swept[:kept] + [str(tail[i].get("toolCallId")) for i in swept_at]
         new.swept_at = last.swept_at[:kept] + [at + i for i in swept_at]
@@ -330,10 +335,10 @@ class IncrementalRender:
             options.report_orphans(new.swept)
         tail = without_positions(tail, swept_at) if swept_at else tail
         if self._chars_out is not None:
-            self._chars_out += self._sizes.total(tail) - self._sizes.total(last.out[end:])
-        new.out = last.out[:end] + tail
+            self._chars_out += self._sizes.total(tail) - self._sizes.total(before[end:])
+        new.out = before[:end] + tail
         if end == begin and not changed and len(new.out) == len(messages) and all(map(is_, new.out, messages)):
-            new.out = messages  # nothing changed anywhere: the very same list
+            new.out = None  # nothing changed anywhere: the very same messages
         return new
 
 

@@ -13,6 +13,7 @@ from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
 from condense.fold import (
     FOLD,
+    MAX_REQUESTS,
     REQUEST_LINE_CHARS,
     SUBJECT_CHARS,
     Fold,
@@ -153,6 +154,26 @@ def test_a_call_subject_ends_on_a_whole_word() -> None:
     assert call_subject("read", {"path": "src/app.ts"}) == "read src/app.ts"
     long_word = call_subject("bash", {"command": "x" * 80})
     assert long_word == "bash " + "x" * (SUBJECT_CHARS - 1) + "…"
+
+
+
+async def test_a_fold_persists_only_the_requests_its_block_can_list() -> None:
+    """Each fold used to persist every request folded before it: a long session's file grew with the
+    square of its folds. It keeps the newest the next block lists, and how many there were."""
+    host, _, drive = make(FOLDING)
+    await play(drive, 50)
+    folds = host.custom(FOLD)
+    assert len(folds) > 2
+    assert all(len(fold["requests"]) <= MAX_REQUESTS for fold in folds)
+    assert folds[-1]["requestCount"] == 46 and 'requests="46"' in folds[-1]["text"]
+    assert "(6 earlier requests: see the transcript)" in folds[-1]["text"]
+
+
+def test_a_fold_written_with_every_request_reads_back_with_its_count() -> None:
+    written = Fold("f1", "1:abc", None, tuple(f"- request {n}" for n in range(50)), "<folded-history>", 1).to_json()
+    del written["requestCount"]
+    fold = Fold.from_json(written)
+    assert fold is not None and fold.folded == 50 and fold.requests[0] == "- request 10"
 
 
 @pytest.mark.parametrize("name", ["pi-large-session.jsonl", "pi-before-compaction.jsonl", "pi-compact-hooks.jsonl",
