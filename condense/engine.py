@@ -75,6 +75,16 @@ def _last_reply(messages: Sequence[object]) -> int | None:
     return None
 
 
+def _now_marker(branch: list[dict[str, Any]]) -> int:
+    """The newest message time on the branch: deterministic, unlike the wall clock."""
+    for entry in reversed(branch):
+        message = entry.get("message")
+        stamp = message.get("timestamp") if isinstance(message, dict) else None
+        if isinstance(stamp, int):
+            return stamp
+    return 0
+
+
 def _entry_messages(branch: list[dict[str, Any]]) -> list[Any]:
     """The message of each `message` entry of `branch`, None for any other entry (positions kept)."""
     return [entry.get("message") if entry.get("type") == "message" else None for entry in branch]
@@ -431,7 +441,8 @@ class CondenseEngine:
     async def compress(self, keep: int, closing: AgentMessage | None = None) -> list[str]:
         """Compress closed chains beyond the `keep` most recent; returns the new block ids. Never raises:
         a chain that could not be written stays raw and is tried again next time."""
-        branch = self._branch.of(self.host.branch())
+        entries = self.host.branch()
+        branch = self._branch.of(entries)
         messages = with_closing_message(list(branch.messages), closing)
         # a closing reply not on the branch yet adds an assistant timestamp (not a user turn or a result)
         boundaries = branch.boundaries if len(messages) == len(branch.messages) else None
@@ -443,7 +454,7 @@ class CondenseEngine:
             chains = self._unsettled(self._chain_detector.detect(messages, self.is_protected, self._config_version))
             result = await compress_eligible(
                 chains, keep, messages=messages, registry=self.chains,
-                index=self.index, append=self.host.append_entry, compressed_at=self._now_marker(),
+                index=self.index, append=self.host.append_entry, compressed_at=_now_marker(entries),
                 grace_keys=branch.ages.in_grace(self.config.recovery_grace_turns), fuser=fuse, signal=self._cancel,
                 spill=spill, diagnostics=self.diagnostics, stats=self.stats, boundaries=boundaries,
                 names_limit=self.config.summary_names)
@@ -482,9 +493,11 @@ class CondenseEngine:
         return result.summarized > 0 or bool(compressed)
 
     def _write_flush_metrics(self, trigger: FlushTrigger, result: FlushResult) -> None:
-        data = {"ts": self._now_marker(), "trigger": trigger, "capturedBatches": result.captured,
-                "processedBatches": result.processed, "outcome": result.outcome,
-                "metrics": self.context_metrics().to_json()}
+        branch = self.host.branch()
+        metrics = compute_context_metrics(branch, self.flusher.frontier, self.index.is_summarized,
+                                          self.is_protected, self._metrics)
+        data = {"ts": _now_marker(branch), "trigger": trigger, "capturedBatches": result.captured,
+                "processedBatches": result.processed, "outcome": result.outcome, "metrics": metrics.to_json()}
         try:
             self.host.append_entry(FLUSH_METRICS, data)
         except Exception as exc:
@@ -493,15 +506,6 @@ class CondenseEngine:
     def context_metrics(self) -> ContextMetrics:
         return compute_context_metrics(self.host.branch(), self.flusher.frontier, self.index.is_summarized,
                                        self.is_protected, self._metrics)
-
-    def _now_marker(self) -> int:
-        """The newest message time on the branch: deterministic, unlike the wall clock."""
-        for entry in reversed(self.host.branch()):
-            message = entry.get("message")
-            stamp = message.get("timestamp") if isinstance(message, dict) else None
-            if isinstance(stamp, int):
-                return stamp
-        return 0
 
     # ----- rendering --------------------------------------------------------------------------
 
@@ -514,6 +518,8 @@ class CondenseEngine:
         out = self._render_unfolded(self._numbering.of(messages))
         folded = originals(self.history_fold.apply(out), self._numbering.copies)
         self._count_fold_saving(out, folded)
+        if folded is out and out is not messages:
+            folded = list(out)  # the render's own list: the next one changes it
         version = (len(self.index), len(self.history_fold.folds))
         if folded is not messages and self._reclaim_version != version:
             self._reclaim_version = version
@@ -539,7 +545,7 @@ class CondenseEngine:
     def _render_unfolded(self, messages: list[AgentMessage]) -> list[AgentMessage]:
         options = self._render_options()
         key = (options.version, self.chains.version if options.chains is not None else None)
-        out = self._renderer.render(messages, self.index, options, key)
+        out = self._renderer.render(messages, self.index, options, key, copy=False)
         return self._checked(messages, out, options) if self.check_renders else out
 
     @property

@@ -11,7 +11,6 @@ everything decided from a message's content.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import islice
 from typing import Any
 
 
@@ -26,7 +25,7 @@ class Following:
         was taken, else 0, when it starts over. Either way the copy holds `items` afterwards."""
         held = len(self.items)
         if len(items) >= held:
-            self.items.extend(islice(items, held, None))
+            self.items += items[held:]
             if items == self.items:
                 return held
         self.items = list(items)

@@ -19,7 +19,7 @@ import bisect
 import re
 from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from itertools import groupby
 from operator import is_
 from typing import Any, Protocol
@@ -292,14 +292,6 @@ class ChainLayout:
             self.reach = max(self.reach, span[1]) if span is not None else self.reach
         self.applied += applied
 
-    def _from(self, begin: int) -> ChainLayout:
-        """A copy that keeps the decisions about messages before `begin` (held by no applied range)."""
-        kept = bisect.bisect_left(self.marks, begin)
-        return replace(self, entries=list(self.entries), watched=set(self.watched), applied=list(self.applied),
-                       dropped_keys=set(self.dropped_keys), dropped_bare=set(self.dropped_bare),
-                       body_keys=set(self.body_keys), missing_blocks=set(self.missing_blocks),
-                       marks=self.marks[:kept], shifts=self.shifts[:kept])
-
 
 @dataclass(frozen=True)
 class ChainPhase:
@@ -326,12 +318,13 @@ class ChainPhase:
         return (out if changed else messages), layout
 
     def resume(self, messages: list[Any], begin: int, layout: ChainLayout, scan: ChainScan,
-               changed_keys: AbstractSet[str]) -> tuple[int, list[Any], bool, ChainLayout] | None:
+               changed_keys: AbstractSet[str]) -> tuple[int, int, list[Any], bool] | None:
         """Phase 3 after a flush, from where it may differ from `layout`'s pass: `begin` (the first message
         phases 1 and 2 changed), the first new range or summary it drops, moved to the start of a range
-        holding it. Returns that position, the output of the messages from it, whether that output differs
-        from them, and the new layout; None unless the registry only gained chains after every range
-        `layout` resolved and no body it rendered may read differently (then a full pass runs)."""
+        holding it. Returns that position, where it was in `layout`'s output, the output of the messages
+        from it and whether that differs from them; `layout` becomes this pass's. None, with `layout`
+        untouched, unless the registry only gained chains after every range `layout` resolved and no body
+        it rendered may read differently (then a full pass runs)."""
         entries, old = self.registry.entries(), layout.entries
         if len(entries) < len(old) or not all(map(is_, old, entries)) or not changed_keys.isdisjoint(layout.body_keys):
             return None
@@ -349,12 +342,15 @@ class ChainPhase:
         bare = set().union(*(c.seen for c in contents)) - layout.dropped_bare
         begin = min([begin, *(item.start for item in added), *boundaries.summaries_about(keys, bare)])
         holder = layout.holding(begin)
-        resumed = layout._from(holder.start if holder is not None else begin)
-        resumed.size, resumed.earliest = len(messages), boundaries.earliest
-        resumed._take(fresh, boundaries, added)
-        self._drop(resumed, contents)
-        out, changed = self._emit(messages, holder.start if holder is not None else begin, resumed, scan)
-        return holder.start if holder is not None else begin, out, changed, resumed
+        begin = holder.start if holder is not None else begin
+        at = layout.output_position(begin)
+        kept = bisect.bisect_left(layout.marks, begin)
+        del layout.marks[kept:], layout.shifts[kept:]
+        layout.size, layout.earliest = len(messages), boundaries.earliest
+        layout._take(fresh, boundaries, added)
+        self._drop(layout, contents)
+        out, changed = self._emit(messages, begin, layout, scan)
+        return begin, at, out, changed
 
     @staticmethod
     def _drop(layout: ChainLayout, contents: Iterable[_RangeContent]) -> None:

@@ -60,7 +60,7 @@ class _Pass:
     orphans: OrphanScan
     swept: list[str] = field(default_factory=list)
     swept_at: list[int] = field(default_factory=list)  # where the swept results were in phase 3's output
-    stubbed: list[list[Any]] = field(default_factory=list)  # phase 1's output, in the pieces it was made
+    stubbed: list[list[Any]] = field(default_factory=list)  # phase 2's output, in the pieces it was made
 
 
 def _purges(stubbed: list[Any], errored: ErroredCalls, positions: Iterable[int],
@@ -111,7 +111,7 @@ def _full_pass(messages: list[Any], index: StubIndex, options: RenderOptions, sc
     errored.feed(stubbed)
     cooled = _cooled(errored, options)
     purges = _purges(stubbed, errored, errored.cooled(0, cooled), options)
-    out = _with(stubbed, purges)
+    out = purged = _with(stubbed, purges)
     layout = None
     if isinstance(options.chains, ChainPhase):
         out, layout = options.chains.run(out, scan)
@@ -125,10 +125,10 @@ def _full_pass(messages: list[Any], index: StubIndex, options: RenderOptions, sc
     if swept:
         out = without_positions(out, swept_at)
         options.report_orphans(swept)
-    if out is stubbed and out is not messages:
-        out = list(out)  # the output grows in place later; phase 1's piece must not
+    if out is purged and out is not messages:
+        out = list(out)  # the output grows in place later; phase 2's piece must not
     return _Pass(len(messages), None if out is messages else out, ages, grace, errored, cooled, purges, layout,
-                 orphans, swept, swept_at, [stubbed])
+                 orphans, swept, swept_at, [purged])
 
 
 def prune_messages(messages: list[Any], index: StubIndex, options: RenderOptions) -> list[Any]:
@@ -161,7 +161,15 @@ class IncrementalRender:
     def reset(self) -> None:
         self._last = None
 
-    def render(self, messages: list[Any], index: StubIndex, options: RenderOptions, key: object) -> list[Any]:
+    def render(self, messages: list[Any], index: StubIndex, options: RenderOptions, key: object, *,
+               copy: bool = True) -> list[Any]:
+        """The render of `messages`: they themselves when it changes nothing, else a new list; with `copy`
+        False, the render's own list, which the next render changes in place (for a caller that reads it
+        now and keeps nothing of it, as the engine does before folding)."""
+        out = self._render(messages, index, options, key)
+        return out if out is messages or not copy else list(out)
+
+    def _render(self, messages: list[Any], index: StubIndex, options: RenderOptions, key: object) -> list[Any]:
         if options.args_memo is not None:
             self._last = None  # the argument purge has no incremental form: a full render every time
         last = self._last
@@ -169,7 +177,7 @@ class IncrementalRender:
         grew = last is not None and held == last.size and (held > 0 or not messages)
         if grew and last is not None and key == self._key and held == len(messages):  # the same conversation again
             self.kind = "incremental"
-            return messages if last.out is None else list(last.out)
+            return messages if last.out is None else last.out
         grown = None
         self.kind = "full"
         if grew and last is not None:
@@ -198,7 +206,7 @@ class IncrementalRender:
         # the caller's list may grow in place later: never keep it, only what was rendered from it
         last.stubbed = [list(part) if part is messages else part for part in last.stubbed]
         self._last, self._key = last, key
-        return messages if last.out is None else list(last.out)
+        return messages if last.out is None else last.out
 
     def _index_results(self, messages: list[Any], start: int) -> None:
         for position in range(start, len(messages)):
@@ -302,9 +310,11 @@ class IncrementalRender:
         cooled = _cooled(last.errored, options)
         purges = {p: m for p, m in last.purges.items() if p not in paired}
         repurged = _repurged(last, grown | paired, cooled)
-        purges.update(_purges(stubbed, last.errored, repurged, options))
+        purges.update(_purges(messages, last.errored, repurged, options))
+        for position in {*repurged, *paired}:
+            stubbed[position] = purges.get(position, messages[position])
         begin = min([begin, *repurged, *paired])
-        return self._splice(last, messages, _with(stubbed, purges), begin, keys, options,
+        return self._splice(last, messages, stubbed, begin, keys, options,
                             replace(last, size=len(messages), grace=grace, cooled=cooled, purges=purges,
                                     stubbed=[stubbed]))
 
@@ -317,13 +327,12 @@ class IncrementalRender:
             resumed = options.chains.resume(purged, begin, layout, self._chains, keys)
             if resumed is None:
                 return None
-            begin, tail, changed, new.chains = resumed
+            begin, at, tail, changed = resumed  # `at`: where `begin` was in phase 3's output
         elif options.chains is None and layout is not None and not layout.entries:
-            tail, changed = purged[begin:], False
-            new.chains = ChainLayout(size=len(messages))
+            at, tail, changed = begin, purged[begin:], False
+            layout.size = len(messages)
         else:
             return None
-        at = layout.output_position(begin)  # in phase 3's output, as it was
         kept = bisect.bisect_left(last.swept_at, at)
         end = at - kept  # in the output, as it was
         before = last.out if last.out is not None else self._seen.items[:last.size]

@@ -50,7 +50,7 @@ class SessionLog:
         return self.session.branch_entries()
 
     def messages(self) -> list[Any]:
-        return self.session.messages()
+        return self.session.messages_view()  # the engine keeps nothing of it: it copies what it keeps
 
     def append(self, kind: str, fields: dict[str, Any]) -> object:
         return self.session.append(kind, fields) if self.persist else None

@@ -79,7 +79,7 @@ class Replayer:
             await self.engine.on_turn_end(message, results, index)
 
     def _render(self) -> None:
-        messages = self.out.messages()
+        messages = self.out.messages_view()
         rendered = self.engine.render(messages)
         self.requests += 1
         if self.on_render is not None:

@@ -189,6 +189,11 @@ class Session:
     def messages(self) -> list[AgentMessage]:
         return list(self._current_context().messages)
 
+    def messages_view(self) -> list[AgentMessage]:
+        """`messages` without the copy, for a reader that keeps nothing of the list itself: it is the
+        session's own, grown in place as entries are appended (a replay reads it at every request)."""
+        return self._current_context().messages
+
     def _current_context(self) -> SessionContext:
         branch = self._current_branch()
         if self._context_cache is None:
