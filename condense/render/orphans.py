@@ -35,8 +35,8 @@ class OrphanScan:
         while start and swept[start - 1].get("role") == "toolResult":
             start -= 1
         if start and swept[start - 1].get("role") == "assistant":
-            scan._open = {str(call.get("id")) for call in tool_calls(swept[start - 1])}
-            scan._open.difference_update(str(swept[i].get("toolCallId")) for i in range(start, end))
+            scan._open = Counter(str(call.get("id")) for call in tool_calls(swept[start - 1]))
+            scan._open.subtract(str(swept[i].get("toolCallId")) for i in range(start, end))
         return scan
 
     def feed(self, messages: Sequence[Any], offset: int = 0) -> list[int]:
