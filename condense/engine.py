@@ -516,10 +516,11 @@ class CondenseEngine:
             return messages
         self._last_input = messages
         out = self._render_unfolded(self._numbering.of(messages))
-        folded = originals(self.history_fold.apply(out), self._numbering.copies)
+        folded = self.history_fold.apply(out)
         self._count_fold_saving(out, folded)
         if folded is out and out is not messages:
-            folded = list(out)  # the render's own list: the next one changes it
+            folded = list(out)  # the render's own list, or the numbering's: the next one changes it
+        folded = originals(folded, self._numbering.copies)
         version = (len(self.index), len(self.history_fold.folds))
         if folded is not messages and self._reclaim_version != version:
             self._reclaim_version = version
@@ -562,8 +563,9 @@ class CondenseEngine:
         """The reference render: every phase over every message, nothing reused from an earlier render."""
         if not self.config.enabled:
             return messages
-        full = prune_messages(self._numbering.of(messages), self.index, replace(self._render_options(), memo=None))
-        return originals(self.history_fold.apply(full), self._numbering.copies)
+        numbered = self._numbering.of(messages)
+        full = self.history_fold.apply(prune_messages(numbered, self.index, replace(self._render_options(), memo=None)))
+        return originals(list(full) if full is numbered and full is not messages else full, self._numbering.copies)
 
     def _checked(self, messages: list[AgentMessage], out: list[AgentMessage],
                  options: RenderOptions) -> list[AgentMessage]:

@@ -21,6 +21,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple, TypeVar, cast
 
+from condense.prefix import Following
+
 OCCURRENCE = "occurrence"  # the number a repeated result's copy carries (2 for the first repeat)
 _SUFFIX = re.compile(r"@([0-9]+)(?:#([0-9]+))?")
 
@@ -117,25 +119,26 @@ class Numbering:
 
     def __init__(self) -> None:
         self.copies: Copies = {}
+        self._seen = Following()  # the messages of the last call
         self._reset()
 
     def _reset(self) -> None:
-        self._inputs: list[Any] = []
         self._out: list[Any] = []
         self._occurrences = Occurrences()
         self._repeats = False
 
     def of(self, messages: list[M]) -> list[M]:
-        """`messages` numbered; the very same list while no result in it repeats."""
-        if not (len(messages) >= len(self._inputs) and all(map(operator.is_, messages, self._inputs))):
+        """`messages` numbered: the very same list while no result in it repeats, else this numbering's
+        own list, which the next call changes in place (a caller keeps nothing of it)."""
+        held = self._seen.follow(messages)
+        if not held:
             self._reset()
-        new = messages[len(self._inputs):]
+        new = messages[held:]
         if new:
             out = self._occurrences.number(new, self.copies)
             self._repeats = self._repeats or out is not new
-            self._inputs += new
             self._out += out
-        return cast(list[M], list(self._out)) if self._repeats else messages
+        return cast(list[M], self._out) if self._repeats else messages
 
 
 def _copy(message: M, number: int, copies: Copies | None) -> M:
