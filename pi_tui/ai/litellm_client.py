@@ -18,6 +18,7 @@ import asyncio
 import functools
 import logging
 import os
+import threading
 import time
 from collections.abc import AsyncIterator, Awaitable
 from typing import Any
@@ -57,6 +58,13 @@ def import_litellm() -> Any:
 def warm_up() -> None:
     """Pay the import cost now (the TUI runs this in a thread worker after the first frame)."""
     import_litellm()
+
+
+def import_in_background() -> None:
+    """Start the import in a thread while the caller opens the session and loads the engine (`-p`), so
+    the first request finds it done or under way; `import_litellm_async` waits for it off the loop."""
+    if not import_litellm.cache_info().currsize:
+        threading.Thread(target=import_litellm, name="import litellm", daemon=True).start()
 
 
 async def import_litellm_async() -> Any:

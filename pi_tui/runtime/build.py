@@ -168,6 +168,10 @@ def build_runtime(options: LaunchOptions, live: LiveSettings, ui: HostUI | None 
     recorded = session.model_ref() if session is not None else None  # kept unless --model says otherwise
     model, notices = choose_model(options.model, settings.default_model, options.base_url, settings.models,
                                   recorded=recorded)
+    if model.provider != "demo" and client is None:
+        from pi_tui.ai.litellm_client import import_in_background
+
+        import_in_background()  # seconds of import, while the rest of the runtime is built
     if options.continue_recent and model.provider != "demo" and session is not None and _made_by_demo(session):
         session = _newest_not_the_demos(options, notices)
     notices += catalog().problems
