@@ -3,6 +3,14 @@
 Both read the host's context usage, which is `tokens = None` right after a provider-side compaction:
 then neither trigger fires (a null is "unknown", not zero). The 300k ceiling keeps the level trigger
 reachable on very large windows, where a share such as 0.9 of 1M tokens would never be reached.
+
+The level trigger has hysteresis (`BudgetLevel`): once a budget flush could not bring the context back
+under the level, the next one waits until the context grew by `REARM_SHARE` of the budget window past
+what that flush left (or fell `REARM_SHARE` under the level), so a long session past the knee does not
+flush, and rewrite its cached prompt, at every tool turn for a few hundred tokens.
+
+Past the point where even the pruned request no longer fits the window (less Pi's `COMPACTION_RESERVE`
+for the reply), pruning cannot help: the engine falls back to Pi's compaction, through a host that can.
 """
 
 from __future__ import annotations
@@ -10,6 +18,8 @@ from __future__ import annotations
 from condense.host import ContextUsage
 
 MAX_BUDGET_WINDOW = 300_000
+REARM_SHARE = 0.02  # of the budget window: 4,000 tokens of a 200k window
+COMPACTION_RESERVE = 16_384  # Pi's reserveTokens: what a reply may need; Pi compacts when the context passes the rest
 
 
 def _fraction(value: float | None) -> float | None:
@@ -17,12 +27,36 @@ def _fraction(value: float | None) -> float | None:
     return value if value is not None and 0 < value <= 1 else None
 
 
-def should_budget_flush(usage: ContextUsage | None, threshold: float | None) -> bool:
-    """Fire when tokens reach `min(300k, threshold * window)`: the share, or the ceiling if lower."""
+def budget_level(usage: ContextUsage | None, threshold: float | None) -> float | None:
+    """`min(300k, threshold * window)`: the share, or the ceiling if lower; None when it cannot fire."""
     share = _fraction(threshold)
     if share is None or usage is None or usage.tokens is None or usage.context_window <= 0:
-        return False
-    return usage.tokens >= min(MAX_BUDGET_WINDOW, share * usage.context_window)
+        return None
+    return min(MAX_BUDGET_WINDOW, share * usage.context_window)
+
+
+class BudgetLevel:
+    """The level trigger: fire when tokens reach the budget level; with hysteresis after a budget flush
+    (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        self._next: float | None = None  # tokens at which it fires again; None: at the level
+
+    def due(self, usage: ContextUsage | None, threshold: float | None) -> bool:
+        level = budget_level(usage, threshold)
+        if level is None or usage is None or usage.tokens is None:
+            return False
+        step = REARM_SHARE * min(usage.context_window, MAX_BUDGET_WINDOW)
+        if self._next is not None and usage.tokens < level - step:
+            self._next = None  # fell well under the level: armed at the level again
+        return usage.tokens >= (level if self._next is None else self._next)
+
+    def flushed(self, usage: ContextUsage | None, threshold: float | None, tokens_after: int) -> None:
+        """A budget flush left the next request at `tokens_after` tokens."""
+        level = budget_level(usage, threshold)
+        if level is not None and usage is not None:
+            step = REARM_SHARE * min(usage.context_window, MAX_BUDGET_WINDOW)
+            self._next = max(level, tokens_after + step)
 
 
 def usage_fraction(usage: ContextUsage | None) -> float | None:

@@ -16,7 +16,7 @@ from functools import partial
 from typing import Any, cast
 
 from condense.branch_switch import Held, carry_over
-from condense.budget import should_budget_flush, should_delta_flush, usage_fraction
+from condense.budget import COMPACTION_RESERVE, BudgetLevel, should_delta_flush, usage_fraction
 from condense.capture import capture_batch, records_for_keys, turn_records, without_protected
 from condense.chains import (
     BranchMessages,
@@ -36,7 +36,7 @@ from condense.flush import BatchFilter, Flusher, FlushResult, FlushTrigger, Prog
 from condense.fold import FOLD, HistoryFold, reconstruct_folds
 from condense.frontier import reconstruct as reconstruct_frontier
 from condense.frontier import trim_batch
-from condense.host import ContextUsage, Host
+from condense.host import CompactingHost, ContextUsage, Host
 from condense.index import ToolCallIndexer
 from condense.local_host import LocalHost
 from condense.measure import estimate_from_chars, model_chars
@@ -116,6 +116,7 @@ class CondenseEngine:
         self.flushing = False
         self.rearmed = False
         self.previous_fraction: float | None = None
+        self._budget = BudgetLevel()  # the level trigger, with its hysteresis
         self._cancel = _Cancel()
         self._reclaim_version: tuple[int, int] | None = None
         self._stub_memo = StubMemo()
@@ -161,6 +162,7 @@ class CondenseEngine:
         self.diagnostics.reset()
         self.pending = []
         self.previous_fraction = None
+        self._budget = BudgetLevel()
         self._reclaim_version = None
         self._stub_memo = StubMemo()  # the index was rebuilt: no decision carries over
         self._renderer = IncrementalRender()
@@ -311,7 +313,7 @@ class CondenseEngine:
         if not pushed and not self.rearmed:
             return
         usage = self.host.context_usage()
-        budget_hit = should_budget_flush(usage, self.config.auto_budget_threshold)
+        budget_hit = self._budget.due(usage, self.config.auto_budget_threshold)
         delta_hit = should_delta_flush(usage, self.previous_fraction, self.config.budget_turn_delta)
         fraction = usage_fraction(usage)
         if fraction is not None:
@@ -322,12 +324,37 @@ class CondenseEngine:
             self.host.notify(f"pruner: context {'budget reached' if budget_hit else 'jumped this turn'}"
                              " — summarizing pending tool work", "info")
             await self.flush(trigger, keep=keep)
+            if budget_hit:
+                self._budget.flushed(usage, self.config.auto_budget_threshold, self.rendered_tokens())
 
     async def before_request(self, now_ms: int) -> None:
-        """The agent is about to send a request at `now_ms`. When the provider's cache is cold anyway (the
-        previous request is older than `cold_cache_ms`, or none was sent since the session opened: a
-        resumed session), pending work is flushed first: the request rewrites the whole prompt either
-        way, so the flush costs no extra rewrite, and a resumed session over the budget is not sent whole."""
+        """The agent is about to send a request at `now_ms`: flush if the cache is cold anyway, then fall
+        back to the host's compaction if even the pruned request would not fit the window."""
+        await self._flush_if_cold(now_ms)
+        await self._compact_if_too_long()
+
+    async def _compact_if_too_long(self) -> None:
+        """Past the point where even the pruned request no longer fits the model's window (less Pi's
+        reserve for the reply), pruning cannot help: Pi's compaction, where the host offers it, said in
+        one line. Hosts without it (replay, whatif, the library) send the request as it is."""
+        if not self.config.enabled or not isinstance(self.host, CompactingHost):
+            return
+        usage = self.host.context_usage()
+        if usage is None or usage.context_window <= COMPACTION_RESERVE:
+            return
+        self.render(self._context())
+        tokens = self.rendered_tokens()
+        if tokens > usage.context_window - COMPACTION_RESERVE:
+            self.host.notify(f"pruner: even pruned, the next request ({tokens:,} tokens) does not fit the"
+                             f" {usage.context_window:,}-token window: compacting the conversation as Pi does",
+                             "warning")
+            await self.host.compact()
+
+    async def _flush_if_cold(self, now_ms: int) -> None:
+        """When the provider's cache is cold anyway (the previous request is older than `cold_cache_ms`,
+        or none was sent since the session opened: a resumed session), pending work is flushed first: the
+        request rewrites the whole prompt either way, so the flush costs no extra rewrite, and a resumed
+        session over the budget is not sent whole."""
         last, self._last_request_ms = self._last_request_ms, now_ms
         window = self.config.cold_cache_ms
         if not self.config.enabled or not window or self.flushing or (last is not None and now_ms - last < window):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from condense.messages import AgentMessage
 
@@ -97,6 +97,17 @@ class Host(Protocol):
     def notify(self, text: str, level: Level = "info") -> None: ...
     def set_status(self, key: str, text: str | None) -> None: ...
     def set_widget(self, key: str, lines: list[str] | None) -> None: ...
+
+
+@runtime_checkable
+class CompactingHost(Protocol):
+    """A host that can do what Pi does when a conversation outgrows the model's window: compact it (Pi's
+    rule: the newest ~20k tokens stay, a summary by the session's model stands for the rest). The engine
+    asks only once even the pruned request no longer fits (`condense.budget`)."""
+
+    async def compact(self) -> bool:
+        """Compact the branch; False when there was nothing to compact or it failed (the host said why)."""
+        ...
 
 
 NoticeCallback = Callable[[Level, str], None]

@@ -18,10 +18,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from condense.budget import COMPACTION_RESERVE
 from condense.simulate.prompt import Meter, message_text
 
 MASK_KEEP_RESULTS = 10
-COMPACTION_RESERVE_TOKENS = 16_384
+COMPACTION_RESERVE_TOKENS = COMPACTION_RESERVE
 COMPACTION_KEEP_RECENT_TOKENS = 20_000
 # A model's compaction summary is about this long: the mean of the five that Pi's model wrote in the
 # corpus sessions (3,649 to 6,982 characters). The extractive stand-in is cut to it, so the summary

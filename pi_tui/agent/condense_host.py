@@ -25,6 +25,7 @@ from pi_tui.agent.host import AgentHost
 from pi_tui.ai.completion import stream_completion
 from pi_tui.ai.models import has_key, parse_model_ref
 from pi_tui.ai.types import ModelClient, ModelSpec
+from pi_tui.errors import UserError
 from pi_tui.logs import show_failures
 from pi_tui.session.store import Session
 from pi_tui.settings import LiveSettings, SettingsError
@@ -84,6 +85,15 @@ class AgentPruningHost:
         spec = session_model if model == session_model.ref else parse_model_ref(model)
         idle = self.agent_host.config.retry.stream_idle_timeout_ms / 1000  # a stalled summary ends as a reply does
         return stream_completion(self._client_for(spec), spec, prompt, thinking, signal, idle)
+
+    async def compact(self) -> bool:
+        """Pi's compaction of the branch (`AgentHost.compact`), when even the pruned request would not fit."""
+        try:
+            await self.agent_host.compact()
+        except UserError as exc:
+            self.agent_host.ui.notify(f"pruner: could not compact the conversation: {exc}", "error")
+            return False
+        return True
 
     def notify(self, text: str, level: Level = "info") -> None:
         self.agent_host.ui.notify(text, level)

@@ -54,8 +54,9 @@ def tool_work(session: Session) -> None:
     session.append_message(reply("fixed", 8))
 
 
-async def host_on(server: FakeOpenAI, session: Session, condense: bool = False) -> tuple[AgentHost, Notes]:
-    model = ModelSpec(provider="openai", id="fake-model", base_url=server.base_url)
+async def host_on(server: FakeOpenAI, session: Session, condense: bool = False,
+                  window: int = 128_000) -> tuple[AgentHost, Notes]:
+    model = ModelSpec(provider="openai", id="fake-model", base_url=server.base_url, context_window=window)
     notes = Notes()
     host = AgentHost(session, LiteLLMClient(), AgentConfig(model, "You are a test.", Path(session.cwd)),
                      make_tools(["read"]), notes)
@@ -195,3 +196,21 @@ async def test_a_second_overflow_after_compacting_is_an_error(fake_openai: FakeO
     assert len(fake_openai.requests) == 3, "one compaction, one retry"
     errors = [text for level, text in notes.notices if level == "error"]
     assert len(errors) == 1 and "still over the model's context window" in errors[0]
+
+
+async def test_a_pruned_request_over_the_window_is_compacted_before_it_is_sent(fake_openai: FakeOpenAI,
+                                                                            tmp_path: Path) -> None:
+    """Even pruned, three big turns of plain text are over a 40k window (less Pi's reserve for the reply):
+    condense asks the host's compaction first, says so in one line, and the request fits."""
+    session = Session.create(tmp_path, tmp_path / "sessions")
+    conversation(session, ("first " + "a" * BIG, "one"), ("second " + "b" * BIG, "two"),
+                 ("third " + "c" * BIG, "three"))
+    host, notes = await host_on(fake_openai, session, condense=True, window=40_000)
+    fake_openai.push(text_reply("## Goal\nthe summary"), text_reply("fits"))
+    added = await host.prompt("go on")
+    assert text_at(plain(added)[-1]["content"]) == "fits"
+    summary_request, sent = fake_openai.requests
+    assert summary_request["messages"][0]["content"] == SYSTEM_PROMPT
+    assert "the summary" in request_text(sent) and "first a" not in request_text(sent)
+    [line] = [text for level, text in notes.notices if "compacting" in text]
+    assert line.startswith("pruner: even pruned, the next request (") and "40,000-token window" in line

@@ -1,0 +1,56 @@
+"""Past the point where even the pruned request no longer fits the model's window, pruning cannot help:
+the engine falls back to the host's compaction (Pi's), said in one line."""
+
+from __future__ import annotations
+
+from condense.config import CondenseConfig
+from condense.engine import CondenseEngine
+from condense.host import ContextUsage
+from tests.support.memory_host import Driver, MemoryHost
+
+WINDOW = 40_000  # less Pi's 16,384-token reserve for the reply: 23,616 tokens may be sent
+
+
+class CompactingMemoryHost(MemoryHost):
+    def __init__(self) -> None:
+        super().__init__()
+        self.compactions = 0
+        self.usage = ContextUsage(30_000, WINDOW)
+
+    async def compact(self) -> bool:
+        self.compactions += 1
+        return True
+
+
+def started(host: MemoryHost) -> Driver:
+    engine = CondenseEngine(host, CondenseConfig())
+    engine.on_session_start()
+    return Driver(host, engine)
+
+
+async def test_a_pruned_request_over_the_window_is_compacted_by_the_host_said_in_one_line() -> None:
+    host = CompactingMemoryHost()
+    drive = started(host)
+    await drive.prompt("word " * 16_000, 1)  # 80,000 characters a user wrote: nothing to prune
+    await drive.final(10)
+    assert host.compactions == 1
+    [(level, line)] = [notice for notice in host.notices if "compacting" in notice[1]]
+    assert level == "warning" and "\n" not in line
+    assert line.startswith("pruner: even pruned, the next request (28,267 tokens) does not fit the 40,000-token")
+
+
+async def test_a_request_that_fits_is_sent_as_it_is() -> None:
+    host = CompactingMemoryHost()
+    drive = started(host)
+    await drive.prompt("fix the failing test", 1)
+    await drive.final(10)
+    assert host.compactions == 0 and not any("compacting" in text for _, text in host.notices)
+
+
+async def test_a_host_without_compaction_is_left_to_send_it() -> None:
+    host = MemoryHost()
+    host.usage = ContextUsage(30_000, WINDOW)
+    drive = started(host)
+    await drive.prompt("word " * 16_000, 1)
+    await drive.final(10)
+    assert not any("compacting" in text for _, text in host.notices)
