@@ -135,7 +135,7 @@ def test_delta_keeps_re_arming_above_the_ceiling() -> None:
 
 def test_after_a_budget_flush_that_stays_over_the_level_it_waits_for_real_growth() -> None:
     """Past the knee every tool turn used to flush (and rewrite the cached prompt) for a few hundred tokens."""
-    level, step = BudgetLevel(), REARM_SHARE * 200_000  # 4,000 tokens
+    level, step = BudgetLevel(), round(REARM_SHARE * 200_000)  # 4,000 tokens
     assert level.due(usage(150_000, 200_000), 0.735)
     level.flushed(usage(150_000, 200_000), 0.735, tokens_after=149_000)  # the flush could not get under 147k
     assert not level.due(usage(149_500, 200_000), 0.735), "a few hundred tokens more: no flush"
