@@ -339,8 +339,8 @@ class CondenseEngine:
         one line. Hosts without it (replay, whatif, the library) send the request as it is."""
         if not self.config.enabled or not isinstance(self.host, CompactingHost):
             return
-        usage = self.host.context_usage()
-        if usage is None or usage.context_window <= COMPACTION_RESERVE:
+        usage = self.host.context_usage()  # the last request as the provider counted it, and what came since
+        if usage is None or usage.tokens is None or usage.tokens <= usage.context_window - COMPACTION_RESERVE:
             return
         self.render(self._context())
         tokens = self.rendered_tokens()

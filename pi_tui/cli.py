@@ -302,7 +302,7 @@ def cmd_print(args: argparse.Namespace) -> int:
     options = LaunchOptions(model=args.model, base_url=args.base_url, session=args.session,
                             continue_recent=args.continue_recent, launch_dir=Path(os.getcwd()),
                             demo_forks_sessions=False)
-    runtime = build_runtime(options, LiveSettings(settings))  # a `/pruner` change in the task is saved
+    runtime = build_runtime(options, LiveSettings(settings), import_early=True)  # a `/pruner` change is saved
     for notice in runtime.notices:
         print(f"pi-tui: {notice}", file=sys.stderr)
     return asyncio.run(run_print(runtime.host, args.print_prompt, raw=args.raw_output))

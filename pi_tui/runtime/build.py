@@ -158,9 +158,12 @@ def reload_resources(runtime: Runtime) -> Resources:
 
 
 def build_runtime(options: LaunchOptions, live: LiveSettings, ui: HostUI | None = None,
-                  client: ModelClient | None = None, session: Session | None = None) -> Runtime:
+                  client: ModelClient | None = None, session: Session | None = None, *,
+                  import_early: bool = False) -> Runtime:
     """A runtime on the live settings as they are now, following every later change of them until its
-    host shuts down; its `/pruner` changes are saved through them. `session`, an open session, is
+    host shuts down; its `/pruner` changes are saved through them. `import_early` (`-p`): litellm's
+    import starts in a thread once the model is a real one (the TUI warms it up after its first frame).
+    `session`, an open session, is
     continued as it is in memory (`/model`): entries a failed write left unsaved stay in it, where
     reopening its file would drop them."""
     settings = live.current
@@ -168,7 +171,7 @@ def build_runtime(options: LaunchOptions, live: LiveSettings, ui: HostUI | None 
     recorded = session.model_ref() if session is not None else None  # kept unless --model says otherwise
     model, notices = choose_model(options.model, settings.default_model, options.base_url, settings.models,
                                   recorded=recorded)
-    if model.provider != "demo" and client is None:
+    if import_early and model.provider != "demo" and client is None:
         from pi_tui.ai.litellm_client import import_in_background
 
         import_in_background()  # seconds of import, while the rest of the runtime is built

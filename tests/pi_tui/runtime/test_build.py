@@ -84,16 +84,16 @@ async def test_the_budget_trigger_fires_at_0735_of_the_real_window(
     assert any("budget reached" in line for line in ui.lines) is flushes
 
 
-def test_a_real_model_s_runtime_starts_importing_litellm_while_it_is_built(tmp_path: Path) -> None:
-    """litellm's import (seconds) runs beside the session and engine loading, not after them inside the
-    first request; a process of its own, so that nothing imported it before."""
+def test_a_print_mode_runtime_starts_importing_litellm_while_it_is_built(tmp_path: Path) -> None:
+    """`-p`: litellm's import (seconds) runs beside the session and engine loading, not after them inside
+    the first request; a process of its own, so that nothing imported it before."""
     code = (
         "import sys, threading; from pathlib import Path\n"
         "from pi_tui.runtime.build import LaunchOptions, build_runtime\n"
         "from pi_tui.settings import LiveSettings, Settings\n"
         "before = 'litellm' in sys.modules\n"
         f"build_runtime(LaunchOptions(model='anthropic/claude-sonnet-4-5', launch_dir=Path({str(tmp_path)!r})),"
-        " LiveSettings(Settings()))\n"
+        " LiveSettings(Settings()), import_early=True)\n"
         "started = [t for t in threading.enumerate() if t.name == 'import litellm']\n"
         "for thread in started: thread.join()\n"
         "print(before, len(started), 'litellm' in sys.modules)\n")
