@@ -469,7 +469,8 @@ class CondenseEngine:
         """Compress closed chains beyond the `keep` most recent; returns the new block ids. Never raises:
         a chain that could not be written stays raw and is tried again next time."""
         entries = self.host.branch()
-        branch = self._branch.of(entries)
+        cut = self.flusher.cut()  # a chain a compaction left out is no longer sent
+        branch = self._branch.of(entries[cut.position:] if cut.position else entries)
         messages = with_closing_message(list(branch.messages), closing)
         # a closing reply not on the branch yet adds an assistant timestamp (not a user turn or a result)
         boundaries = branch.boundaries if len(messages) == len(branch.messages) else None

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from condense.capture import Turn, TurnScan, capture_unindexed, group_batches
+from condense.compaction_cut import CompactionCut, Cut
 from condense.config import CondenseConfig
 from condense.frontier import BatchOutcome, Frontier, trim_batch
 from condense.host import CancelSignal, Host
@@ -70,6 +71,7 @@ class Flusher:
         self.frontier: Frontier | None = None
         self._turns = TurnScan()
         self._superseded = SupersededReads()
+        self._cut = CompactionCut()
         self.trivial_skips = 0  # batches of the last flush too small to summarise: for /pruner status only
         self._batch_filter = batch_filter  # a simulation's restriction of what flushes
 
@@ -80,9 +82,15 @@ class Flusher:
         turns = self._turns.of(self.host.branch())
         return turns if messages is None else self._turns.of_messages(messages)
 
+    def cut(self) -> Cut:
+        """Where the context starts on the branch: a compaction left out what comes before."""
+        return self._cut.of(self.host.branch())
+
     def collect(self, is_protected: Callable[[str, dict[str, Any]], bool]) -> list[Batch]:
-        """Everything pending on the branch past the frontier, grouped as the batching mode says."""
+        """Everything pending on the branch past the frontier and the compaction's cut, grouped as the
+        batching mode says."""
         start = self.frontier.last_attempted_turn_index if self.frontier is not None else 0
+        start = max(start, self.cut().turn)
         batches = capture_unindexed(self.host.branch(), self.index.is_summarized, is_protected, start, self._turns)
         trimmed = [b for b in (trim_batch(batch, self.frontier, self.index.is_summarized) for batch in batches) if b]
         if self._batch_filter is not None:
@@ -95,8 +103,10 @@ class Flusher:
         the cached prompt anyway, an empty one must not. A failed write leaves everything as it was."""
         if not batches or not self._config().superseded_reads:
             return batches
-        stale = self._superseded.find(self._turns, self.host.branch(), self.host.cwd(), self.index.is_summarized,
-                                      is_protected)
+        first = self.cut().turn  # a read the compaction left out is no longer sent: nothing to stub
+        stale = [record for record in self._superseded.find(self._turns, self.host.branch(), self.host.cwd(),
+                                                            self.index.is_summarized, is_protected)
+                 if record.turn_index >= first]
         if not stale:
             return batches
         try:

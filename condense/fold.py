@@ -350,11 +350,15 @@ class HistoryFold:
 
     def apply(self, out: list[Any]) -> list[Any]:
         """`out` with the folded stretch replaced; `out` itself when no fold applies to it (a branch
-        without the boundary message, `/tree` to an earlier point)."""
+        without the boundary message, `/tree` to an earlier point). Pi's compaction summary, first in a
+        compacted context, stays in view before the block: it is the only account of what it replaced."""
         if self._block is None:
             return out
         cut = self._cut(out)
-        return out if not cut else [self._block, *out[cut:]]
+        if not cut:
+            return out
+        kept = out[:1] if out[0].get("role") == "compactionSummary" else []
+        return [*kept, self._block, *out[cut:]]
 
     def unlisted(self, key: str, ref: str, messages: Sequence[Mapping[str, Any]]) -> str | None:
         """The ref of the fold holding output `key` when the block in view does not name `ref` (its

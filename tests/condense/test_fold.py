@@ -202,3 +202,13 @@ def _nothing_protected(name: str, args: dict[str, Any]) -> bool:
 
 def _reads_protected(name: str, args: dict[str, Any]) -> bool:
     return name == "read"
+
+
+async def test_a_fold_keeps_pi_s_compaction_summary_in_view() -> None:
+    host, engine, drive = make(FOLDING)
+    await play(drive, 5)
+    summary: dict[str, Any] = {"role": "compactionSummary", "summary": "what came before", "tokensBefore": 9,
+                               "timestamp": 1}
+    rendered = engine.history_fold.apply([summary, *host.messages()])
+    assert rendered[0] is summary, "the only account of what the compaction replaced stays"
+    assert block(rendered[1:]) and len(rendered) < len(host.messages())
