@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, cast
@@ -73,6 +73,15 @@ def _last_reply(messages: Sequence[object]) -> int | None:
                 and message.get("stopReason") not in ("error", "aborted")):
             return position
     return None
+
+
+def _ends_with_prompt(messages: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the request of `messages` ends with a user's prompt (a failed reply to it left aside)."""
+    for message in reversed(messages):
+        if message.get("role") == "assistant" and message.get("stopReason") in ("error", "aborted"):
+            continue
+        return bool(message.get("role") == "user")
+    return False
 
 
 def _now_marker(branch: list[dict[str, Any]]) -> int:
@@ -510,15 +519,28 @@ class CondenseEngine:
         return await self.compress(0)
 
     async def on_context_overflow(self, retried: bool) -> bool:
-        """The provider refused the request as too long: flush and compress everything, then retry once."""
+        """The provider refused the request as too long: flush and compress everything; True (retry once)
+        only when that shrank the request, so an identical one is never sent again (the host compacts
+        instead). With pruning off nothing is done: no summariser call the user turned off. Where the
+        request ends with the user's prompt, only what adds no message is done (chains, stubs): a summary
+        after the prompt would be the last thing the model reads."""
+        if not self.config.enabled:
+            return False
         if retried:
             self.host.notify("pruner: the conversation is still over the model's context window after pruning"
                              " everything; start a new session (/new) or go back to an earlier point (/tree)",
                              "error")
             return False
-        result = await self.flush("overflow")
-        compressed = await self.compact()
-        return result.summarized > 0 or bool(compressed)
+        before = self._request_tokens()
+        if not _ends_with_prompt(self.host.context_messages()):
+            await self.flush("overflow")
+        await self.compact()
+        return self._request_tokens() < before
+
+    def _request_tokens(self) -> int:
+        """Estimated tokens of the next request as pruning renders it now."""
+        self.render(self.host.context_messages())
+        return self.rendered_tokens()
 
     def _write_flush_metrics(self, trigger: FlushTrigger, result: FlushResult) -> None:
         branch = self.host.branch()

@@ -170,6 +170,32 @@ async def test_a_second_overflow_is_said_plainly_and_the_session_stays_valid(fak
     assert reloaded.warnings == [] and reloaded.messages()[-1].get("stopReason") == "error"
 
 
+async def test_an_overflow_at_the_prompt_prunes_without_adding_anything_after_it(
+        fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    (tmp_path / "big.txt").write_text("x" * 5000)
+    fake_openai.push(tool_reply(call("read", {"path": "big.txt"}, "c1")), text_reply("first"),
+                     context_overflow(), text_reply("fits now"))
+    host, _ = await agent(fake_openai, tmp_path, prune_on="on-demand")
+    await host.prompt("read")
+    added = await host.prompt("more")
+    assert dicts(added)[-1]["content"][0]["text"] == "fits now"
+    overflowed, retried = fake_openai.requests[-2], fake_openai.requests[-1]
+    assert len(json.dumps(retried)) < len(json.dumps(overflowed)), "a retry is never the same request"
+    assert retried["messages"][-1] == {"role": "user", "content": [{"type": "text", "text": "more"}]}
+    prompt = next(i for i, e in enumerate(host.session.branch_entries())
+                  if e.get("type") == "message" and e["message"]["content"] == [{"type": "text", "text": "more"}])
+    assert not [e for e in host.session.branch_entries()[prompt:] if e.get("type") == "custom_message"]
+
+
+async def test_an_overflow_with_pruning_off_calls_no_summariser(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    (tmp_path / "big.txt").write_text("x" * 5000)
+    fake_openai.push(tool_reply(call("read", {"path": "big.txt"}, "c1")), context_overflow())
+    host, _ = await agent(fake_openai, tmp_path, enabled=False, summarizer_model="openai/fake-model")
+    added = await host.prompt("read")
+    assert added[-1].get("stopReason") == "error" and len(fake_openai.requests) == 2
+    assert not [e for e in host.session.branch_entries() if str(e.get("customType")).startswith("context-prune")]
+
+
 async def test_overflow_with_nothing_to_prune_does_not_retry(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     fake_openai.push(context_overflow())
     host, _ = await agent(fake_openai, tmp_path)
