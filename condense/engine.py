@@ -708,8 +708,11 @@ class CondenseEngine:
     tool_parameters = QUERY_TOOL_PARAMETERS
 
     def query(self, tool_call_ids: list[str], page: Page = FIRST_PAGE) -> tuple[str, dict[str, Any]]:
-        return run_query(self.index, tool_call_ids, self.host.blobs_dir(),
-                         lambda ref: self.history_fold.transcript(ref, self._context()), page)
+        return run_query(self.index, tool_call_ids, self.host.blobs_dir(), self.folded_transcript, page)
+
+    def folded_transcript(self, ref: str) -> str | None:
+        """The stretch fold `ref` took out of view, as a transcript; None when no fold of the branch has it."""
+        return self.history_fold.transcript(ref, self._context())
 
     # ----- folding ----------------------------------------------------------------------------
 

@@ -210,7 +210,7 @@ def prune_tree(engine: CondenseEngine, branch: list[dict[str, Any]]) -> PruneTre
 
 def unknown_refs(engine: CondenseEngine, refs: Iterable[str]) -> list[str]:
     """The refs, ids or occurrence keys among `refs` that `context_tree_query` finds nothing for."""
-    return [ref for ref in refs if not engine.index.get_records_for_id(ref)]
+    return [ref for ref in refs if not engine.index.get_records_for_id(ref) and engine.folded_transcript(ref) is None]
 
 
 def call_mark(engine: CondenseEngine, tool_call_id: str, result_timestamp: int | None, tool_name: str = "",

@@ -68,3 +68,20 @@ def test_a_bad_option_is_said_in_one_line(session: Path, options: list[str], sai
     assert main(["query", str(session), "log", *options]) == 2
     printed = capsys.readouterr()
     assert printed.out == "" and printed.err.startswith(f"pi-tui: error: {said}") and printed.err.count("\n") == 1
+
+
+def test_a_fold_ref_is_answered_and_the_command_succeeds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with OpenAICondenser(tmp_path / "store",
+                         config={"fold_keep_turns": 1, "fold_min_chars": 10, "min_batch_chars": 0}) as condenser:
+        for n in range(4):
+            call = {"id": f"c{n}", "type": "function", "function": {"name": "bash", "arguments": "{}"}}
+            condenser.add_sync([{"role": "user", "content": f"request {n}"},
+                                {"role": "assistant", "content": None, "tool_calls": [call]},
+                                {"role": "tool", "tool_call_id": f"c{n}", "content": f"output {n}\n" * 300},
+                                {"role": "assistant", "content": f"reply {n}"}])
+            condenser.flush_sync()
+    [path] = (tmp_path / "store").glob("*.jsonl")
+    assert '"context-prune-fold"' in path.read_text()
+    assert main(["query", str(path), "f1"]) == 0
+    printed = capsys.readouterr()
+    assert printed.out.startswith("## toolRef: f1\nFolded history") and printed.err == ""
