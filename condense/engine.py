@@ -470,7 +470,8 @@ class CondenseEngine:
             return result
         finally:
             self.flushing = False
-            self._write_flush_metrics(trigger, result)
+            if result.outcome != "empty":  # a flush with nothing to do changed nothing worth a record
+                self._write_flush_metrics(trigger, result)
             self._measure_again()
             self.update_status()
 

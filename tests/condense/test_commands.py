@@ -10,12 +10,12 @@ from condense.engine import CondenseEngine, ConfigSaver
 from tests.support.memory_host import make
 
 
-async def test_pruner_now_with_nothing_pending_still_records_a_flush_metrics_entry() -> None:
+async def test_pruner_now_with_nothing_pending_says_one_line_and_writes_nothing() -> None:
     host, engine, _ = make()
+    before = len(host.entries)
     await run_command(engine, "now")
-    assert host.notices[0] == ("info", "pruner: nothing pending — no batches to summarize")
-    metrics = host.custom("context-prune-flush-metrics")
-    assert metrics[0]["trigger"] == "manual" and metrics[0]["outcome"] == "empty"
+    assert host.notices == [("info", "pruner: nothing pending — no batches to summarize")]
+    assert len(host.entries) == before, "no flush-metrics record for a flush that did nothing"
 
 
 def keeper(engine: CondenseEngine, saved: list[dict[str, Any]], accept: bool = True) -> ConfigSaver:
