@@ -49,8 +49,9 @@ def spill_oversized_batch(
     append: Append,
 ) -> set[str]:
     """Spill (or alias to an indexed identical output) every oversized result of `batch`, index the
-    spilled ones in one entry, and return the occurrence keys handled; the caller drops those calls
-    from the batch. The batch itself is not modified. Never raises."""
+    spilled ones in one entry under `tN` refs (as every pruned output has), and return the occurrence
+    keys handled; the caller drops those calls from the batch. The batch itself is not modified. Never
+    raises."""
     handled: set[str] = set()
     spilled: list[ToolCallRecord] = []
     for call in batch.tool_calls:
@@ -67,7 +68,7 @@ def spill_oversized_batch(
             log.warning("spill: could not spill %s (%s); keeping it inline", call.key, _one_line(error))
     if spilled:
         try:
-            indexer.add_batch(spilled, append)
+            indexer.add_with_refs(spilled, indexer.allocate_summary_refs(spilled), append, original=True)
         except Exception as error:
             log.warning("spill: could not index %d spilled output(s) (%s); keeping them inline",
                         len(spilled), _one_line(error))

@@ -9,6 +9,7 @@ from typing import Any
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
 from condense.index import ToolCallIndexer
+from condense.inspect import call_mark
 from tests.support.memory_host import MemoryHost, assistant, call, user
 from tests.support.typed import plain, present
 
@@ -45,3 +46,22 @@ async def test_spills_stubs_in_context_keeps_full_body_on_disk_survives_reconstr
     assert fresh.lookup_by_content("fetch", BODY) == "tc1"
     text, _ = engine.query(["tc1"])
     assert BODY.rstrip("\n") in text and "[Output truncated" not in text
+
+
+async def test_a_spilled_output_has_a_t_ref_like_any_pruned_output_and_keeps_it(tmp_path: Path) -> None:
+    host = MemoryHost(blobs=tmp_path / "blobs")
+    engine = CondenseEngine(host, CondenseConfig(spill_threshold=10))
+    engine.on_session_start()
+    host.add_message(user("fetch", 1))
+    message = assistant(2, call("tc1", "fetch", url="http://x"))
+    output = {"role": "toolResult", "toolCallId": "tc1", "toolName": "fetch",
+              "content": [{"type": "text", "text": BODY}], "isError": False, "timestamp": 3}
+    host.add_message(message)
+    host.add_message(output)
+    await engine.on_turn_end(message, [output], 0)  # type: ignore[list-item]  # a result still
+    assert "context_tree_query(t1)" in plain(engine.render(host.messages()))[2]["content"][0]["text"]
+    assert call_mark(engine, "tc1", 3).ref == "t1"
+    engine.rebuild()
+    assert engine.index.get_short_ref("tc1@3") == "t1"
+    text, _ = engine.query(["t1"])
+    assert BODY.rstrip("\n") in text
