@@ -27,6 +27,7 @@ from condense.atomic_file import append_lines, create, replace, write_temp
 from condense.blobs import blob_dir
 from condense.capture import entry_ms
 from condense.errors import StoreFormatError, StoreInUseError, StoreWriteError
+from condense.json_text import LONE_SURROGATE
 from condense.messages import AgentMessage, CustomMessage
 from condense.session_file import Tree, build_tree, read_lines, tree_problem, walk
 from condense.store_lock import lock_folder
@@ -35,9 +36,6 @@ from condense.timefmt import now_iso
 log = logging.getLogger("condense")
 
 SESSION_VERSION = 3
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
 
 class EntryLog(Protocol):
     """A session as LocalHost needs it: the branch it reads back, appending, and where files go."""
@@ -72,7 +70,7 @@ def dump_line(obj: dict[str, Any]) -> str:
     for lone surrogates (a JS string cut inside an emoji holds one), which it writes as `\\udXXX` and
     which UTF-8 cannot encode. pi-tui's session store writes with it too, so both files read alike."""
     text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+    return LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
 
 
 class MemoryLog:

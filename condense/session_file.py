@@ -8,8 +8,10 @@ skipped line is named in a warning, and its children hang from its parent (read 
 head), else, when the line is too damaged to name its entry, from the entry before it in file order.
 
 Read as Pi reads: UTF-8 with invalid bytes as U+FFFD, a leading byte-order mark ignored, CRLF or LF
-line ends, the last line with or without its newline. Beyond Pi, a line holding two entries with no
-newline between them is read as both, and whatever decoded before a torn tail is kept.
+line ends, the last line with or without its newline. A lone surrogate (`\\ud83d`, half an emoji a
+JavaScript string was cut in) is read as U+FFFD, what Pi sends the provider in its place
+(condense.json_text). Beyond Pi, a line holding two entries with no newline between them is read as
+both, and whatever decoded before a torn tail is kept.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from condense.json_text import valid_parsed
 
 
 @dataclass(frozen=True)
@@ -87,7 +91,7 @@ def read_lines(path: Path) -> tuple[Values, list[LoadWarning], Damage]:
         if not line.strip():
             continue
         decoded, problem, unread = _decode_line(line)
-        values.extend((number, value) for value in decoded)
+        values.extend((number, value) for value in valid_parsed(decoded, line))
         if problem is not None:
             warnings.append(LoadWarning(str(path), number, problem, "rest of the line" if decoded else "line"))
             link = _salvaged_link(unread)

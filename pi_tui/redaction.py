@@ -19,7 +19,9 @@ import os
 import re
 import urllib.parse
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import TypeVar
+
+from condense.json_text import map_strings
 
 MIN_SECRET_CHARS = 8
 # the last word of a variable litellm (or a tool the agent runs) takes a credential from:
@@ -92,19 +94,7 @@ def redact(text: str) -> str:
 def redact_json(value: T) -> T:
     """Every string inside a JSON-like value (a message, a tool result) redacted. What holds no key is
     returned as the very same object, so an unchanged message stays unchanged (and is never mutated)."""
-    return _redact_any(value)  # type: ignore[no-any-return]  # the same shape comes back
-
-
-def _redact_any(value: Any) -> Any:
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, dict):
-        items = {key: _redact_any(item) for key, item in value.items()}
-        return value if all(items[key] is value[key] for key in value) else items
-    if isinstance(value, list):
-        listed = [_redact_any(item) for item in value]
-        return value if all(new is old for new, old in zip(listed, value, strict=True)) else listed
-    return value
+    return map_strings(value, redact)
 
 
 def scrub(text: str) -> str:

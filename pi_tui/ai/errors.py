@@ -122,6 +122,8 @@ def classify_exception(exc: BaseException) -> ErrorKind:
     """Context window first (it is also a bad request), then transient, auth, bad request."""
     names = _class_names(exc)
     text = str(exc)
+    if not_encodable(exc) is not None:
+        return "other"
     if names & _CONTEXT_CLASSES or ("RateLimitError" not in names and is_context_overflow(text)):
         return "context_overflow"
     if names & _TRANSIENT_CLASSES:
@@ -179,17 +181,26 @@ def error_detail(exc: BaseException) -> str:
     return text or type(exc).__name__
 
 
+def _chain(exc: BaseException) -> list[BaseException]:
+    """`exc` and the exceptions it wraps, outermost first."""
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and all(current is not seen for seen in chain):
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
+
+
 def cannot_connect(exc: BaseException) -> bool:
     """Whether the request never reached a server: litellm reports that as an HTTP 500, so look at
     the exceptions it wraps."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if _class_names(current) & _CONNECT_CLASSES:
-            return True
-        current = current.__cause__ or current.__context__
-    return False
+    return any(_class_names(current) & _CONNECT_CLASSES for current in _chain(exc))
+
+
+def not_encodable(exc: BaseException) -> UnicodeEncodeError | None:
+    """The encoding error that stopped the request before it was sent (text UTF-8 cannot carry), which
+    litellm reports as an HTTP 500: nothing a provider said, and nothing a retry would change."""
+    return next((current for current in _chain(exc) if isinstance(current, UnicodeEncodeError)), None)
 
 
 def _headers(exc: BaseException) -> Mapping[str, str]:
@@ -232,6 +243,9 @@ def error_line(exc: BaseException, kind: ErrorKind | None = None, endpoint: str 
     """One scrubbed line: headline, HTTP status when known, the provider's message, what to do.
     A connection that never reached a server names `endpoint` (the URL) instead of a made-up 500."""
     kind = kind or classify_exception(exc)
+    unsent = not_encodable(exc)
+    if unsent is not None:
+        return format_error(kind, f"the request was not sent: it holds text UTF-8 cannot encode ({unsent})")
     if endpoint and cannot_connect(exc):
         return format_error(kind, f"cannot connect to {endpoint}")
     return format_error(kind, error_detail(exc), _status(exc))

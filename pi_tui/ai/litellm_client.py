@@ -23,6 +23,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
+from condense.json_text import valid_json, valid_text
 from condense.messages import AssistantMessage, StopReason, Usage, empty_usage
 from pi_tui.abort import AbortSignal
 from pi_tui.ai.config_values import resolve_config_value, resolve_headers
@@ -85,6 +86,13 @@ def _field(obj: Any, name: str) -> Any:
     if isinstance(obj, dict):
         return obj.get(name)
     return getattr(obj, name, None)
+
+
+def _text(obj: Any, name: str) -> str:
+    """A text field of a chunk ("" when absent), valid UTF-8 from here on: a lone surrogate the provider's
+    JSON held would fail every later request that sends this reply back (condense.json_text)."""
+    value = _field(obj, name)
+    return valid_text(value) if isinstance(value, str) else ""
 
 
 # --- usage and cost ------------------------------------------------------------------------------
@@ -184,12 +192,12 @@ class _ReplyBuilder:
         choice = choices[0]
         self.finish_reason = _field(choice, "finish_reason") or self.finish_reason
         delta = _field(choice, "delta")
-        reasoning = _field(delta, "reasoning_content")
+        reasoning = _text(delta, "reasoning_content")
         if reasoning:
             self._append("thinking", reasoning, events)
         for block in _field(delta, "thinking_blocks") or []:
             self._thinking_block(block)
-        text = _field(delta, "content")
+        text = _text(delta, "content")
         if text:
             self._append("text", text, events)
         for tool_call in _field(delta, "tool_calls") or []:
@@ -215,11 +223,11 @@ class _ReplyBuilder:
     def _thinking_block(self, block: Any) -> None:
         """Anthropic's signature (or a redacted block) arrives beside the reasoning text."""
         if _field(block, "type") == "redacted_thinking":
-            redacted = {"type": "thinking", "thinking": "", "thinkingSignature": _field(block, "data")}
+            redacted = {"type": "thinking", "thinking": "", "thinkingSignature": _text(block, "data")}
             self.content.append({**redacted, "redacted": True})
             self._current = None
             return
-        signature = _field(block, "signature")
+        signature = _text(block, "signature")
         if not signature:
             return
         for existing in reversed(self.content):
@@ -239,9 +247,9 @@ class _ReplyBuilder:
             self._switch_to(("tool", index), events)
             events.append(self.event("toolcall_start", "", self._tool_blocks[index]))
         block = self.content[self._tool_blocks[index]]
-        block["id"] = block["id"] or _field(tool_call, "id") or ""
-        block["name"] = block["name"] or _field(function, "name") or ""
-        fragment = _field(function, "arguments")
+        block["id"] = block["id"] or _text(tool_call, "id")
+        block["name"] = block["name"] or _text(function, "name")
+        fragment = _text(function, "arguments")
         if fragment and index in self._tool_args:
             self._tool_args[index] += fragment
             events.append(self.event("toolcall_delta", fragment, self._tool_blocks[index]))
@@ -251,7 +259,8 @@ class _ReplyBuilder:
         if raw is None:
             return
         block = self.content[self._tool_blocks[index]]
-        block["arguments"], problem = parse_arguments(raw)
+        arguments, problem = parse_arguments(raw)
+        block["arguments"] = valid_json(arguments)  # an escaped lone surrogate in the JSON text
         if problem is not None:
             block["rawArguments"] = raw
         if events is not None:

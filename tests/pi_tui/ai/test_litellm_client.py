@@ -210,6 +210,32 @@ async def test_a_refused_connection_names_the_url_and_is_not_an_http_500(litellm
     assert classify_error_text(message["errorMessage"]) == "transient"  # a server still starting: retried
 
 
+async def test_lone_surrogates_in_a_reply_arrive_as_u_fffd_and_the_reply_is_accepted_back(server: FakeOpenAI) -> None:
+    """A provider's JSON may escape half a surrogate pair (`\\ud83d`): kept as it is, every later request
+    that sends the reply back would fail to encode."""
+    server.push(tool_reply(call("read", '{"path": "a\\ud800.py"}', "call_\udc00"), text="half \ud83d",
+                           reasoning="hm \udfff", chunk_size=3), text_reply("Done."))
+    history: list[Any] = [{"role": "user", "content": "read it", "timestamp": 1}]
+    reply = final(await collect(request_for(server, history, tools=[READ])))
+    assert reply["content"] == [
+        {"type": "thinking", "thinking": "hm \ufffd"}, {"type": "text", "text": "half \ufffd"},
+        {"type": "toolCall", "id": "call_\ufffd", "name": "read", "arguments": {"path": "a\ufffd.py"}}]
+    history += [reply, {"role": "toolResult", "toolCallId": "call_\ufffd", "toolName": "read",
+                        "content": [{"type": "text", "text": "x"}], "isError": False, "timestamp": 3}]
+    assert final(await collect(request_for(server, history, tools=[READ])))["stopReason"] == "stop"
+    assert server.rejections == []
+
+
+async def test_text_utf8_cannot_encode_fails_locally_in_one_line_never_as_a_provider_500(server: FakeOpenAI) -> None:
+    request = request_for(server, [{"role": "user", "content": "a \ud800 b", "timestamp": 1}])
+    text = final(await collect(request))["errorMessage"]
+    assert text.startswith("Model request failed: the request was not sent: it holds text UTF-8 cannot encode"
+                           " ('utf-8' codec can't encode character '\\ud800'")
+    assert "HTTP" not in text and "\n" not in text
+    assert classify_error_text(text) == "other"  # not retried: the same request would fail the same way
+    assert server.requests == []
+
+
 @pytest.mark.parametrize("status", [500, 503])
 async def test_server_errors_are_transient(server: FakeOpenAI, status: int) -> None:
     server.push(server_error(status))
