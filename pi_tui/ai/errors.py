@@ -85,6 +85,7 @@ _ADVICE: dict[ErrorKind, str] = {
     "other": "Try again, or pick another model",
 }
 MAX_LINE = 400
+LONGEST_WAIT_S = 366 * 24 * 3600  # the longest wait a provider's Retry-After can ask of us (a setting caps it)
 MISSING_KEY = "no API key for "  # how `models.missing_key` starts its line; read back as "auth"
 
 
@@ -212,17 +213,23 @@ def _headers(exc: BaseException) -> Mapping[str, str]:
 
 
 def _seconds(value: str, now: float) -> float | None:
-    """Retry-After's two forms: a number of seconds, or an HTTP date."""
+    """Retry-After's two forms: a number of seconds, or an HTTP date (None for a date no calendar holds)."""
     try:
         return float(value)
     except ValueError:
+        pass
+    try:
         parsed = email.utils.parsedate_tz(value)
         return None if parsed is None else email.utils.mktime_tz(parsed) - now
+    except (ValueError, OverflowError):  # "year 99999 is out of range"
+        return None
 
 
 def retry_after_ms(exc: BaseException, now: float | None = None) -> int | None:
     """How long the provider asked us to wait before trying again: `retry-after-ms` (OpenAI's, and
-    Azure's), else `Retry-After` (seconds or a date); None when it did not say."""
+    Azure's), else `Retry-After` (seconds or a date); None when it did not say. Whatever the number, it
+    lies between 0 and LONGEST_WAIT_S, which is past any cap a setting gives: `1e308` seconds would
+    overflow the arithmetic that follows."""
     headers = _headers(exc)
     wait: float | None = None
     with_ms = headers.get("retry-after-ms")
@@ -234,9 +241,9 @@ def retry_after_ms(exc: BaseException, now: float | None = None) -> int | None:
     plain = headers.get("retry-after")
     if wait is None and plain is not None:
         wait = _seconds(plain.strip(), time.time() if now is None else now)
-    if wait is None or not math.isfinite(wait):
+    if wait is None or math.isnan(wait):
         return None
-    return max(0, math.ceil(wait * 1000))
+    return math.ceil(min(max(wait, 0.0), LONGEST_WAIT_S) * 1000)
 
 
 def error_line(exc: BaseException, kind: ErrorKind | None = None, endpoint: str | None = None) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import math
 import os
 import threading
 import time
@@ -98,19 +99,29 @@ def _text(obj: Any, name: str) -> str:
 # --- usage and cost ------------------------------------------------------------------------------
 
 
+MOST_TOKENS = 10**12  # more than any context holds: a count above it is nonsense, and would overflow the prices
+
+
+def _tokens(value: Any) -> int:
+    """A token count as the provider reported it, from 0 to MOST_TOKENS; 0 for what is no finite number."""
+    if isinstance(value, float) and math.isfinite(value):
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        return 0
+    return min(max(value, 0), MOST_TOKENS)
+
+
 def usage_from(raw: Any, spec: ModelSpec) -> Usage:
     """Pi's usage: `input` excludes cache reads and writes (litellm's prompt_tokens includes both)."""
     usage = empty_usage()
     if raw is None:
         return usage
     details = _field(raw, "prompt_tokens_details")
-    cache_read = int(_field(raw, "cache_read_input_tokens") or _field(details, "cached_tokens") or 0)
-    cache_write = int(
-        _field(raw, "cache_creation_input_tokens") or _field(details, "cache_creation_tokens") or 0
-    )
-    prompt = int(_field(raw, "prompt_tokens") or 0)
+    cache_read = _tokens(_field(raw, "cache_read_input_tokens") or _field(details, "cached_tokens"))
+    cache_write = _tokens(_field(raw, "cache_creation_input_tokens") or _field(details, "cache_creation_tokens"))
+    prompt = _tokens(_field(raw, "prompt_tokens"))
     usage["input"] = max(0, prompt - cache_read - cache_write)
-    usage["output"] = int(_field(raw, "completion_tokens") or 0)
+    usage["output"] = _tokens(_field(raw, "completion_tokens"))
     usage["cacheRead"] = cache_read
     usage["cacheWrite"] = cache_write
     usage["totalTokens"] = usage["input"] + usage["output"] + cache_read + cache_write

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import socket
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from condense.messages import AssistantMessage, ToolResultMessage, empty_usage
 from pi_tui.abort import AbortSignal
 from pi_tui.ai.errors import classify_error_text, is_context_overflow
 from pi_tui.ai.litellm_client import (
+    MOST_TOKENS,
     PLACEHOLDER_KEY,
     LiteLLMClient,
     _ReplyBuilder,
@@ -29,6 +31,7 @@ from pi_tui.ai.models import parse_model_ref
 from pi_tui.ai.types import ModelRequest, ModelSpec, StreamEvent, ToolSpec
 from tests.support.fake_openai import (
     FakeOpenAI,
+    Reply,
     call,
     context_overflow,
     rate_limited,
@@ -165,6 +168,16 @@ async def test_usage_with_cached_tokens_uses_pi_semantics(server: FakeOpenAI) ->
         "input": 400, "output": 50, "cacheRead": 600, "cacheWrite": 0, "totalTokens": 1050,
         "cost": {"input": 0.0, "output": 0.0, "cacheRead": 0.0, "cacheWrite": 0.0, "total": 0.0},
     }
+
+
+@pytest.mark.parametrize(("prompt", "counted"), [(10**400, MOST_TOKENS), (-5, 0), (10**30, MOST_TOKENS)])
+async def test_absurd_token_counts_are_clamped_never_a_crash(server: FakeOpenAI, prompt: int, counted: int) -> None:
+    server.push(Reply(text="hi", usage={"prompt_tokens": prompt, "completion_tokens": 5, "total_tokens": 5}))
+    request = ModelRequest(model=parse_model_ref("openai/gpt-4o-mini", server.base_url), system_prompt="s",
+                           messages=[{"role": "user", "content": "hi", "timestamp": 1}])
+    message = final(await collect(request))
+    assert (message["stopReason"], message["usage"]["input"], message["usage"]["output"]) == ("stop", counted, 5)
+    assert math.isfinite(message["usage"]["cost"]["total"])
 
 
 def test_cost_per_part_comes_from_litellms_price_map(litellm: Any) -> None:
