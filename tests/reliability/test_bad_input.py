@@ -246,8 +246,14 @@ def check_corrupted(path: Path, lines: Lines, capsys: pytest.CaptureFixture[str]
         assert code == 2 and err.count("\n") == 1 and str(path) in err
         return
     touched = {number for number, (_, hit) in enumerate(lines.rows, start=1) if hit}
+    ids = {obj.get("id") for obj in map(lines.obj, range(len(lines.rows)))
+           if isinstance(obj, dict) and obj.get("type") != "session"}
     for warning in session.warnings:
-        assert warning.file == str(path) and warning.line in touched, str(warning)
+        assert warning.file == str(path), str(warning)
+        if warning.skipped:  # a line that could not be used: one a mutation touched
+            assert warning.line in touched, str(warning)
+        else:  # an entry kept, hung from the entry before it: its parent is no entry of the file
+            assert lines.obj(warning.line - 1)["parentId"] not in ids, str(warning)
     if session.source_version == 3:  # (a damaged version makes it an old file: migration re-links it)
         kept = {json.dumps(e, sort_keys=True) for e in session.entries}
         for number, (raw, hit) in enumerate(lines.rows, start=1):
