@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 from pi_tui import __version__
 from pi_tui.errors import UserError
 from pi_tui.logs import install_log_file
-from pi_tui.redaction import remember_base_url, scrub
-from pi_tui.terminal import visible_controls
+from pi_tui.redaction import remember_base_url
+from pi_tui.terminal import safe_message, visible_controls
 
 if TYPE_CHECKING:  # imported lazily at run time: `pi-tui --version` and the TUI's start stay fast
     from pi_tui.session.store import Session
@@ -360,7 +360,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _dispatch(args, parser)
     except UserError as exc:
-        print(f"pi-tui: error: {scrub(str(exc))}", file=sys.stderr)
+        print(f"pi-tui: error: {safe_message(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
@@ -369,7 +369,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if os.environ.get("PI_TUI_DEBUG"):
             raise
-        print(f"pi-tui: internal error: {type(exc).__name__}: {scrub(str(exc))} (run with PI_TUI_DEBUG=1 for details)",
+        print(f"pi-tui: internal error: {type(exc).__name__}: {safe_message(str(exc))} (run with PI_TUI_DEBUG=1 for"
+              " details)",
               file=sys.stderr)
         return 1
 

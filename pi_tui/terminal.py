@@ -4,12 +4,15 @@ A session holds whatever a command printed and whatever a model wrote, and a ter
 control sequences in it: `ESC]52;c;...` rewrites the clipboard, `ESC]0;...` the window title, others
 move the cursor over what was shown or answer back as typed input. `show`, `query` and `-p` print such
 text through `visible_controls`, which writes every control character as its Python escape (`\\x1b`),
-so the sequence is shown instead of obeyed; `--raw` keeps the bytes for a pipe.
+so the sequence is shown instead of obeyed; `--raw` keeps the bytes for a pipe. Error lines (the CLI's,
+the TUI's crash line) go through `safe_message`, which scrubs keys too.
 """
 
 from __future__ import annotations
 
 import re
+
+from pi_tui.redaction import scrub
 
 # C0 controls except tab and line feed, a carriage return not ending a CRLF line, DEL, and C1 (0x80-0x9f:
 # 0x9b and 0x9d start a sequence on their own in terminals that take 8-bit controls)
@@ -24,3 +27,9 @@ def visible_controls(text: str) -> str:
     """`text` with each control character written as `\\xNN` (`\\r` for a lone carriage return);
     line breaks, tabs and everything printable stay as they are."""
     return _CONTROL.sub(_escape, text)
+
+
+def safe_message(text: str) -> str:
+    """A line about a failure, as a terminal may show it: an exception's text can quote a key or a tool's
+    output, so keys are scrubbed (pi_tui.redaction) and control characters escaped."""
+    return visible_controls(scrub(text))

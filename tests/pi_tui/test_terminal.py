@@ -25,6 +25,12 @@ def test_controls_are_escaped_and_newlines_tabs_and_crlf_kept() -> None:
     assert visible_controls(text) == text
 
 
+def test_an_error_line_shows_the_escapes_it_quotes(tmp_path: Path) -> None:
+    done = run_cli("show", f"notes{TITLE}", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith(r"pi-tui: error: notes\x1b]0;pwned\x07: no such session file"), done.stderr
+
+
 def _hostile_session(path: Path) -> Path:
     return write(path, [
         V3_HEADER,
