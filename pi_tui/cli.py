@@ -165,7 +165,7 @@ def _load_settings() -> Settings:
 
     result = load_settings()
     for line in result.errors:
-        print(f"pi-tui: settings: {line}", file=sys.stderr)
+        _say(f"pi-tui: settings: {line}")
     return result.settings
 
 
@@ -176,7 +176,7 @@ def _open(arg: str) -> Session:
 
     session = open_session(resolve_session_arg(arg, os.getcwd()))
     for warning in session.warnings:
-        print(f"pi-tui: warning: {warning}", file=sys.stderr)
+        _say(f"pi-tui: warning: {warning}")
     return session
 
 
@@ -209,7 +209,7 @@ def cmd_query(args: argparse.Namespace) -> int:
     answer = query_refs(_open(args.session), _load_settings().condense, args.refs, page)
     print(_terminal(answer.text, args.raw))
     if answer.missing:
-        print(f"pi-tui: not found in {args.session}: {', '.join(answer.missing)}", file=sys.stderr)
+        _say(f"pi-tui: not found in {args.session}: {', '.join(answer.missing)}")
         return 1
     return 0
 
@@ -252,7 +252,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     problems = {(level, re.sub(r"\d+", "#", text)): (level, text)
                 for level, text in replayer.host.notices if level != "info"}
     for level, text in sorted(problems.values(), key=replayer.host.notices.index):
-        print(f"pi-tui: {level}: {text}", file=sys.stderr)
+        _say(f"pi-tui: {level}: {text}")
     print(f"replayed {report.entries} entries, {report.requests} model requests; {report.flushes} flushes wrote"
           f" {report.summaries} summaries -> {args.output}")
     if report.summaries == 0 and any(level == "error" for level, _ in problems.values()):
@@ -287,7 +287,7 @@ def cmd_whatif(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"sessions": [r.model_dump(mode="json") for r in reports]}, indent=1))
     else:
-        print("\n".join(format_report(r) for r in reports), end="")
+        print(visible_controls("\n".join(format_report(r) for r in reports)), end="")  # model names from the file
     return 0
 
 
@@ -304,7 +304,7 @@ def cmd_print(args: argparse.Namespace) -> int:
                             demo_forks_sessions=False)
     runtime = build_runtime(options, LiveSettings(settings), import_early=True)  # a `/pruner` change is saved
     for notice in runtime.notices:
-        print(f"pi-tui: {notice}", file=sys.stderr)
+        _say(f"pi-tui: {notice}")
     return asyncio.run(run_print(runtime.host, args.print_prompt, raw=args.raw_output))
 
 
@@ -316,6 +316,11 @@ def cmd_tui(args: argparse.Namespace) -> int:
     options = LaunchOptions(model=args.model, base_url=args.base_url, session=args.session,
                             continue_recent=args.continue_recent, launch_dir=Path(os.getcwd()))
     return run_tui(options)
+
+
+def _say(line: str) -> None:
+    """A line on stderr: a warning or a notice may quote what a session file holds, so it is shown escaped."""
+    print(visible_controls(line), file=sys.stderr)
 
 
 def _terminal(text: str, raw: bool) -> str:
