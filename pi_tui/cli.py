@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pi_tui import __version__
+from pi_tui.broken_pipe import guard_standard_streams
 from pi_tui.errors import UserError
 from pi_tui.logs import install_log_file
 from pi_tui.redaction import remember_base_url
@@ -362,6 +363,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     _tolerant_stdout()
+    if args.command is not None or args.print_prompt is not None:  # the TUI draws on the terminal itself
+        guard_standard_streams()
     try:
         return _dispatch(args, parser)
     except UserError as exc:
@@ -369,8 +372,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
-        return 0
     except Exception as exc:
         if os.environ.get("PI_TUI_DEBUG"):
             raise
