@@ -199,8 +199,9 @@ def cannot_connect(exc: BaseException) -> bool:
 
 
 def not_encodable(exc: BaseException) -> UnicodeEncodeError | None:
-    """The encoding error that stopped the request before it was sent (text UTF-8 cannot carry), which
-    litellm reports as an HTTP 500: nothing a provider said, and nothing a retry would change."""
+    """The encoding error that stopped the request before it was sent (a header with a character ASCII
+    cannot carry; the body's text is made valid before), which litellm reports as an HTTP 500: nothing a
+    provider said, and nothing a retry would change."""
     return next((current for current in _chain(exc) if isinstance(current, UnicodeEncodeError)), None)
 
 
@@ -252,7 +253,7 @@ def error_line(exc: BaseException, kind: ErrorKind | None = None, endpoint: str 
     kind = kind or classify_exception(exc)
     unsent = not_encodable(exc)
     if unsent is not None:
-        return format_error(kind, f"the request was not sent: it holds text UTF-8 cannot encode ({unsent})")
+        return format_error(kind, f"the request was not sent: it holds text that cannot be encoded ({unsent})")
     if endpoint and cannot_connect(exc):
         return format_error(kind, f"cannot connect to {endpoint}")
     return format_error(kind, error_detail(exc), _status(exc))

@@ -139,12 +139,14 @@ def usage_from(raw: Any, spec: ModelSpec) -> Usage:
 
 
 def completion_kwargs(request: ModelRequest) -> dict[str, Any]:
-    """litellm.acompletion arguments for one streamed reply."""
+    """litellm.acompletion arguments for one streamed reply. Its text is made valid UTF-8 once more here,
+    the last door: text that came in by a way no entry point repaired must not fail this request and
+    every later one (condense.json_text)."""
     model = request.model
     history = transform_messages(request.messages, model)
     kwargs: dict[str, Any] = {
         "model": model.litellm_ref,
-        "messages": to_openai_messages(request.system_prompt, history, model),
+        "messages": valid_json(to_openai_messages(request.system_prompt, history, model)),
         "stream": True,
         "stream_options": {"include_usage": True},
         "num_retries": 0,
@@ -152,7 +154,7 @@ def completion_kwargs(request: ModelRequest) -> dict[str, Any]:
         "drop_params": True,
     }
     if request.tools:
-        kwargs["tools"] = to_openai_tools(request.tools)
+        kwargs["tools"] = valid_json(to_openai_tools(request.tools))
     key = resolve_config_value(model.key_source) if model.key_source and models_json_key_applies(model) else None
     if key:
         kwargs["api_key"] = key

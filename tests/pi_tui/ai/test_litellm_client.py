@@ -239,11 +239,26 @@ async def test_lone_surrogates_in_a_reply_arrive_as_u_fffd_and_the_reply_is_acce
     assert server.rejections == []
 
 
-async def test_text_utf8_cannot_encode_fails_locally_in_one_line_never_as_a_provider_500(server: FakeOpenAI) -> None:
-    request = request_for(server, [{"role": "user", "content": "a \ud800 b", "timestamp": 1}])
+async def test_a_request_holding_lone_surrogates_is_sent_with_u_fffd(server: FakeOpenAI) -> None:
+    """Text that came in by a way no entry point repaired is repaired before it is sent: it failed locally
+    with UnicodeEncodeError (reported as an HTTP 500), and so did every later request of the session."""
+    server.push(text_reply("fine"))
+    tool = ToolSpec(name="read\udc00", description="half \ud83d", parameters={"type": "object"})
+    request = request_for(server, [{"role": "user", "content": "a \ud800 b", "timestamp": 1}], tools=[tool])
+    assert final(await collect(request))["stopReason"] == "stop"
+    [sent] = server.requests
+    assert sent["messages"][-1]["content"] == "a \ufffd b"
+    assert sent["tools"][0]["function"]["description"] == "half \ufffd"
+
+
+async def test_text_that_cannot_be_encoded_fails_locally_in_one_line_never_as_a_provider_500(
+        server: FakeOpenAI) -> None:
+    """A header with a character ASCII cannot carry (models.json's `headers`) stops the request before it is sent."""
+    spec = ModelSpec(provider="openai", id="fake-model", base_url=server.base_url, headers=(("X-Team", "caf\u00e9"),))
+    request = ModelRequest(model=spec, system_prompt="", messages=[{"role": "user", "content": "hi", "timestamp": 1}])
     text = final(await collect(request))["errorMessage"]
-    assert text.startswith("Model request failed: the request was not sent: it holds text UTF-8 cannot encode"
-                           " ('utf-8' codec can't encode character '\\ud800'")
+    assert text.startswith("Model request failed: the request was not sent: it holds text that cannot be encoded"
+                           " ('ascii' codec can't encode character '\\xe9'")
     assert "HTTP" not in text and "\n" not in text
     assert classify_error_text(text) == "other"  # not retried: the same request would fail the same way
     assert server.requests == []
