@@ -130,6 +130,11 @@ def _check_base_url(url: str | None) -> None:
     if url is None:
         return
     parts = urllib.parse.urlsplit(url.strip())
+    if "@" in parts.netloc:  # the provider's key is its own Authorization header: the HTTP client refused both
+        shown = parts._replace(netloc="***@" + parts.netloc.rpartition("@")[2]).geturl()
+        raise UserError(f"--base-url {shown}: a user name or password in the URL cannot be sent beside the"
+                        " provider's key; give the URL without it and the key in the provider's variable"
+                        " (OPENAI_API_KEY for openai/...)")
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UserError(f"--base-url {url!r}: give an http(s) URL, e.g. http://127.0.0.1:8000/v1")
 
