@@ -10,11 +10,20 @@ session at all, so neither may ever be left.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+
+
+def refuse_read_only(path: Path) -> None:
+    """A file nobody may write is the user saying "leave it alone"; root would not be stopped by the
+    mode, and a rename would replace the file anyway, so the mode is honoured here explicitly."""
+    with contextlib.suppress(FileNotFoundError):
+        if not stat.S_IMODE(os.stat(path).st_mode) & 0o222:
+            raise PermissionError(errno.EACCES, "the file is read-only", str(path))
 
 
 def append(fd: int, data: bytes) -> None:

@@ -23,10 +23,11 @@ import weakref
 from pathlib import Path
 from typing import Any, Protocol
 
-from condense.atomic_file import append_lines, create, replace, write_temp
+from condense.atomic_file import append_lines, create, refuse_read_only, replace, write_temp
 from condense.blobs import blob_dir
 from condense.capture import entry_ms
 from condense.errors import StoreFormatError, StoreInUseError, StoreWriteError
+from condense.json_text import LONE_SURROGATE
 from condense.messages import AgentMessage, CustomMessage
 from condense.session_file import Tree, build_tree, read_lines, tree_problem, walk
 from condense.store_lock import lock_folder
@@ -35,9 +36,6 @@ from condense.timefmt import now_iso
 log = logging.getLogger("condense")
 
 SESSION_VERSION = 3
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
 
 class EntryLog(Protocol):
     """A session as LocalHost needs it: the branch it reads back, appending, and where files go."""
@@ -72,7 +70,7 @@ def dump_line(obj: dict[str, Any]) -> str:
     for lone surrogates (a JS string cut inside an emoji holds one), which it writes as `\\udXXX` and
     which UTF-8 cannot encode. pi-tui's session store writes with it too, so both files read alike."""
     text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+    return LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
 
 
 class MemoryLog:
@@ -206,7 +204,7 @@ class FileLog(MemoryLog):
         """Where this library left off, when another writer forked the file from an earlier point; else
         the file's leaf, as Pi's (the library's own last entries, or another writer continuing them)."""
         try:
-            recorded = _leaf_path(path).read_text(encoding="utf-8").strip()
+            recorded = _read_leaf(_leaf_path(path))
         except (OSError, ValueError):
             return tree.leaf_id
         if recorded not in by_id or any(e["id"] == recorded for e in walk(by_id, tree.leaf_id, tree.skipped)):
@@ -233,16 +231,19 @@ class FileLog(MemoryLog):
             self._write_lines("".join(dump_line(e) for e in self.unsaved).encode("utf-8"))
         except OSError as exc:
             count = len(self.unsaved)
+            reason, remedy = _reason(exc)
             self.write_error = StoreWriteError(
-                f"{self.path}: could not write the store: {_reason(exc)}; {count} "
-                f"{'entry is' if count == 1 else 'entries are'} kept in memory and written with the next one: free"
-                " some space and go on (nothing needs adding again; closing the store before then loses them)")
+                f"{self.path}: could not write the store: {reason}; {count} "
+                f"{'entry is' if count == 1 else 'entries are'} kept in memory and written with the next one:"
+                f" {remedy} and go on (nothing needs adding again; closing the store before then loses them)")
             return
         leaf, self.unsaved, self.write_error = self.unsaved[-1]["id"], [], None
         self._record_leaf(leaf)
 
     def _write_lines(self, data: bytes) -> None:
-        """Append whole lines, or create the file whole, header first (an empty one is replaced)."""
+        """Append whole lines, or create the file whole, header first (an empty one is replaced); never
+        to a file nobody may write, as pi-tui's store (root would)."""
+        refuse_read_only(self.path)
         if not self._on_disk:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             temp = write_temp(self.path.parent, self.path.name, [dump_line(self.header).encode("utf-8"), data])
@@ -260,9 +261,10 @@ class FileLog(MemoryLog):
 
     def _record_leaf(self, entry_id: str) -> None:
         """Keep the id of the last entry written beside the file. Only a hint: a file it does not match
-        is reopened at its own leaf, so a failure here costs nothing but that."""
+        is reopened at its own leaf, so a failure here costs nothing but that. Never through a symbolic
+        link, which could make it truncate any file of the user's."""
         with contextlib.suppress(OSError):
-            fd = os.open(_leaf_path(self.path), os.O_WRONLY | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o600)
+            fd = os.open(_leaf_path(self.path), os.O_WRONLY | os.O_CREAT | _NO_LINK, 0o600)
             try:
                 data = entry_id.encode("utf-8")
                 os.write(fd, data)  # ids are of one length: the old id is overwritten whole
@@ -295,10 +297,26 @@ def _leaf_path(session: Path) -> Path:
     return session.with_name(f".{session.name}.leaf")
 
 
-def _reason(exc: OSError) -> str:
+# the leaf file is ours: opened through a symbolic link, it would be any file (or /dev/zero)
+_NO_LINK = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+_LONGEST_ID = 256
+
+
+def _read_leaf(path: Path) -> str:
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _NO_LINK)  # a FIFO there never blocks
+    try:
+        return os.read(fd, _LONGEST_ID).decode("utf-8").strip()
+    finally:
+        os.close(fd)
+
+
+def _reason(exc: OSError) -> tuple[str, str]:
+    """Why a write failed, and what lets the next one through."""
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        return "no space left on the disk"
-    return (exc.strerror or str(exc)).lower()
+        return "no space left on the disk", "free some space"
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return (exc.strerror or "permission denied").lower(), "make it writable"
+    return (exc.strerror or str(exc)).lower(), "fix the cause"
 
 
 def open_log(folder: str | os.PathLike[str] | None, cwd: str | os.PathLike[str] = ".") -> MemoryLog:

@@ -25,12 +25,14 @@ MATCH_LEAD = 100  # characters shown before the match in such a stretch
 @dataclass(frozen=True)
 class Page:
     """Which part of an output to show: from line `offset`, character `column` of that line (both
-    1-based), at most `limit` lines, or only the lines containing `pattern` (plain text, any case)."""
+    1-based), at most `limit` lines, or only the lines containing `pattern` (plain text, any case), at
+    most `limit` of them, looked for up to line `last` (`pi-tui query --lines A-B --grep`)."""
 
     offset: int = 1
     column: int = 1
     limit: int | None = None
     pattern: str | None = None
+    last: int | None = None
 
 
 FIRST_PAGE = Page()
@@ -131,14 +133,15 @@ def _matches(lines: _Lines, ref: str, page: Page) -> str:
     found: list[str] = []
     used = 0
     quoted = json.dumps(pattern, ensure_ascii=False)
-    for number, text in _matching(lines.lines, pattern, page.offset):
+    end = lines.total if page.last is None else min(page.last, lines.total)
+    for number, text in _matching(lines.lines[:end], pattern, page.offset):
         used += len(utf8_bytes(text)) + (1 if found else 0)
         if len(found) == most or used > MAX_BYTES:
             shown = f"{_count(len(found), 'matching line')} shown, lines {page.offset}-{number - 1} of {lines.total}"
             more = _continue(ref, page, number, shown=len(found))
             return "\n".join([*found, f"[Output truncated: {shown}. {more}]"])
         found.append(text)
-    searched = f"lines {page.offset}-{lines.total}" if page.offset > 1 else _count(lines.total, "line")
+    searched = f"lines {page.offset}-{end}" if page.offset > 1 or end < lines.total else _count(end, "line")
     verb = "contains" if len(found) == 1 else "contain"
     return "\n".join([*found, f"[{len(found)} of {searched} {verb} {quoted}]"])
 

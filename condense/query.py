@@ -13,8 +13,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
+from condense.arguments import ToolArguments
 from condense.blobs import read_spilled
 from condense.config import one_line_error
 from condense.errors import CondenseError
@@ -58,11 +59,9 @@ class QueryError(CondenseError, ValueError):
     """Arguments of a `context_tree_query` call that name no page (an offset of 0, an empty pattern)."""
 
 
-class QueryArguments(BaseModel):
+class QueryArguments(ToolArguments):
     """The tool's arguments as QUERY_TOOL_PARAMETERS describes them: every caller (pi-tui's tool, the
     library's facades, `pi-tui query`) validates them here, so they take and refuse the same."""
-
-    model_config = ConfigDict(extra="ignore")
 
     toolCallIds: list[str]
     offset: int = Field(1, ge=1)

@@ -5,11 +5,15 @@ garbled in the middle of it. Pi skips such a line, and every entry below it is t
 branch: a reopened conversation silently loses its beginning. Both readers of session files, pi-tui's
 session store and the library's store folder (condense.entry_log), read them here, by one rule: a
 skipped line is named in a warning, and its children hang from its parent (read from the line's intact
-head), else, when the line is too damaged to name its entry, from the entry before it in file order.
+head), else, when the line is too damaged to name its entry, from the entry before it in file order; so
+does any entry whose parent is nowhere in the file (one changed character in its `parentId`), with a
+warning naming its line.
 
 Read as Pi reads: UTF-8 with invalid bytes as U+FFFD, a leading byte-order mark ignored, CRLF or LF
-line ends, the last line with or without its newline. Beyond Pi, a line holding two entries with no
-newline between them is read as both, and whatever decoded before a torn tail is kept.
+line ends, the last line with or without its newline. A lone surrogate (`\\ud83d`, half an emoji a
+JavaScript string was cut in) is read as U+FFFD, what Pi sends the provider in its place
+(condense.json_text). Beyond Pi, a line holding two entries with no newline between them is read as
+both, and whatever decoded before a torn tail is kept.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from condense.json_text import valid_parsed
+
 
 @dataclass(frozen=True)
 class LoadWarning:
@@ -30,7 +36,8 @@ class LoadWarning:
     skipped: str = "line"  # "rest of the line" when entries before a torn tail were kept
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}: {self.reason}; {self.skipped} skipped"
+        lost = f"; {self.skipped} skipped" if self.skipped else ""  # "": the entry was kept, only moved
+        return f"{self.file}:{self.line}: {self.reason}{lost}"
 
 
 _DECODER = json.JSONDecoder()
@@ -87,7 +94,7 @@ def read_lines(path: Path) -> tuple[Values, list[LoadWarning], Damage]:
         if not line.strip():
             continue
         decoded, problem, unread = _decode_line(line)
-        values.extend((number, value) for value in decoded)
+        values.extend((number, value) for value in valid_parsed(decoded, line))
         if problem is not None:
             warnings.append(LoadWarning(str(path), number, problem, "rest of the line" if decoded else "line"))
             link = _salvaged_link(unread)
@@ -137,21 +144,26 @@ def usable_ancestor(entry_id: str | None, skipped: Mapping[str, str | None]) -> 
     return entry_id
 
 
-def _bridge_dangling(entries: list[dict[str, Any]], skipped: Skipped) -> None:
-    """In a file with a line too damaged to name its entry, an entry whose parent is nowhere in the
-    file probably lost it there: it hangs from the entry before it in file order (its parent's parent
-    in a linear session) instead of cutting everything earlier off its branch. In an intact file a
-    missing parent starts a path of its own, as in Pi."""
-    known = {entry["id"] for entry in entries if isinstance(entry.get("id"), str)}
+def _bridge_dangling(file: str, numbered: list[tuple[int, dict[str, Any]]], skipped: Skipped) -> list[LoadWarning]:
+    """An entry whose parent is nowhere in the file (lost with a line too damaged to name its entry, or
+    changed by a stray edit) hangs from the entry before it in file order (its parent's parent in a linear
+    session) instead of cutting everything earlier off its branch, as Pi's walk would; one warning per
+    missing parent names the line that points at it."""
+    known = {entry["id"] for _, entry in numbered if isinstance(entry.get("id"), str)}
+    warnings: list[LoadWarning] = []
     previous: str | None = None
-    for entry in entries:
+    for number, entry in numbered:
         parent = entry.get("parentId")
         if isinstance(parent, str):
             ancestor = usable_ancestor(parent, skipped)
             if ancestor is not None and ancestor not in known and ancestor != entry.get("id"):
                 skipped[ancestor] = previous
+                follows = "the entry before it" if previous is not None else "nothing: it starts the tree"
+                warnings.append(LoadWarning(file, number, f"its parent {json.dumps(ancestor)} is no entry of the file;"
+                                            f" read as following {follows}", skipped=""))
         if isinstance(entry.get("id"), str):
             previous = entry["id"]
+    return warnings
 
 
 def _file_leaf(objs: list[dict[str, Any]], skipped: Skipped) -> str | None:
@@ -179,7 +191,7 @@ def build_tree(file: str, values: Values, warnings: list[LoadWarning], damage: D
                problem: Callable[[Any], str | None]) -> Tree:
     """The tree of a file's decoded `values` (its `header` left out); `problem` says why a value
     cannot be used as an entry (pi-tui checks every field it reads, the library only the tree's)."""
-    entries: list[dict[str, Any]] = []
+    numbered: list[tuple[int, dict[str, Any]]] = []
     skipped: Skipped = {}
     warnings = list(warnings)
     for number, obj in values:
@@ -192,11 +204,11 @@ def build_tree(file: str, values: Values, warnings: list[LoadWarning], damage: D
                 parent = obj.get("parentId")
                 skipped[obj["id"]] = parent if isinstance(parent, str) else None
         elif obj.get("type") != "session":  # a second header is not part of the tree, as in Pi
-            entries.append(obj)
+            numbered.append((number, obj))
     skipped.update({k: v for k, v in damage.links.items() if k not in skipped})
-    if damage.unnamed:
-        _bridge_dangling(entries, skipped)
+    warnings += _bridge_dangling(file, numbered, skipped)
     objs = [v for _, v in values if isinstance(v, dict) and v is not header]
+    entries = [entry for _, entry in numbered]
     return Tree(entries, skipped, _file_leaf(objs, skipped), sorted(warnings, key=lambda w: w.line))
 
 

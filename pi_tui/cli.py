@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pi_tui import __version__
+from pi_tui.broken_pipe import guard_standard_streams
 from pi_tui.errors import UserError
 from pi_tui.logs import install_log_file
-from pi_tui.redaction import remember_base_url, scrub
-from pi_tui.terminal import visible_controls
+from pi_tui.redaction import remember_base_url
+from pi_tui.terminal import safe_message, visible_controls
 
 if TYPE_CHECKING:  # imported lazily at run time: `pi-tui --version` and the TUI's start stay fast
     from pi_tui.session.store import Session
@@ -129,6 +130,11 @@ def _check_base_url(url: str | None) -> None:
     if url is None:
         return
     parts = urllib.parse.urlsplit(url.strip())
+    if "@" in parts.netloc:  # the provider's key is its own Authorization header: the HTTP client refused both
+        shown = parts._replace(netloc="***@" + parts.netloc.rpartition("@")[2]).geturl()
+        raise UserError(f"--base-url {shown}: a user name or password in the URL cannot be sent beside the"
+                        " provider's key; give the URL without it and the key in the provider's variable"
+                        " (OPENAI_API_KEY for openai/...)")
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UserError(f"--base-url {url!r}: give an http(s) URL, e.g. http://127.0.0.1:8000/v1")
 
@@ -165,7 +171,7 @@ def _load_settings() -> Settings:
 
     result = load_settings()
     for line in result.errors:
-        print(f"pi-tui: settings: {line}", file=sys.stderr)
+        _say(f"pi-tui: settings: {line}")
     return result.settings
 
 
@@ -176,7 +182,7 @@ def _open(arg: str) -> Session:
 
     session = open_session(resolve_session_arg(arg, os.getcwd()))
     for warning in session.warnings:
-        print(f"pi-tui: warning: {warning}", file=sys.stderr)
+        _say(f"pi-tui: warning: {warning}")
     return session
 
 
@@ -209,7 +215,7 @@ def cmd_query(args: argparse.Namespace) -> int:
     answer = query_refs(_open(args.session), _load_settings().condense, args.refs, page)
     print(_terminal(answer.text, args.raw))
     if answer.missing:
-        print(f"pi-tui: not found in {args.session}: {', '.join(answer.missing)}", file=sys.stderr)
+        _say(f"pi-tui: not found in {args.session}: {', '.join(answer.missing)}")
         return 1
     return 0
 
@@ -252,7 +258,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     problems = {(level, re.sub(r"\d+", "#", text)): (level, text)
                 for level, text in replayer.host.notices if level != "info"}
     for level, text in sorted(problems.values(), key=replayer.host.notices.index):
-        print(f"pi-tui: {level}: {text}", file=sys.stderr)
+        _say(f"pi-tui: {level}: {text}")
     print(f"replayed {report.entries} entries, {report.requests} model requests; {report.flushes} flushes wrote"
           f" {report.summaries} summaries -> {args.output}")
     if report.summaries == 0 and any(level == "error" for level, _ in problems.values()):
@@ -287,7 +293,7 @@ def cmd_whatif(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"sessions": [r.model_dump(mode="json") for r in reports]}, indent=1))
     else:
-        print("\n".join(format_report(r) for r in reports), end="")
+        print(visible_controls("\n".join(format_report(r) for r in reports)), end="")  # model names from the file
     return 0
 
 
@@ -304,7 +310,7 @@ def cmd_print(args: argparse.Namespace) -> int:
                             demo_forks_sessions=False)
     runtime = build_runtime(options, LiveSettings(settings), import_early=True)  # a `/pruner` change is saved
     for notice in runtime.notices:
-        print(f"pi-tui: {notice}", file=sys.stderr)
+        _say(f"pi-tui: {notice}")
     return asyncio.run(run_print(runtime.host, args.print_prompt, raw=args.raw_output))
 
 
@@ -316,6 +322,11 @@ def cmd_tui(args: argparse.Namespace) -> int:
     options = LaunchOptions(model=args.model, base_url=args.base_url, session=args.session,
                             continue_recent=args.continue_recent, launch_dir=Path(os.getcwd()))
     return run_tui(options)
+
+
+def _say(line: str) -> None:
+    """A line on stderr: a warning or a notice may quote what a session file holds, so it is shown escaped."""
+    print(visible_controls(line), file=sys.stderr)
 
 
 def _terminal(text: str, raw: bool) -> str:
@@ -357,19 +368,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     _tolerant_stdout()
+    if args.command is not None or args.print_prompt is not None:  # the TUI draws on the terminal itself
+        guard_standard_streams()
     try:
         return _dispatch(args, parser)
     except UserError as exc:
-        print(f"pi-tui: error: {scrub(str(exc))}", file=sys.stderr)
+        print(f"pi-tui: error: {safe_message(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
-        return 0
     except Exception as exc:
         if os.environ.get("PI_TUI_DEBUG"):
             raise
-        print(f"pi-tui: internal error: {type(exc).__name__}: {scrub(str(exc))} (run with PI_TUI_DEBUG=1 for details)",
+        print(f"pi-tui: internal error: {type(exc).__name__}: {safe_message(str(exc))} (run with PI_TUI_DEBUG=1 for"
+              " details)",
               file=sys.stderr)
         return 1
 

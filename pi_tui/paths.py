@@ -10,15 +10,27 @@ from pi_tui.errors import UserError
 
 
 def home_dir() -> Path:
-    """`$PI_TUI_HOME`, else `~/.pi-tui`. An empty `HOME` is refused rather than read as `/` (Python's
-    reading), which would put a person's sessions in `/.pi-tui`, shared by everyone on the machine."""
+    """`$PI_TUI_HOME`, else `~/.pi-tui`, and a full path either way. An empty `HOME` is refused rather
+    than read as `/` (Python's reading), which would put a person's sessions in `/.pi-tui`, shared by
+    everyone on the machine; a relative one (`relative/home`, `~`) would put them under whatever folder
+    pi-tui was started in, or nowhere. HOME is checked beside PI_TUI_HOME too: Pi's folders are read from it."""
+    home = os.environ.get("HOME")
+    if home is not None and home.strip():
+        _absolute("HOME", home)
     override = os.environ.get("PI_TUI_HOME")
     if override and not override.startswith("~"):
-        return Path(override)
-    if "HOME" in os.environ and not os.environ["HOME"].strip():
+        return _absolute("PI_TUI_HOME", override)
+    if home is not None and not home.strip():
         raise UserError("HOME is empty and PI_TUI_HOME is not set: set HOME, or PI_TUI_HOME to the folder"
                         " pi-tui keeps its files in")
-    return Path(override).expanduser() if override else Path.home() / ".pi-tui"
+    return _absolute("PI_TUI_HOME", os.path.expanduser(override)) if override else Path.home() / ".pi-tui"
+
+
+def _absolute(name: str, value: str) -> Path:
+    if not os.path.isabs(value):
+        raise UserError(f"{name}={value!r} is not an absolute path: give it in full (such as /home/you); pi-tui"
+                        " would keep its files under whatever folder it was started in")
+    return Path(value)
 
 
 def settings_file() -> Path:

@@ -19,7 +19,9 @@ import os
 import re
 import urllib.parse
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import TypeVar
+
+from condense.json_text import map_strings
 
 MIN_SECRET_CHARS = 8
 # the last word of a variable litellm (or a tool the agent runs) takes a credential from:
@@ -60,15 +62,22 @@ def remember_base_url(url: str | None) -> None:
 def _remember(spelled: str, label: str) -> None:
     """The value as the URL spells it and as it is decoded (what a server echoes, a tool prints)."""
     for value in {spelled, urllib.parse.unquote(spelled), urllib.parse.unquote_plus(spelled)}:
-        if len(value.strip()) >= MIN_SECRET_CHARS:
-            _url_secrets[value] = label
+        _url_secrets.update(dict.fromkeys(_forms(value), label))
+
+
+def _forms(value: str) -> set[str]:
+    """How a value can be printed: as it is, without the blanks around it (`echo $KEY` drops a trailing
+    space, a provider client strips it), and line by line when it spans several (a tool prints one line of a
+    PEM key); only forms of MIN_SECRET_CHARS or more."""
+    forms = {value, value.strip(), *(line.strip() for line in value.splitlines())}
+    return {form for form in forms if len(form.strip()) >= MIN_SECRET_CHARS}
 
 
 def known_secrets(environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Every key value pi-tui knows now, each with the label its placeholder shows."""
+    """Every key value pi-tui knows now, in each form it can be printed in (`_forms`), each with the label
+    its placeholder shows."""
     env = os.environ if environ is None else environ
-    found = {value: name for name, value in env.items()
-             if is_secret_name(name) and len(value.strip()) >= MIN_SECRET_CHARS}
+    found = {form: name for name, value in env.items() if is_secret_name(name) for form in _forms(value)}
     return {**_url_secrets, **found}
 
 
@@ -92,19 +101,7 @@ def redact(text: str) -> str:
 def redact_json(value: T) -> T:
     """Every string inside a JSON-like value (a message, a tool result) redacted. What holds no key is
     returned as the very same object, so an unchanged message stays unchanged (and is never mutated)."""
-    return _redact_any(value)  # type: ignore[no-any-return]  # the same shape comes back
-
-
-def _redact_any(value: Any) -> Any:
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, dict):
-        items = {key: _redact_any(item) for key, item in value.items()}
-        return value if all(items[key] is value[key] for key in value) else items
-    if isinstance(value, list):
-        listed = [_redact_any(item) for item in value]
-        return value if all(new is old for new, old in zip(listed, value, strict=True)) else listed
-    return value
+    return map_strings(value, redact)
 
 
 def scrub(text: str) -> str:

@@ -46,8 +46,8 @@ def test_no_condense_module_imports_textual_litellm_rich_pi_tui_or_an_sdk() -> N
 # Every part of pi_tui that runs without a screen: print mode, the offline commands and the reliability suite
 # load these, and a textual import here would slow them and tie them to the UI toolkit.
 HEADLESS = ["pi_tui.abort", "pi_tui.agent", "pi_tui.ai", "pi_tui.conversation", "pi_tui.demo", "pi_tui.errors",
-            "pi_tui.logs", "pi_tui.modes", "pi_tui.paths", "pi_tui.redaction", "pi_tui.resources", "pi_tui.runtime",
-            "pi_tui.session", "pi_tui.settings", "pi_tui.terminal", "pi_tui.tools"]
+            "pi_tui.file_kind", "pi_tui.logs", "pi_tui.modes", "pi_tui.paths", "pi_tui.redaction", "pi_tui.resources",
+            "pi_tui.runtime", "pi_tui.session", "pi_tui.settings", "pi_tui.terminal", "pi_tui.tools"]
 
 
 def test_every_headless_part_runs_without_textual_or_rich() -> None:

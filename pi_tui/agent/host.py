@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from condense.host import CancelSignal, ContextUsage
+from condense.json_text import valid_json, valid_text
 from condense.local_host import context_estimate
 from condense.messages import AgentMessage, CustomMessage, ImageContent, TextContent, UserMessage
 from condense.timefmt import now_ms
@@ -68,8 +69,9 @@ class Command:
 
 
 def user_message(text: str, images: Sequence[ImageContent] = ()) -> UserMessage:
-    """A user's message: its text, then the images pasted for it (Pi's order)."""
-    return {"role": "user", "content": [{"type": "text", "text": text}, *images], "timestamp": now_ms()}
+    """A user's message: its text, then the images pasted for it (Pi's order). The text is one UTF-8 can
+    carry (condense.json_text): -p's task holds a byte the locale cannot decode as a lone surrogate."""
+    return {"role": "user", "content": [{"type": "text", "text": valid_text(text)}, *images], "timestamp": now_ms()}
 
 
 def _custom_message(custom_type: str, content: CustomContent, display: bool, details: Any) -> CustomMessage:
@@ -204,8 +206,9 @@ class AgentHost:
 
     async def insert_message(self, message: AgentMessage) -> None:
         """Put a message into the conversation and the session now, with its events (no turn starts).
-        Redacted first: a `!cmd` that printed a key must not carry it into the file or the next request."""
-        message = redact_json(message)
+        Redacted first: a `!cmd` that printed a key must not carry it into the file or the next request;
+        and valid UTF-8, as what it printed may not be."""
+        message = redact_json(valid_json(message))
         await self.bus.emit({"type": "message_start", "message": message})
         self.agent.messages.append(message)
         await self.bus.emit({"type": "message_end", "message": message})

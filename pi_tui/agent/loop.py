@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from condense.json_text import valid_json
 from condense.messages import (
     AgentMessage,
     AssistantMessage,
@@ -425,8 +426,9 @@ class Agent:
                                                        "content": output.content, "details": output.details,
                                                        "isError": False})
             output = ToolOutput(patched["content"], patched["details"])
-        # the one door every tool result comes through: a key it printed reaches neither file nor provider
-        result = redact_json(_tool_result(call, output, is_error))
+        # the one door every tool result comes through: a key it printed reaches neither file nor provider,
+        # and text UTF-8 cannot carry (a file read as surrogate escapes) fails no later request
+        result = redact_json(valid_json(_tool_result(call, output, is_error)))
         await self.bus.emit({"type": "tool_execution_end", "toolCallId": call["id"], "toolName": call["name"],
                              "result": {"content": result["content"], "details": result.get("details")},
                              "isError": is_error})

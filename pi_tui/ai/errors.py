@@ -85,6 +85,7 @@ _ADVICE: dict[ErrorKind, str] = {
     "other": "Try again, or pick another model",
 }
 MAX_LINE = 400
+LONGEST_WAIT_S = 366 * 24 * 3600  # the longest wait a provider's Retry-After can ask of us (a setting caps it)
 MISSING_KEY = "no API key for "  # how `models.missing_key` starts its line; read back as "auth"
 
 
@@ -122,6 +123,8 @@ def classify_exception(exc: BaseException) -> ErrorKind:
     """Context window first (it is also a bad request), then transient, auth, bad request."""
     names = _class_names(exc)
     text = str(exc)
+    if not_encodable(exc) is not None:
+        return "other"
     if names & _CONTEXT_CLASSES or ("RateLimitError" not in names and is_context_overflow(text)):
         return "context_overflow"
     if names & _TRANSIENT_CLASSES:
@@ -179,17 +182,27 @@ def error_detail(exc: BaseException) -> str:
     return text or type(exc).__name__
 
 
+def _chain(exc: BaseException) -> list[BaseException]:
+    """`exc` and the exceptions it wraps, outermost first."""
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and all(current is not seen for seen in chain):
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
+
+
 def cannot_connect(exc: BaseException) -> bool:
     """Whether the request never reached a server: litellm reports that as an HTTP 500, so look at
     the exceptions it wraps."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if _class_names(current) & _CONNECT_CLASSES:
-            return True
-        current = current.__cause__ or current.__context__
-    return False
+    return any(_class_names(current) & _CONNECT_CLASSES for current in _chain(exc))
+
+
+def not_encodable(exc: BaseException) -> UnicodeEncodeError | None:
+    """The encoding error that stopped the request before it was sent (a header with a character ASCII
+    cannot carry; the body's text is made valid before), which litellm reports as an HTTP 500: nothing a
+    provider said, and nothing a retry would change."""
+    return next((current for current in _chain(exc) if isinstance(current, UnicodeEncodeError)), None)
 
 
 def _headers(exc: BaseException) -> Mapping[str, str]:
@@ -201,17 +214,23 @@ def _headers(exc: BaseException) -> Mapping[str, str]:
 
 
 def _seconds(value: str, now: float) -> float | None:
-    """Retry-After's two forms: a number of seconds, or an HTTP date."""
+    """Retry-After's two forms: a number of seconds, or an HTTP date (None for a date no calendar holds)."""
     try:
         return float(value)
     except ValueError:
+        pass
+    try:
         parsed = email.utils.parsedate_tz(value)
         return None if parsed is None else email.utils.mktime_tz(parsed) - now
+    except (ValueError, OverflowError):  # "year 99999 is out of range"
+        return None
 
 
 def retry_after_ms(exc: BaseException, now: float | None = None) -> int | None:
     """How long the provider asked us to wait before trying again: `retry-after-ms` (OpenAI's, and
-    Azure's), else `Retry-After` (seconds or a date); None when it did not say."""
+    Azure's), else `Retry-After` (seconds or a date); None when it did not say. Whatever the number, it
+    lies between 0 and LONGEST_WAIT_S, which is past any cap a setting gives: `1e308` seconds would
+    overflow the arithmetic that follows."""
     headers = _headers(exc)
     wait: float | None = None
     with_ms = headers.get("retry-after-ms")
@@ -223,15 +242,18 @@ def retry_after_ms(exc: BaseException, now: float | None = None) -> int | None:
     plain = headers.get("retry-after")
     if wait is None and plain is not None:
         wait = _seconds(plain.strip(), time.time() if now is None else now)
-    if wait is None or not math.isfinite(wait):
+    if wait is None or math.isnan(wait):
         return None
-    return max(0, math.ceil(wait * 1000))
+    return math.ceil(min(max(wait, 0.0), LONGEST_WAIT_S) * 1000)
 
 
 def error_line(exc: BaseException, kind: ErrorKind | None = None, endpoint: str | None = None) -> str:
     """One scrubbed line: headline, HTTP status when known, the provider's message, what to do.
     A connection that never reached a server names `endpoint` (the URL) instead of a made-up 500."""
     kind = kind or classify_exception(exc)
+    unsent = not_encodable(exc)
+    if unsent is not None:
+        return format_error(kind, f"the request was not sent: it holds text that cannot be encoded ({unsent})")
     if endpoint and cannot_connect(exc):
         return format_error(kind, f"cannot connect to {endpoint}")
     return format_error(kind, error_detail(exc), _status(exc))

@@ -17,12 +17,14 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import math
 import os
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
+from condense.json_text import valid_json, valid_text
 from condense.messages import AssistantMessage, StopReason, Usage, empty_usage
 from pi_tui.abort import AbortSignal
 from pi_tui.ai.config_values import resolve_config_value, resolve_headers
@@ -87,7 +89,26 @@ def _field(obj: Any, name: str) -> Any:
     return getattr(obj, name, None)
 
 
+def _text(obj: Any, name: str) -> str:
+    """A text field of a chunk ("" when absent), valid UTF-8 from here on: a lone surrogate the provider's
+    JSON held would fail every later request that sends this reply back (condense.json_text)."""
+    value = _field(obj, name)
+    return valid_text(value) if isinstance(value, str) else ""
+
+
 # --- usage and cost ------------------------------------------------------------------------------
+
+
+MOST_TOKENS = 10**12  # more than any context holds: a count above it is nonsense, and would overflow the prices
+
+
+def _tokens(value: Any) -> int:
+    """A token count as the provider reported it, from 0 to MOST_TOKENS; 0 for what is no finite number."""
+    if isinstance(value, float) and math.isfinite(value):
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        return 0
+    return min(max(value, 0), MOST_TOKENS)
 
 
 def usage_from(raw: Any, spec: ModelSpec) -> Usage:
@@ -96,13 +117,11 @@ def usage_from(raw: Any, spec: ModelSpec) -> Usage:
     if raw is None:
         return usage
     details = _field(raw, "prompt_tokens_details")
-    cache_read = int(_field(raw, "cache_read_input_tokens") or _field(details, "cached_tokens") or 0)
-    cache_write = int(
-        _field(raw, "cache_creation_input_tokens") or _field(details, "cache_creation_tokens") or 0
-    )
-    prompt = int(_field(raw, "prompt_tokens") or 0)
+    cache_read = _tokens(_field(raw, "cache_read_input_tokens") or _field(details, "cached_tokens"))
+    cache_write = _tokens(_field(raw, "cache_creation_input_tokens") or _field(details, "cache_creation_tokens"))
+    prompt = _tokens(_field(raw, "prompt_tokens"))
     usage["input"] = max(0, prompt - cache_read - cache_write)
-    usage["output"] = int(_field(raw, "completion_tokens") or 0)
+    usage["output"] = _tokens(_field(raw, "completion_tokens"))
     usage["cacheRead"] = cache_read
     usage["cacheWrite"] = cache_write
     usage["totalTokens"] = usage["input"] + usage["output"] + cache_read + cache_write
@@ -120,12 +139,14 @@ def usage_from(raw: Any, spec: ModelSpec) -> Usage:
 
 
 def completion_kwargs(request: ModelRequest) -> dict[str, Any]:
-    """litellm.acompletion arguments for one streamed reply."""
+    """litellm.acompletion arguments for one streamed reply. Its text is made valid UTF-8 once more here,
+    the last door: text that came in by a way no entry point repaired must not fail this request and
+    every later one (condense.json_text)."""
     model = request.model
     history = transform_messages(request.messages, model)
     kwargs: dict[str, Any] = {
         "model": model.litellm_ref,
-        "messages": to_openai_messages(request.system_prompt, history, model),
+        "messages": valid_json(to_openai_messages(request.system_prompt, history, model)),
         "stream": True,
         "stream_options": {"include_usage": True},
         "num_retries": 0,
@@ -133,7 +154,7 @@ def completion_kwargs(request: ModelRequest) -> dict[str, Any]:
         "drop_params": True,
     }
     if request.tools:
-        kwargs["tools"] = to_openai_tools(request.tools)
+        kwargs["tools"] = valid_json(to_openai_tools(request.tools))
     key = resolve_config_value(model.key_source) if model.key_source and models_json_key_applies(model) else None
     if key:
         kwargs["api_key"] = key
@@ -184,12 +205,12 @@ class _ReplyBuilder:
         choice = choices[0]
         self.finish_reason = _field(choice, "finish_reason") or self.finish_reason
         delta = _field(choice, "delta")
-        reasoning = _field(delta, "reasoning_content")
+        reasoning = _text(delta, "reasoning_content")
         if reasoning:
             self._append("thinking", reasoning, events)
         for block in _field(delta, "thinking_blocks") or []:
             self._thinking_block(block)
-        text = _field(delta, "content")
+        text = _text(delta, "content")
         if text:
             self._append("text", text, events)
         for tool_call in _field(delta, "tool_calls") or []:
@@ -215,11 +236,11 @@ class _ReplyBuilder:
     def _thinking_block(self, block: Any) -> None:
         """Anthropic's signature (or a redacted block) arrives beside the reasoning text."""
         if _field(block, "type") == "redacted_thinking":
-            redacted = {"type": "thinking", "thinking": "", "thinkingSignature": _field(block, "data")}
+            redacted = {"type": "thinking", "thinking": "", "thinkingSignature": _text(block, "data")}
             self.content.append({**redacted, "redacted": True})
             self._current = None
             return
-        signature = _field(block, "signature")
+        signature = _text(block, "signature")
         if not signature:
             return
         for existing in reversed(self.content):
@@ -239,9 +260,9 @@ class _ReplyBuilder:
             self._switch_to(("tool", index), events)
             events.append(self.event("toolcall_start", "", self._tool_blocks[index]))
         block = self.content[self._tool_blocks[index]]
-        block["id"] = block["id"] or _field(tool_call, "id") or ""
-        block["name"] = block["name"] or _field(function, "name") or ""
-        fragment = _field(function, "arguments")
+        block["id"] = block["id"] or _text(tool_call, "id")
+        block["name"] = block["name"] or _text(function, "name")
+        fragment = _text(function, "arguments")
         if fragment and index in self._tool_args:
             self._tool_args[index] += fragment
             events.append(self.event("toolcall_delta", fragment, self._tool_blocks[index]))
@@ -251,7 +272,8 @@ class _ReplyBuilder:
         if raw is None:
             return
         block = self.content[self._tool_blocks[index]]
-        block["arguments"], problem = parse_arguments(raw)
+        arguments, problem = parse_arguments(raw)
+        block["arguments"] = valid_json(arguments)  # an escaped lone surrogate in the JSON text
         if problem is not None:
             block["rawArguments"] = raw
         if events is not None:

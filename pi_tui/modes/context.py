@@ -6,15 +6,15 @@ would at the next request; a script can diff it against `--raw` to see what prun
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from condense.config import CondenseConfig
 from condense.messages import AgentMessage
 from pi_tui.modes.offline import next_request
 from pi_tui.session.store import Session
+from pi_tui.terminal import terminal_json
 
 
 def context_json(session: Session, config: CondenseConfig, raw: bool) -> str:
     messages: Sequence[AgentMessage] = session.messages() if raw else next_request(session, config)
-    return json.dumps(messages, ensure_ascii=False, indent=1) + "\n"
+    return terminal_json(messages, indent=1) + "\n"

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from condense.config import CondenseConfig, one_line_error
 from pi_tui.errors import UserError
+from pi_tui.file_kind import irregular_kind
 from pi_tui.settings import load_settings, snake_case
 from pi_tui.settings.keys import set_dotted
 
@@ -38,8 +39,11 @@ def _validated(data: dict[str, Any], source: str) -> CondenseConfig:
 
 def _file_table(path: Path) -> dict[str, Any]:
     """The `[condense]` keys `path` sets (only those), or one line saying what is wrong with it."""
-    if path.is_dir():
+    kind = irregular_kind(path)
+    if kind == "a folder":
         raise UserError(f"--settings {path}: is a folder; give the settings file in it, e.g. {path / 'settings.toml'}")
+    if kind is not None:
+        raise UserError(f"--settings {path}: is {kind}, not a settings file; give a settings.toml")
     if not path.is_file():
         raise UserError(f"--settings {path}: no such file")
     result = load_settings(path)

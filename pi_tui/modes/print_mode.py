@@ -108,11 +108,11 @@ async def run_print(host: AgentHost, text: str, out: TextIO | None = None, err: 
     out = out or sys.stdout
     err = err or sys.stderr
     if word := unknown_command(text, host.command_names()):
-        print(f"pi-tui: error: unknown command /{word}: no command, prompt template or skill has that name;"
-              " nothing was sent", file=err)
+        _say(f"pi-tui: error: unknown command /{word}: no command, prompt template or skill has that name;"
+             " nothing was sent", err)
         return EXIT_UNKNOWN_COMMAND
     for warning in host.session.warnings:  # lines of the continued session that could not be loaded
-        print(f"pi-tui: warning: {warning}", file=err, flush=True)
+        _say(f"pi-tui: warning: {warning}", err)
     renderer = PrintRenderer(out, err, raw)
     renderer.attach(host)
     if isinstance(host.agent.client, DemoModelClient):  # "send any message" means nothing to `-p`
@@ -131,7 +131,7 @@ async def run_print(host: AgentHost, text: str, out: TextIO | None = None, err: 
     try:
         added = await host.prompt(text)
     except MissingKeyError as exc:
-        print(f"pi-tui: error: {exc}", file=err)
+        _say(f"pi-tui: error: {exc}", err)
         return EXIT_FAILED
     finally:
         renderer.finish()

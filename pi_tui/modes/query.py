@@ -37,6 +37,8 @@ def query_page(offset: int | None, column: int | None, lines: str | None, grep: 
     if grep is not None and not grep:
         raise UserError("--grep: the text is empty; give the text to look for")
     start, limit = _line_range(lines) if lines is not None else (offset or 1, None)
+    if grep is not None and limit is not None:  # a search's limit counts what it finds: the range says where it looks
+        return Page(start, column or 1, None, grep, last=start + limit - 1)
     return Page(start, column or 1, limit, grep)
 
 

@@ -16,14 +16,14 @@ import contextlib
 import errno
 import fcntl
 import os
-import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from condense.atomic_file import append, append_lines, create, replace, write_temp
+from condense.atomic_file import append, append_lines, create, refuse_read_only, replace, write_temp
 
-__all__ = ["Signature", "append", "append_lines", "create", "locked", "path_signature", "read_all", "replace",
-           "signature", "write_temp"]  # the whole-or-nothing writes are condense's: the library's store uses them too
+# the whole-or-nothing writes and the read-only rule are condense's: the library's store uses them too
+__all__ = ["Signature", "append", "append_lines", "create", "locked", "path_signature", "read_all",
+           "refuse_read_only", "replace", "signature", "write_temp"]
 
 Signature = tuple[int, int, int]  # device, inode, size: changes whenever another process writes
 
@@ -41,14 +41,6 @@ def path_signature(path: Path) -> Signature | None:
     return info.st_dev, info.st_ino, info.st_size
 
 
-def _refuse_read_only(path: Path) -> None:
-    """A file nobody may write is the user saying "leave it alone"; root would not be stopped by the
-    mode, and a rename would replace the file anyway, so the mode is honoured here explicitly."""
-    with contextlib.suppress(FileNotFoundError):
-        if not stat.S_IMODE(os.stat(path).st_mode) & 0o222:
-            raise PermissionError(errno.EACCES, "the file is read-only", str(path))
-
-
 def _same_file(fd: int, path: Path) -> bool:
     try:
         named = os.stat(path)
@@ -60,7 +52,7 @@ def _same_file(fd: int, path: Path) -> bool:
 
 def _open_locked(path: Path) -> int | None:
     while True:
-        _refuse_read_only(path)
+        refuse_read_only(path)
         try:
             fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
         except FileNotFoundError:

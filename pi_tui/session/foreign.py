@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from condense.json_text import valid_parsed
 from condense.session_file import LoadWarning
 from condense.timefmt import ms_to_iso
 from pi_tui.session.migrate import CURRENT_VERSION
@@ -45,12 +46,13 @@ def header(session_id: str, timestamp: str, cwd: str) -> dict[str, Any]:
 
 
 def parse(line: str) -> Record | None:
-    """One line as a JSON object, None when it is not one."""
+    """One line as a JSON object (a lone surrogate in it read as U+FFFD, as in a Pi session), None when
+    it is not one."""
     try:
         value = json.loads(line)
     except ValueError:
         return None
-    return value if isinstance(value, dict) else None
+    return valid_parsed(value, line) if isinstance(value, dict) else None
 
 
 def starts_like(path: str | os.PathLike[str], verdict: Callable[[Record], bool | None]) -> bool:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from condense.messages import content_text
+from pi_tui.file_kind import irregular_kind
 from pi_tui.paths import sessions_dir_for
 from pi_tui.session.store import SessionError
 
@@ -72,6 +73,9 @@ def describe(path: Path) -> SessionInfo:
 def resolve_session_arg(arg: str, cwd: str | os.PathLike[str]) -> Path:
     """A path, or a unique part of a session file name in the cwd's session folder (e.g. an id prefix)."""
     path = Path(arg).expanduser()
+    kind = irregular_kind(path)
+    if kind is not None:  # read line by line, /dev/zero filled memory and a named pipe waited for good
+        raise SessionError(f"{arg}: is {kind}, not a session file; give the session's .jsonl file")
     if path.exists():
         return path
     matches = [p for p in session_files(sessions_dir_for(cwd)) if arg in p.name]

@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
-
+from condense.arguments import ToolArguments
 from condense.messages import ImageContent, TextContent
 from pi_tui.abort import AbortSignal
 
@@ -22,8 +21,8 @@ class ToolError(Exception):
     """The tool failed; the message is the result text the model reads."""
 
 
-class ToolParams(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+class ToolParams(ToolArguments):
+    """A tool's arguments: JSON as the model wrote it, `true` never taken for a number (condense.arguments)."""
 
 
 @dataclass

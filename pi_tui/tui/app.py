@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.text import Text
 from textual import work
 from textual.app import App, SuspendNotSupported
 from textual.binding import BindingType
@@ -39,6 +40,7 @@ from pi_tui.abort import AbortSignal
 from pi_tui.errors import UserError
 from pi_tui.logs import write_crash_report
 from pi_tui.screens.main import MainScreen
+from pi_tui.terminal import safe_message
 from pi_tui.termination import ENDING, exit_status, leave_a_closed_terminal, listen
 from pi_tui.themes import DEFAULT_THEME, ThemeError, load_theme_file, load_user_themes, shipped_themes
 from pi_tui.themes import variable_defaults as theme_variable_defaults
@@ -504,10 +506,10 @@ class PiApp(App[int]):
 
     def report_error(self, exc: BaseException) -> None:
         if isinstance(exc, UserError):
-            self.show_notice(str(exc), "error")
+            self.show_notice(safe_message(str(exc)), "error")
             return
         log = write_crash_report(exc)
-        self.show_notice(f"internal error: {type(exc).__name__}: {exc} (details in {log})", "error")
+        self.show_notice(f"internal error: {type(exc).__name__}: {safe_message(str(exc))} (details in {log})", "error")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR and event.worker.error is not None:
@@ -518,8 +520,8 @@ class PiApp(App[int]):
             super()._handle_exception(error)  # tests see the real failure
             return
         log = write_crash_report(error)
-        self._return_code = 1
-        self.exit(1, message=f"pi-tui: internal error: {type(error).__name__}: {error} (details in {log})")
+        line = f"pi-tui: internal error: {type(error).__name__}: {safe_message(str(error))} (details in {log})"
+        self.exit(1, return_code=1, message=Text(line))  # Text: `[redacted:KEY]` read as markup would vanish
 
     def status_changed(self) -> None:
         if self.live is not None:

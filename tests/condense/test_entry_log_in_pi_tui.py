@@ -190,3 +190,27 @@ def test_pi_tui_continuing_the_librarys_last_turn_is_part_of_the_librarys_branch
     with OpenAICondenser(tmp_path / "store") as store:
         assert texts(store) == ["first task", "done one", "typed in pi-tui", "answered in pi-tui"]
         assert store.host.notices == []
+
+
+def test_a_parent_id_pointing_nowhere_keeps_every_message_in_the_library_and_in_show(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One changed character in a middle entry's `parentId` (valid JSON, pointing nowhere) silently lost
+    every message before it, in the library and in `pi-tui show`; the entry now hangs from the one before it."""
+    store = tmp_path / "store"
+    with run_agent(store) as agent:
+        before = agent.messages()
+    path = session_file(store)
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    number = [i for i, line in enumerate(lines) if line.startswith('{"type":"message"')][3]
+    parent = json.loads(lines[number])["parentId"]
+    lines[number] = lines[number].replace(f'"parentId":"{parent}"', f'"parentId":"{parent[:-1]}#"')
+    path.write_text("".join(lines), encoding="utf-8")
+    notice = (f'{path}:{number + 1}: its parent "{parent[:-1]}#" is no entry of the file; read as following'
+              " the entry before it")
+    with OpenAICondenser(store) as reopened:
+        assert reopened.messages() == before
+        assert [text for level, text in reopened.host.notices if level == "warning" and text.startswith(notice)]
+    assert main(["show", str(path)]) == 0
+    shown = capsys.readouterr()
+    assert shown.err == f"pi-tui: warning: {notice}\n"
+    assert shown.out.index("what does the loader do?") < shown.out.index("It loads settings.")

@@ -12,7 +12,14 @@ from pydantic import ValidationError
 
 from condense.index import ToolCallIndexer
 from condense.paging import FIRST_PAGE, MAX_BYTES, Page
-from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_NAME, QUERY_TOOL_PARAMETERS, QueryArguments, run_query
+from condense.query import (
+    QUERY_TOOL_DESCRIPTION,
+    QUERY_TOOL_NAME,
+    QUERY_TOOL_PARAMETERS,
+    QueryArguments,
+    QueryError,
+    run_query,
+)
 from condense.records import SummaryRef, ToolCallRecord
 
 
@@ -227,3 +234,13 @@ def test_the_schema_and_the_validation_accept_the_same_arguments() -> None:
             QueryArguments.model_validate({"toolCallIds": [], name: 0})
     assert QueryArguments.model_validate({"toolCallIds": ["t3"]}).page() == FIRST_PAGE
     assert "offset" in QUERY_TOOL_DESCRIPTION and "pattern" in QUERY_TOOL_DESCRIPTION
+
+
+@pytest.mark.parametrize("field", ["offset", "column", "limit"])
+def test_true_or_false_is_no_number(field: str) -> None:
+    """`{"offset": true}` was read as line 1."""
+    with pytest.raises(QueryError) as refused:
+        QueryArguments.checked({"toolCallIds": ["t1"], field: True})
+    assert str(refused.value) == f"{field}: input should be a number, not true or false (got true)"
+    digits = QueryArguments.checked({"toolCallIds": ["t1"], field: "3"})
+    assert digits.page() != FIRST_PAGE, "a string of digits still is"

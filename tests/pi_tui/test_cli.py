@@ -92,6 +92,22 @@ def test_a_base_url_that_is_not_http_is_one_clear_line(capsys: pytest.CaptureFix
     assert err.count("\n") == 1 and "--base-url" in err and "http(s) URL" in err
 
 
+@pytest.mark.parametrize("userinfo", ["user:s3cret-passw0rd", "sk-token-as-user-1234"])
+def test_a_base_url_with_credentials_is_refused_before_any_request(tmp_path: Path, fake_openai: FakeOpenAI,
+                                                                   userinfo: str) -> None:
+    """`http://user:pass@host/v1` was sent, refused by the HTTP client beside the key's own header, reported as a
+    provider's "HTTP 500" and retried."""
+    fake_openai.push(text_reply("never"))
+    url = fake_openai.base_url.replace("://", f"://{userinfo}@")
+    result = run_cli("-p", "hi", "--model", "openai/fake-model", "--base-url", url, cwd=tmp_path)
+    shown = fake_openai.base_url.replace("://", "://***@")
+    assert (result.returncode, result.stderr) == (2, f"pi-tui: error: --base-url {shown}: a user name or password in"
+                                                     " the URL cannot be sent beside the provider's key; give the URL"
+                                                     " without it and the key in the provider's variable"
+                                                     " (OPENAI_API_KEY for openai/...)\n")
+    assert fake_openai.requests == [] and not list(tmp_path.iterdir())
+
+
 def test_print_mode_without_the_models_key_says_so_once_before_any_request(tmp_path: Path) -> None:
     result = run_cli("-p", "hi", "--model", "anthropic/claude-sonnet-4-5", cwd=tmp_path)
     assert result.returncode == 1

@@ -1,8 +1,10 @@
 """Odd command-line inputs are refused in one line before anything is written: a count that is not
-positive, an empty task, an empty path (which would otherwise mean the current folder)."""
+positive, an empty task, an empty path (which would otherwise mean the current folder), a path that is no
+regular file."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,7 @@ import pytest
 from pi_tui.cli import main
 from pi_tui.paths import sessions_root
 from tests.conftest import corpus_path
+from tests.support.cli import run_cli
 
 
 @pytest.mark.parametrize("window", ["-5", "0"])
@@ -52,3 +55,23 @@ def test_session_into_a_missing_folder_creates_it_as_pi_does(tmp_path: Path, mon
     assert main(["-p", "fix the failing test", "--model", "demo", "--session", str(path)]) == 0
     assert path.is_file()
     assert main(["replay", str(path), "-o", str(tmp_path / "missing" / "r.jsonl")]) == 2
+
+
+@pytest.mark.parametrize(("argv", "error"), [
+    (["show", "/dev/zero"], "/dev/zero: is a device, not a session file; give the session's .jsonl file"),
+    (["query", "{fifo}", "t1"], "{fifo}: is a named pipe (FIFO), not a session file; give the session's .jsonl file"),
+    (["context", "{folder}"], "{folder}: is a folder, not a session file; give the session's .jsonl file"),
+    (["-p", "hi", "--model", "demo", "--session", "/dev/zero"], "/dev/zero: is a device, not a session file;"
+                                                                " give the session's .jsonl file"),
+    (["whatif", str(corpus_path("pi-compaction-check.jsonl")), "--settings", "{fifo}"],
+     "--settings {fifo}: is a named pipe (FIFO), not a settings file; give a settings.toml"),
+])
+def test_a_path_that_is_no_regular_file_is_refused_before_it_is_read(tmp_path: Path, argv: list[str],
+                                                                     error: str) -> None:
+    """`show /dev/zero` read one endless line until memory ran out, and a named pipe waited for good."""
+    fifo, folder = tmp_path / "pipe.jsonl", tmp_path / "folder.jsonl"
+    os.mkfifo(fifo)
+    folder.mkdir()
+    names = {"fifo": str(fifo), "folder": str(folder)}
+    done = run_cli(*(arg.format(**names) for arg in argv), cwd=tmp_path, timeout=60, max_memory=2 << 30)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"pi-tui: error: {error.format(**names)}\n")

@@ -39,6 +39,13 @@ def test_a_key_holding_another_is_replaced_whole(monkeypatch: pytest.MonkeyPatch
     assert redact("abcdefgh-and-more abcdefgh") == "[redacted:B_API_KEY] [redacted:A_TOKEN]"
 
 
+def test_a_key_is_redacted_without_the_blanks_around_it_and_line_by_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", f"  {ANTHROPIC_KEY} \n")
+    monkeypatch.setenv("DEPLOY_KEY", "-----BEGIN KEY-----\r\nMIIEvQIBADANBgkq\r\nshort\r\n")
+    assert redact(f"[{ANTHROPIC_KEY}]") == "[[redacted:OPENAI_API_KEY]]"
+    assert redact("one line: MIIEvQIBADANBgkq, then short") == "one line: [redacted:DEPLOY_KEY], then short"
+
+
 def test_a_base_urls_key_parameters_and_password_are_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     remember_base_url("https://bob:pa55word-x@llm.example/v1?api-version=2024-10-21&key=QUERYSECRET123")
     text = "GET /v1?key=QUERYSECRET123 as bob:pa55word-x (api-version 2024-10-21)"

@@ -3,14 +3,16 @@ they are shown escaped, and `--raw` keeps the bytes for a pipe. Real sequences, 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+from pi_tui.paths import sessions_dir_for
 from pi_tui.terminal import visible_controls
 from tests.support.cli import run_cli
 from tests.support.fake_openai import FakeOpenAI, call, text_reply, tool_reply
-from tests.support.memory_host import assistant, result, user
+from tests.support.memory_host import assistant, result
 from tests.support.memory_host import call as tool_call
-from tests.support.session_lines import V3_HEADER, msg, write
+from tests.support.session_lines import V3_HEADER, msg, user, write
 
 CLIPBOARD = "\x1b]52;c;cm0gLXJmIH4K\x07"  # OSC 52: sets the clipboard to `rm -rf ~`
 TITLE = "\x1b]0;pwned\x07"  # OSC 0: sets the window title
@@ -23,6 +25,12 @@ def test_controls_are_escaped_and_newlines_tabs_and_crlf_kept() -> None:
     assert visible_controls(HOSTILE) == SHOWN
     text = "a\tb\nc\r\nd é 🙂"
     assert visible_controls(text) == text
+
+
+def test_an_error_line_shows_the_escapes_it_quotes(tmp_path: Path) -> None:
+    done = run_cli("show", f"notes{TITLE}", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith(r"pi-tui: error: notes\x1b]0;pwned\x07: no such session file"), done.stderr
 
 
 def _hostile_session(path: Path) -> Path:
@@ -63,3 +71,23 @@ def test_print_mode_escapes_the_reply_unless_raw_and_always_the_tool_lines(tmp_p
     raw = run_cli("-p", "more", "--continue", "--raw", *model, cwd=tmp_path)
     assert raw.returncode == 0, raw.stderr
     assert raw.stdout == f"again {TITLE}\n"
+
+
+def test_every_command_that_prints_session_text_shows_its_controls_escaped(tmp_path: Path) -> None:
+    """`sessions` printed a first message raw (`ESC]0` set the title, U+009B reached the terminal), and
+    `context --json` wrote U+009B raw, which JSON allows and a terminal may take for a CSI."""
+    folder = sessions_dir_for(tmp_path)
+    folder.mkdir(parents=True)
+    reply = {**assistant(2, text=f"done {TITLE}"), "model": f"model{CSI_8BIT}"}
+    path = write(folder / "2026-01-01T00-00-00-000Z_5e55a0d1-0000-4000-8000-000000000001.jsonl", [
+        V3_HEADER, msg("a1", None, 1, user(f"look {TITLE} {CSI_8BIT} é", 1)), msg("a2", "a1", 2, reply)])
+    for args in (["sessions"], ["sessions", "--json"], ["context", str(path), "--json"],
+                 ["context", str(path), "--raw"], ["whatif", str(path), "--strategies", "none"]):
+        done = run_cli(*args, cwd=tmp_path)
+        assert done.returncode == 0, (args, done.stderr)
+        assert not {"\x1b", "\x9b", "\x07"} & set(done.stdout + done.stderr), (args, done.stdout)
+        if args[0] != "whatif":
+            assert "é" in done.stdout and ("look \\x1b]0;pwned\\x07" in done.stdout or "look \\u001b]0;pwned" in
+                                            done.stdout), (args, done.stdout)
+    first = json.loads(run_cli("context", str(path), "--raw", cwd=tmp_path).stdout)[0]
+    assert first["content"][0]["text"] == f"look {TITLE} {CSI_8BIT} é", "the JSON still reads back as written"

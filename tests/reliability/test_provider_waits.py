@@ -54,6 +54,18 @@ def test_retries_wait_what_the_provider_asked_capped_by_the_setting(tmp_path: Pa
     check_session(session_file())
 
 
+def test_an_absurd_retry_after_waits_the_cap_and_crashes_nothing(tmp_path: Path, fake_openai: FakeOpenAI) -> None:
+    """`Retry-After: 1e308` ended `-p` with `internal error: OverflowError`."""
+    settings("[retry]\nmax_retries = 3\nbase_delay_ms = 3600000\nmax_retry_after_ms = 1000\n")
+    fake_openai.push(rate_limited({"retry-after": "1e308"}), rate_limited({"retry-after-ms": "-1e308"}),
+                     text_reply("through"))
+    result = run_cli("-p", "hello", *MODEL, "--base-url", fake_openai.base_url, cwd=tmp_path, timeout=DEADLINE)
+    assert (result.returncode, result.stdout.strip()) == (0, "through"), result.stderr
+    retries = [line[line.index("(retry "):] for line in result.stderr.splitlines() if "(retry " in line]
+    assert retries == ["(retry 1/3 in 1s, the provider asked for 3.16224e+07s, capped by retry.max_retry_after_ms)",
+                       "(retry 2/3 in 0s, as the provider asked)"]
+
+
 def test_a_stream_that_stops_sending_ends_the_turn_in_one_line_and_keeps_what_came_before(
         tmp_path: Path, fake_openai: FakeOpenAI) -> None:
     settings("[retry]\nenabled = false\nstream_idle_timeout_ms = 1000\n")

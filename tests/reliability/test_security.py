@@ -132,6 +132,29 @@ def test_keys_a_tool_prints_reach_neither_the_session_nor_the_provider(
             assert secret.encode() not in file.read_bytes(), f"{secret} written to {file}"
 
 
+def test_a_key_with_a_trailing_blank_or_over_several_lines_is_redacted_in_every_form_it_is_printed_in(
+        tmp_path: Path, fake_openai: FakeOpenAI) -> None:
+    """`OPENAI_API_KEY='sk-... '`: `echo $OPENAI_API_KEY` prints it without the blank (6 copies reached the
+    session and the provider); a multi-line key reached them line by line."""
+    box = Sandbox(tmp_path).make()
+    lines = ["MIIEvQIBADANBgkqhkiG9w0B", "AQEFAASCBKcwggSjAgEAAoIB"]
+    keys = {"OPENAI_API_KEY": f"{OPENAI_KEY} ", "DEPLOY_KEY": "\n".join(["-----BEGIN KEY-----", *lines, ""])}
+    command = 'echo $OPENAI_API_KEY; echo "[$OPENAI_API_KEY]"; printenv DEPLOY_KEY | sed -n 2p; echo $DEPLOY_KEY'
+    fake_openai.push(tool_reply(call("bash", {"command": command}, "env_1")), text_reply("done"))
+    result = run_cli("-p", "print the keys", "--model", "openai/fake-model", "--base-url", fake_openai.base_url,
+                     cwd=box.cwd, env=box.env(keys))
+    assert result.returncode == 0, result.stderr
+    (path,) = box.sessions()
+    (output,) = [m for m in plain(Session.open(path).messages()) if m["role"] == "toolResult"]
+    assert text_at(output["content"]).split("\n")[:3] == [
+        "[redacted:OPENAI_API_KEY]", "[[redacted:OPENAI_API_KEY]]", "[redacted:DEPLOY_KEY]"]
+    sent = json.dumps(fake_openai.requests)
+    for secret in (OPENAI_KEY, *lines):
+        assert secret not in sent, f"{secret} sent to the provider"
+        for file in _files_under(box.home, box.tmp):
+            assert secret.encode() not in file.read_bytes(), f"{secret} written to {file}"
+
+
 def test_a_key_in_the_base_url_is_redacted_from_the_error_the_session_and_the_log(
         tmp_path: Path, fake_openai: FakeOpenAI) -> None:
     box = Sandbox(tmp_path).make()

@@ -118,3 +118,42 @@ def test_a_kill_at_the_first_write_leaves_a_store_that_opens_again(tmp_path: Pat
         assert agent.messages() == []
         agent.add_sync([{"role": "user", "content": "hello again"}])
     assert questions(store) == ["hello again"]
+
+
+def test_a_read_only_store_file_is_left_alone_in_one_line_even_for_root(tmp_path: Path) -> None:
+    """pi-tui refuses to write a 0444 session; the library appended to it when run as root."""
+    store = tmp_path / "store"
+    with OpenAICondenser(store) as agent:
+        agent.add_sync(read_task(0))
+    [path] = store.glob("*.jsonl")
+    path.chmod(0o444)
+    before = path.read_bytes()
+    agent = OpenAICondenser(store)
+    with pytest.raises(StoreWriteError) as raised:
+        agent.add_sync(read_task(1))
+    said = str(raised.value)
+    assert said.startswith(f"{path}: could not write the store: the file is read-only; ") and "\n" not in said
+    assert "kept in memory and written with the next one: make it writable and go on" in said
+    assert path.read_bytes() == before
+    path.chmod(0o644)
+    agent.close()  # written once it may be
+    assert questions(store) == ["what does m0.py do?", "what does m1.py do?"]
+
+
+def test_the_leaf_file_beside_the_store_is_never_written_or_read_through_a_symlink(tmp_path: Path) -> None:
+    """A `.<file>.leaf` that is a link: the library truncated the link's target (any file of the user's)."""
+    store = tmp_path / "store"
+    with OpenAICondenser(store) as agent:
+        agent.add_sync(read_task(0))
+    [path] = store.glob("*.jsonl")
+    leaf = path.with_name(f".{path.name}.leaf")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("the user's file, which must stay as it is\n")
+    leaf.unlink()
+    leaf.symlink_to(victim)
+    with OpenAICondenser(store) as agent:
+        agent.add_sync(read_task(1))
+    assert victim.read_text() == "the user's file, which must stay as it is\n"
+    leaf.unlink()
+    leaf.symlink_to("/dev/zero")  # read through, it would never end
+    assert questions(store) == ["what does m0.py do?", "what does m1.py do?"]

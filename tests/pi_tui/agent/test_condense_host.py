@@ -124,6 +124,7 @@ async def test_the_model_pages_through_an_original_and_is_offered_the_library_s_
                      tool_reply(call("context_tree_query", {"toolCallIds": ["t1"], "offset": 500, "limit": 2}, "q1")),
                      tool_reply(call("context_tree_query", {"toolCallIds": ["t1"], "pattern": "ROW 999"}, "q2")),
                      tool_reply(call("context_tree_query", {"toolCallIds": ["t1"], "offset": 0}, "q3")),
+                     tool_reply(call("context_tree_query", {"toolCallIds": ["t1"], "offset": True}, "q4")),
                      text_reply("found it"))
     host, _ = await agent(fake_openai, tmp_path)
     await host.prompt("read data.txt")
@@ -131,12 +132,14 @@ async def test_the_model_pages_through_an_original_and_is_offered_the_library_s_
     last = fake_openai.requests[-1]
     [tool] = [t["function"] for t in last["tools"] if t["function"]["name"] == "context_tree_query"]
     assert tool["parameters"] == QUERY_TOOL_PARAMETERS and tool["description"] == QUERY_TOOL_DESCRIPTION
-    page, found, refused = (text.split("\n\n", 1)[-1] for text in tool_texts(last)[-3:])
+    page, found, refused, not_a_number = (text.split("\n\n", 1)[-1] for text in tool_texts(last)[-4:])
     assert page == ('row 500\nrow 501\n[Output truncated: lines 500-501 of 1000 shown. Continue with '
                     'context_tree_query({"toolCallIds": ["t1"], "offset": 502, "limit": 2})]')
     assert found == '999: row 999\n[1 of 1000 lines contains "ROW 999"]'
     assert refused == ('Validation failed for tool "context_tree_query": offset: Input should be greater than or'
                        " equal to 1")
+    assert not_a_number == ('Validation failed for tool "context_tree_query": offset: Input should be a number, not'
+                            " true or false")  # `true` was read as 1
 
 
 async def test_context_overflow_prunes_everything_then_retries_once(fake_openai: FakeOpenAI,

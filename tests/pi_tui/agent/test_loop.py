@@ -134,6 +134,20 @@ async def test_arguments_that_are_not_json_are_sent_back_as_written_and_the_mode
     assert fake_openai.rejections == []
 
 
+async def test_a_tool_result_holding_lone_surrogates_is_kept_as_u_fffd(fake_openai: FakeOpenAI,
+                                                                         tmp_path: Path) -> None:
+    """`edit` keeps a byte that is not UTF-8 as a lone surrogate so the file is written back unchanged; its
+    diff must not carry one into the session, the screen or a request."""
+    (tmp_path / "a.txt").write_bytes(b"x\xff y\n")
+    fake_openai.push(tool_reply(call("edit", {"path": "a.txt", "oldText": "y", "newText": "z"}, "e1")),
+                     text_reply("done"))
+    agent, _ = make_agent(fake_openai, tmp_path)
+    agent.tools.update({tool.name: tool for tool in make_tools(["edit"])})
+    added = plain(await agent.prompt([user_message("edit it")]))
+    assert (tmp_path / "a.txt").read_bytes() == b"x\xff z\n"
+    assert "-x\ufffd y\n+x\ufffd z" in added[2]["details"]["diff"]
+
+
 async def test_turn_index_is_session_wide(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     fake_openai.push(text_reply("one"), text_reply("two"))
     agent, rec = make_agent(fake_openai, tmp_path)
@@ -354,6 +368,17 @@ async def test_custom_message_when_idle_enters_context_without_a_turn(fake_opena
     await host.prompt("next")
     texts = [m["content"] for m in fake_openai.requests[0]["messages"][1:]]
     assert texts[0] == [{"type": "text", "text": "a summary"}] or texts[0] == "a summary"
+
+
+async def test_a_message_an_extension_inserts_with_a_lone_surrogate_is_sent_as_u_fffd(
+        fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    session = Session.create(tmp_path, tmp_path / "sessions")
+    model = ModelSpec(provider="openai", id="fake-model", base_url=fake_openai.base_url)
+    host = AgentHost(session, LiteLLMClient(), AgentConfig(model, "sys", tmp_path), [])
+    await host.send_message("note", "half an emoji \ud83d", display=True)
+    fake_openai.push(text_reply("seen"))
+    await host.prompt("next")
+    assert fake_openai.requests[0]["messages"][1]["content"] == [{"type": "text", "text": "half an emoji \ufffd"}]
 
 
 async def test_retried_failures_stay_in_the_session_file_but_leave_the_conversation(

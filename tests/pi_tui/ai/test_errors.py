@@ -8,6 +8,7 @@ import httpx
 import pytest
 
 from pi_tui.ai.errors import (
+    LONGEST_WAIT_S,
     MAX_LINE,
     classify_error_text,
     classify_exception,
@@ -186,6 +187,13 @@ def rate_limit_with(litellm: Any, headers: dict[str, str]) -> BaseException:
     ({"retry-after": "Sun, 06 Nov 1994 08:49:00 GMT"}, 0),  # already past
     ({"retry-after": "soon"}, None),
     ({}, None),
+    # absurd numbers wait the longest any setting would let them (the loop caps that); none may crash
+    ({"retry-after": "1e308"}, LONGEST_WAIT_S * 1000),
+    ({"retry-after": "inf"}, LONGEST_WAIT_S * 1000),
+    ({"retry-after-ms": "1e308"}, LONGEST_WAIT_S * 1000),
+    ({"retry-after": "-1e308"}, 0),
+    ({"retry-after": "nan"}, None),
+    ({"retry-after": "Sun, 06 Nov 99999 08:49:37 GMT"}, None),
 ])
 def test_the_wait_a_provider_asks_for(litellm: Any, headers: dict[str, str], wait: int | None) -> None:
     now = 784111765.0  # 1994-11-06 08:49:25 UTC

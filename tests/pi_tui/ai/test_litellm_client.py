@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import socket
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from condense.messages import AssistantMessage, ToolResultMessage, empty_usage
 from pi_tui.abort import AbortSignal
 from pi_tui.ai.errors import classify_error_text, is_context_overflow
 from pi_tui.ai.litellm_client import (
+    MOST_TOKENS,
     PLACEHOLDER_KEY,
     LiteLLMClient,
     _ReplyBuilder,
@@ -29,6 +31,7 @@ from pi_tui.ai.models import parse_model_ref
 from pi_tui.ai.types import ModelRequest, ModelSpec, StreamEvent, ToolSpec
 from tests.support.fake_openai import (
     FakeOpenAI,
+    Reply,
     call,
     context_overflow,
     rate_limited,
@@ -167,6 +170,16 @@ async def test_usage_with_cached_tokens_uses_pi_semantics(server: FakeOpenAI) ->
     }
 
 
+@pytest.mark.parametrize(("prompt", "counted"), [(10**400, MOST_TOKENS), (-5, 0), (10**30, MOST_TOKENS)])
+async def test_absurd_token_counts_are_clamped_never_a_crash(server: FakeOpenAI, prompt: int, counted: int) -> None:
+    server.push(Reply(text="hi", usage={"prompt_tokens": prompt, "completion_tokens": 5, "total_tokens": 5}))
+    request = ModelRequest(model=parse_model_ref("openai/gpt-4o-mini", server.base_url), system_prompt="s",
+                           messages=[{"role": "user", "content": "hi", "timestamp": 1}])
+    message = final(await collect(request))
+    assert (message["stopReason"], message["usage"]["input"], message["usage"]["output"]) == ("stop", counted, 5)
+    assert math.isfinite(message["usage"]["cost"]["total"])
+
+
 def test_cost_per_part_comes_from_litellms_price_map(litellm: Any) -> None:
     spec = parse_model_ref("anthropic/claude-sonnet-4-5")
     raw = {"prompt_tokens": 7512, "completion_tokens": 40, "cache_read_input_tokens": 6000,
@@ -208,6 +221,47 @@ async def test_a_refused_connection_names_the_url_and_is_not_an_http_500(litellm
     message = final(await collect(request))
     assert message["errorMessage"] == f"Temporary provider error: cannot connect to {url}. Try again in a moment."
     assert classify_error_text(message["errorMessage"]) == "transient"  # a server still starting: retried
+
+
+async def test_lone_surrogates_in_a_reply_arrive_as_u_fffd_and_the_reply_is_accepted_back(server: FakeOpenAI) -> None:
+    """A provider's JSON may escape half a surrogate pair (`\\ud83d`): kept as it is, every later request
+    that sends the reply back would fail to encode."""
+    server.push(tool_reply(call("read", '{"path": "a\\ud800.py"}', "call_\udc00"), text="half \ud83d",
+                           reasoning="hm \udfff", chunk_size=3), text_reply("Done."))
+    history: list[Any] = [{"role": "user", "content": "read it", "timestamp": 1}]
+    reply = final(await collect(request_for(server, history, tools=[READ])))
+    assert reply["content"] == [
+        {"type": "thinking", "thinking": "hm \ufffd"}, {"type": "text", "text": "half \ufffd"},
+        {"type": "toolCall", "id": "call_\ufffd", "name": "read", "arguments": {"path": "a\ufffd.py"}}]
+    history += [reply, {"role": "toolResult", "toolCallId": "call_\ufffd", "toolName": "read",
+                        "content": [{"type": "text", "text": "x"}], "isError": False, "timestamp": 3}]
+    assert final(await collect(request_for(server, history, tools=[READ])))["stopReason"] == "stop"
+    assert server.rejections == []
+
+
+async def test_a_request_holding_lone_surrogates_is_sent_with_u_fffd(server: FakeOpenAI) -> None:
+    """Text that came in by a way no entry point repaired is repaired before it is sent: it failed locally
+    with UnicodeEncodeError (reported as an HTTP 500), and so did every later request of the session."""
+    server.push(text_reply("fine"))
+    tool = ToolSpec(name="read\udc00", description="half \ud83d", parameters={"type": "object"})
+    request = request_for(server, [{"role": "user", "content": "a \ud800 b", "timestamp": 1}], tools=[tool])
+    assert final(await collect(request))["stopReason"] == "stop"
+    [sent] = server.requests
+    assert sent["messages"][-1]["content"] == "a \ufffd b"
+    assert sent["tools"][0]["function"]["description"] == "half \ufffd"
+
+
+async def test_text_that_cannot_be_encoded_fails_locally_in_one_line_never_as_a_provider_500(
+        server: FakeOpenAI) -> None:
+    """A header with a character ASCII cannot carry (models.json's `headers`) stops the request before it is sent."""
+    spec = ModelSpec(provider="openai", id="fake-model", base_url=server.base_url, headers=(("X-Team", "caf\u00e9"),))
+    request = ModelRequest(model=spec, system_prompt="", messages=[{"role": "user", "content": "hi", "timestamp": 1}])
+    text = final(await collect(request))["errorMessage"]
+    assert text.startswith("Model request failed: the request was not sent: it holds text that cannot be encoded"
+                           " ('ascii' codec can't encode character '\\xe9'")
+    assert "HTTP" not in text and "\n" not in text
+    assert classify_error_text(text) == "other"  # not retried: the same request would fail the same way
+    assert server.requests == []
 
 
 @pytest.mark.parametrize("status", [500, 503])

@@ -4,6 +4,9 @@ for a models.json provider; a `/word` nobody knows is refused before anything is
 from __future__ import annotations
 
 import io
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from pi_tui.demo.client import NEXT_TASK_HINT
@@ -12,7 +15,7 @@ from pi_tui.paths import sessions_root
 from pi_tui.runtime.build import LaunchOptions, build_runtime
 from pi_tui.settings import LiveSettings, load_settings
 from tests.support.cli import run_cli
-from tests.support.fake_openai import FakeOpenAI, text_reply
+from tests.support.fake_openai import FakeOpenAI, Reply, text_reply
 from tests.support.pi_home import KEY_VARIABLE, MODEL, PROVIDER, SKILL, pi_user_files
 
 
@@ -52,3 +55,27 @@ def test_an_unknown_slash_word_is_refused_with_exit_2_and_nothing_is_sent(
     assert done.stderr.splitlines()[-1] == ("pi-tui: error: unknown command /compcat: no command, prompt template"
                                             " or skill has that name; nothing was sent")
     assert fake_openai.requests == [] and not sessions_root().exists()
+
+
+def _run_into_a_closed_pipe(tmp_path: Path, server: FakeOpenAI) -> int:
+    """`pi-tui -p ... 2>&1 | head -0`: both streams go to a reader that left before the first line."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run([sys.executable, "-m", "pi_tui", "-p", "hello", "--model", "openai/fake-model",
+                               "--base-url", server.base_url], cwd=tmp_path, stdout=write_end, stderr=write_end,
+                              timeout=120, env={**os.environ, "OPENAI_API_KEY": "sk-closed-pipe-key"})
+    finally:
+        os.close(write_end)
+    return done.returncode
+
+
+def test_a_reader_that_left_changes_no_exit_status(tmp_path: Path, fake_openai: FakeOpenAI) -> None:
+    """After an HTTP 401 the run exited 0 when its output went to `head -0` (1 when run normally)."""
+    unauthorised = {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error",
+                              "code": "invalid_api_key"}}
+    fake_openai.push(Reply(status=401, error=unauthorised))
+    assert _run_into_a_closed_pipe(tmp_path, fake_openai) == 1
+    fake_openai.push(text_reply("fine"))
+    assert _run_into_a_closed_pipe(tmp_path, fake_openai) == 0
+    assert len(fake_openai.requests) == 2, "the task ran to its end all the same"

@@ -44,6 +44,16 @@ def test_a_range_of_lines_and_the_lines_holding_a_text(session: Path, capsys: py
     assert body(capsys.readouterr().out).startswith(f"{lines[9000]}\n")
 
 
+def test_a_search_looks_only_within_the_range_of_lines(session: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--grep X --lines A-B` searched the whole output from A on (`--lines` was taken for a count)."""
+    lines = LOG.split("\n")
+    assert main(["query", str(session), "log", "--lines", "100-199", "--grep", "in  5s"]) == 0
+    assert body(capsys.readouterr().out) == (f"102: {lines[101]}\n199: {lines[198]}\n"
+                                             '[2 of lines 100-199 contain "in  5s"]\n')
+    assert main(["query", str(session), "log", "--lines", "9990-", "--grep", "in  5s"]) == 0
+    assert body(capsys.readouterr().out) == f'9996: {lines[9995]}\n[1 of lines 9990-10000 contains "in  5s"]\n'
+
+
 def test_a_line_longer_than_a_page_is_read_from_the_column_its_notice_gives(
         session: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["query", str(session), "json"]) == 0

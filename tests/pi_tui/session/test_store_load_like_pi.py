@@ -406,14 +406,21 @@ def test_a_skipped_last_line_leaves_the_leaf_on_its_branch(tmp_path: Path) -> No
     assert present(session.get(new))["parentId"] == "a2"
 
 
-def test_an_entry_whose_parent_is_missing_starts_its_own_path(tmp_path: Path) -> None:
-    session = Session.open(write(tmp_path / "orphan.jsonl", [
+def test_an_entry_whose_parent_is_missing_hangs_from_the_entry_before_it_with_a_warning(tmp_path: Path) -> None:
+    """One changed character in a `parentId` (valid JSON, pointing nowhere): Pi's walk to the root stops
+    there, and so did ours, silently losing everything before it."""
+    path = write(tmp_path / "orphan.jsonl", [
         V3_HEADER,
         msg("a1", None, 1, user("one", 1)),
-        msg("a3", "gone", 3, user("three", 3)),
-    ]))
-    assert session.warnings == [] and session.leaf_id == "a3"
-    assert texts(session) == ["user:three"], "Pi's walk to the root stops at a parent it does not have"
+        msg("a2", "a1", 2, openai_assistant("two", 2)),
+        msg("a3", "a9", 3, user("three", 3)),
+        msg("a4", "a3", 4, openai_assistant("four", 4)),
+    ])
+    session = Session.open(path)
+    assert [str(w) for w in session.warnings] == [
+        f'{path}:4: its parent "a9" is no entry of the file; read as following the entry before it']
+    assert session.leaf_id == "a4"
+    assert texts(session) == ["user:one", "assistant:two", "user:three", "assistant:four"]
 
 
 def test_a_repeated_id_means_the_later_entry(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ from pathlib import Path
 from typing import cast
 
 import pytest
+from pydantic import ValidationError
 
 from pi_tui.tools import ALL_TOOLS, DEFAULT_TOOL_NAMES, make_tools
 from pi_tui.tools.base import ToolContext
@@ -56,3 +57,14 @@ def test_unknown_names_are_one_line_error() -> None:
         make_tools(["read", "grpe", "shell"])
     message = str(info.value)
     assert "\n" not in message and "grpe" in message and "shell" in message and "read," in message
+
+
+@pytest.mark.parametrize(("name", "field"), [("read", "offset"), ("read", "limit"), ("bash", "timeout"),
+                                             ("grep", "context"), ("find", "limit"), ("ls", "limit")])
+def test_true_or_false_is_refused_where_a_number_is_asked(name: str, field: str) -> None:
+    """pydantic read `true` as 1; a boolean field (grep's ignoreCase) still takes one."""
+    arguments = {"path": "a.txt", "command": "ls", "pattern": "x", field: True}
+    with pytest.raises(ValidationError) as refused:
+        ALL_TOOLS[name].Params.model_validate(arguments)
+    assert refused.value.errors()[0]["msg"] == "Input should be a number, not true or false"
+    assert ALL_TOOLS["grep"].Params.model_validate({"pattern": "x", "ignoreCase": True})
