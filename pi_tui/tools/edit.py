@@ -20,7 +20,7 @@ from pydantic import Field
 
 from pi_tui.tools.abortable import in_thread, raise_if_aborted
 from pi_tui.tools.base import Tool, ToolContext, ToolError, ToolOutput, ToolParams
-from pi_tui.tools.pathing import os_error_text, resolve_path
+from pi_tui.tools.pathing import os_error_text, resolve_path, special_file_text
 
 _BOM = "\ufeff"
 # Applied after NFKC, which already turns the unicode spaces into " " and U+2011 into U+2010.
@@ -146,6 +146,9 @@ class EditTool(Tool):
         path = resolve_path(params.path, ctx.cwd)
         if not os.access(path, os.R_OK | os.W_OK):
             raise ToolError(f"File not found: {params.path}")
+        refusal = special_file_text(path, params.path)
+        if refusal is not None:
+            raise ToolError(refusal)
         try:
             raw = await in_thread(ctx.signal, _read_text, path)
         except OSError as error:

@@ -16,9 +16,10 @@ from typing import Any, NamedTuple
 
 from pydantic import Field
 
+from pi_tui.file_kind import irregular_kind
 from pi_tui.tools.abortable import in_thread, raise_if_aborted, run_program
 from pi_tui.tools.base import Tool, ToolContext, ToolError, ToolOutput, ToolParams
-from pi_tui.tools.pathing import resolve_path
+from pi_tui.tools.pathing import resolve_path, special_file_text
 from pi_tui.tools.truncate import (
     DEFAULT_MAX_BYTES,
     GREP_MAX_LINE_LENGTH,
@@ -74,7 +75,8 @@ def _candidates(root: Path, glob: str | None, should_stop: Callable[[], bool]) -
         return
     wanted = _file_filter(glob)
     for entry in walk(root, should_stop):
-        if not entry.is_dir and not entry.is_symlink and wanted(entry.rel):
+        # a named pipe or device in the tree is skipped, as rg skips it: reading one never ends
+        if not entry.is_dir and not entry.is_symlink and wanted(entry.rel) and irregular_kind(entry.path) is None:
             yield entry.path
 
 
@@ -208,6 +210,9 @@ class GrepTool(Tool):
         root = resolve_path(params.path or ".", ctx.cwd)
         if not root.exists():
             raise ToolError(f"Path not found: {root}")
+        refusal = special_file_text(root, params.path or ".")
+        if refusal is not None:
+            raise ToolError(refusal)
         rg = shutil.which("rg")
         if rg is not None:
             hits = await _rg_hits(rg, root, params, ctx)

@@ -13,6 +13,8 @@ import os
 import re
 from pathlib import Path
 
+from pi_tui.file_kind import irregular_kind
+
 _UNICODE_SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
 
 
@@ -30,3 +32,14 @@ def os_error_text(error: OSError, path: Path | str) -> str:
     """One line for a filesystem failure, naming the path (the exception's own text may not)."""
     reason = error.strerror or error.__class__.__name__
     return f"{reason}: {path}"
+
+
+def special_file_text(path: Path, shown: str) -> str | None:
+    """One line refusing a path that is no regular file, or None for a file the tools may read whole.
+
+    Reading `/dev/zero` or a named pipe whole never ends (memory fills, or it waits for a writer): the
+    model is told what the path is and how to take a bounded piece of it instead."""
+    kind = irregular_kind(path)
+    if kind is None or kind == "a folder":
+        return None  # a folder: the read itself names it (EISDIR), as Pi says it
+    return f"{shown} is {kind}, not a regular file: read a bounded part with bash, e.g. `head -c 4096 {shown}`"

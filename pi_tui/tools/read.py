@@ -10,7 +10,7 @@ from pydantic import Field
 from condense.messages import ImageContent
 from pi_tui.tools.abortable import in_thread, raise_if_aborted
 from pi_tui.tools.base import Tool, ToolContext, ToolError, ToolOutput, ToolParams
-from pi_tui.tools.pathing import os_error_text, resolve_path
+from pi_tui.tools.pathing import os_error_text, resolve_path, special_file_text
 from pi_tui.tools.truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
@@ -96,6 +96,9 @@ class ReadTool(Tool):
 
     async def run(self, params: ReadParams, ctx: ToolContext) -> ToolOutput:
         path = resolve_path(params.path, ctx.cwd)
+        refusal = special_file_text(path, params.path)
+        if refusal is not None:
+            raise ToolError(refusal)
         try:
             data = await in_thread(ctx.signal, Path.read_bytes, path)
         except OSError as error:

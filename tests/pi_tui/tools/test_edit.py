@@ -1,5 +1,7 @@
 """The edit tool: unique exact replacement, the fuzzy fallback, line endings, BOM and Pi's errors."""
 
+import asyncio
+import os
 from pathlib import Path
 
 import pytest
@@ -142,3 +144,9 @@ def test_fold_maps_each_character_back() -> None:
     folded, spans = fold("a\u00a0“b”  \nc")
     assert folded == 'a "b"\nc'
     assert [spans[i] for i in range(len(folded))] == [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (7, 8), (8, 9)]
+
+
+async def test_a_named_pipe_is_refused_not_waited_on(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe")
+    said = await asyncio.wait_for(edit_error(tmp_path, "pipe", "a", "b"), timeout=60)
+    assert said.startswith("pipe is a named pipe (FIFO), not a regular file")

@@ -2,6 +2,7 @@
 output format, options, ignore rules, limits and notices, errors."""
 
 import asyncio
+import os
 from pathlib import Path
 from typing import Any
 
@@ -173,3 +174,12 @@ async def test_abort_while_searching(tmp_path: Path) -> None:
     signal.abort()
     with pytest.raises(ToolError, match=r"^Operation aborted$"):
         await task
+
+
+async def test_a_named_pipe_in_the_tree_is_skipped_and_one_named_is_refused(project: Path) -> None:
+    """rg skips what is no regular file; the fallback did read a pipe, and waited for a writer forever."""
+    os.mkfifo(project / "pkg" / "pipe")
+    out = await asyncio.wait_for(grep(project, pattern="def helper"), timeout=60)
+    assert text_of(out) == "pkg/util.py:1: def helper():"
+    with pytest.raises(ToolError, match=r"^pkg/pipe is a named pipe \(FIFO\), not a regular file"):
+        await asyncio.wait_for(grep(project, pattern="x", path="pkg/pipe"), timeout=60)

@@ -1,6 +1,8 @@
 """The read tool: pages of text with Pi's notices, images by magic bytes, errors and abort."""
 
+import asyncio
 import base64
+import os
 from pathlib import Path
 from typing import Any
 
@@ -139,3 +141,16 @@ async def test_aborted_read(tmp_path: Path) -> None:
 async def test_invalid_utf8_is_replaced_not_fatal(tmp_path: Path) -> None:
     (tmp_path / "latin1.txt").write_bytes(b"caf\xe9\n")
     assert text_of(await read(tmp_path, path="latin1.txt")) == "caf\ufffd"
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+async def test_a_path_that_is_no_regular_file_is_refused_not_read_forever(tmp_path: Path, kind: str) -> None:
+    """/dev/zero read whole fills memory and a named pipe waits for a writer: the model is told what it is."""
+    if kind == "fifo":
+        os.mkfifo(tmp_path / "pipe")
+    path = "pipe" if kind == "fifo" else "/dev/zero"
+    with pytest.raises(ToolError) as caught:
+        await asyncio.wait_for(read(tmp_path, path=path), timeout=60)
+    said = "a named pipe (FIFO)" if kind == "fifo" else "a device"
+    assert str(caught.value) == (f"{path} is {said}, not a regular file: read a bounded part with bash, "
+                                 f"e.g. `head -c 4096 {path}`")
