@@ -21,7 +21,7 @@ from pi_tui import __version__
 from pi_tui.broken_pipe import guard_standard_streams
 from pi_tui.errors import UserError
 from pi_tui.logs import install_log_file
-from pi_tui.redaction import remember_base_url
+from pi_tui.redaction import remember_base_url, url_with_credentials_hidden
 from pi_tui.terminal import safe_message, visible_controls
 
 if TYPE_CHECKING:  # imported lazily at run time: `pi-tui --version` and the TUI's start stay fast
@@ -129,12 +129,12 @@ def _check_base_url(url: str | None) -> None:
     """Say a bad `--base-url` now, not as a provider error after the first prompt."""
     if url is None:
         return
-    parts = urllib.parse.urlsplit(url.strip())
-    if "@" in parts.netloc:  # the provider's key is its own Authorization header: the HTTP client refused both
-        shown = parts._replace(netloc="***@" + parts.netloc.rpartition("@")[2]).geturl()
+    shown = url_with_credentials_hidden(url)
+    if shown is not None:
         raise UserError(f"--base-url {shown}: a user name or password in the URL cannot be sent beside the"
                         " provider's key; give the URL without it and the key in the provider's variable"
                         " (OPENAI_API_KEY for openai/...)")
+    parts = urllib.parse.urlsplit(url.strip())
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UserError(f"--base-url {url!r}: give an http(s) URL, e.g. http://127.0.0.1:8000/v1")
 

@@ -59,6 +59,17 @@ def remember_base_url(url: str | None) -> None:
         _remember(parts.password or parts.username or "", "--base-url password")
 
 
+def url_with_credentials_hidden(url: str) -> str | None:
+    """`url` with its user name and password shown as `***`, or None when it carries none.
+
+    A provider's key travels in its own Authorization header and the HTTP client refuses a second one
+    from the URL (it surfaced as a provider error, retried): such a URL is refused where it is given."""
+    parts = urllib.parse.urlsplit(url.strip())
+    if "@" not in parts.netloc:
+        return None
+    return parts._replace(netloc="***@" + parts.netloc.rpartition("@")[2]).geturl()
+
+
 def _remember(spelled: str, label: str) -> None:
     """The value as the URL spells it and as it is decoded (what a server echoes, a tool prints)."""
     for value in {spelled, urllib.parse.unquote(spelled), urllib.parse.unquote_plus(spelled)}:

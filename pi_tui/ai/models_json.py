@@ -28,6 +28,7 @@ from pi_tui.ai.config_values import command_problem, is_command
 from pi_tui.ai.model_map import with_prices_per_million
 from pi_tui.ai.types import ModelSpec
 from pi_tui.paths import home_dir
+from pi_tui.redaction import url_with_credentials_hidden
 from pi_tui.resources.places import pi_agent_dir
 
 MODELS_FILE = "models.json"
@@ -158,6 +159,16 @@ def _first_error(exc: ValidationError) -> str:
     return f"{where + ': ' if where else ''}{first['msg']}{more}"
 
 
+def _credentials_problem(name: str, provider: _Provider) -> str | None:
+    """The line refusing a base URL that carries a user name or password (never shown), or None."""
+    for url in (provider.base_url, *(model.base_url for model in provider.models)):
+        shown = url_with_credentials_hidden(url or "")
+        if shown is not None:
+            return (f'provider {name}: "baseUrl" {shown} holds a user name or password, which cannot be sent'
+                    ' beside the key: give the URL without it and the key in "apiKey"')
+    return None
+
+
 def _rule_broken(parsed: _File) -> str | None:
     """Pi's checks beyond the shape, as one line, or None."""
     for name, provider in parsed.providers.items():
@@ -167,6 +178,9 @@ def _rule_broken(parsed: _File) -> str | None:
             return f'provider {name}: "baseUrl" is required when it defines models'
         if provider.models and not provider.api_key:
             return f'provider {name}: "apiKey" is required when it defines models'
+        credentials = _credentials_problem(name, provider)
+        if credentials is not None:
+            return credentials
         for model in provider.models:
             if not (model.api or provider.api):
                 return f'provider {name}, model {model.id}: no "api": set it on the provider or the model'

@@ -113,6 +113,19 @@ def test_a_broken_file_is_one_line_and_nothing_in_it_is_used() -> None:
     assert catalog().problems[0].startswith(f"{path}: Invalid JSON")
 
 
+@pytest.mark.parametrize("where", ["provider", "model"])
+def test_a_base_url_with_a_password_is_refused_without_showing_it(where: str) -> None:
+    """The HTTP client refuses credentials in the URL beside the key's own header: it was a provider 500."""
+    secret_url = "http://me:hunter2secret@127.0.0.1:9/v1"
+    model: dict[str, Any] = {"id": MODEL, **({"baseUrl": secret_url} if where == "model" else {})}
+    path = write(pi_agent_dir(), {PROVIDER: {"baseUrl": secret_url if where == "provider" else URL, "apiKey": "K",
+                                             "api": "openai-completions", "models": [model]}})
+    assert catalog().problems == (f'{path}: provider {PROVIDER}: "baseUrl" http://***@127.0.0.1:9/v1 holds a user'
+                                  ' name or password, which cannot be sent beside the key: give the URL without it'
+                                  ' and the key in "apiKey"; nothing in it is used',)
+    assert catalog().models == {}
+
+
 def test_an_api_pi_tui_cannot_call_leaves_out_that_model_only() -> None:
     write(pi_agent_dir(), {PROVIDER: {"baseUrl": URL, "apiKey": "K", "api": "openai-completions", "models": [
         {"id": MODEL}, {"id": "other", "api": "bedrock-converse-stream"}]}})
