@@ -74,9 +74,12 @@ async def test_enter_typed_in_one_burst_with_the_filter_chooses_what_was_typed(m
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await wait(pilot)
+        before = app.theme
+        assert before != "light"
         await send(pilot, "/theme", opens=PickerScreen)
         picker = app.screen
         await wait_for(pilot, lambda: picker.input.has_focus)  # mounted: the keys reach its filter
         raw(app, "ligh\r")  # a fast hand, a paste or tmux: every key queued before the first is handled
-        await wait_for(pilot, lambda: app.screen is app.main)
+        # the choice is applied by the dismiss callback, which may run a beat after the picker is popped
+        await wait_for(pilot, lambda: app.screen is app.main and app.theme != before)
         assert app.theme == "light"
