@@ -19,6 +19,7 @@ from pi_tui.modes.whatif_runs import Recording
 from pi_tui.session.store import Session
 from tests.conftest import corpus_path
 from tests.support.memory_host import assistant, call, result, user
+from tests.support.typed import plain
 
 SPEC = ModelSpec(provider="anthropic", id="claude-sonnet-4-5", api="anthropic-messages")
 
@@ -53,11 +54,11 @@ def test_unanswered_calls_a_skipped_turn_and_a_model_switch_read_as_converting_w
     wherever the previous request's context ended, the view is that of the whole context."""
     thinking = {"type": "thinking", "thinking": "hmm", "thinkingSignature": "sig"}
     errored = {**assistant(6, call("c3")), "stopReason": "error"}
-    history: list[dict[str, Any]] = [
+    history = plain([
         user("go", 1), {**assistant(2, call("c1"), call("c2")), "content": [thinking, call("c1"), call("c2")]},
         result("c1", "a", 3), user("stop", 4), assistant(5, text="ok"), errored, result("c3", "late", 7),
         {"role": "custom", "customType": "note", "content": "n", "display": True, "timestamp": 8},
-        assistant(9, call("c4")), result("c4", "d", 10), assistant(11, text="done")]
+        assistant(9, call("c4")), result("c4", "d", 10), assistant(11, text="done")])
     session = ModelSpec(provider="prov", id="session-model", api="x")
     view = ProviderView()
     for end in range(len(history) + 1):
