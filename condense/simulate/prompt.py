@@ -80,18 +80,25 @@ class Prompt:
 
 
 def common_units(a: Sequence[Any], b: Sequence[Any]) -> int:
-    """Length of the common prefix of two sequences; slice comparisons keep the loop in C, and a
-    sequence that only grew is told in one comparison."""
-    low, high = 0, min(len(a), len(b))
-    if a[:high] == b[:high]:
-        return high
-    while low < high:
-        middle = (low + high + 1) // 2
-        if a[:middle] == b[:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
+    """Length of the common prefix of two sequences. Windows of doubling width are compared from the
+    start, then the one that differs is halved: slice comparisons keep the loops in C, and the cost is
+    about one pass over the common prefix (a context that changed near its end, as most do between two
+    requests, is not compared whole a dozen times)."""
+    end = min(len(a), len(b))
+    low, width = 0, 1
+    while low < end:
+        high = min(end, low + width)
+        if a[low:high] == b[low:high]:
+            low, width = high, width * 2
+            continue
+        while high - low > 1:  # the first difference is in [low, high)
+            middle = (low + high) // 2
+            if a[low:middle] == b[low:middle]:
+                low = middle
+            else:
+                high = middle
+        return low
+    return end
 
 
 def common_prefix_tokens(previous: Prompt, current: Prompt, units_per_token: float) -> float:
