@@ -1,16 +1,20 @@
 """Start-up and loading figures: corpus session load times and time to the first streamed token.
 
-Run: .venv/bin/python benchmarks/startup.py [--runs 5]
+Run: .venv/bin/python benchmarks/startup.py [--runs 5] [--against /work/main]
 
 Prints medians of N runs. Time to first token is measured from process start (Popen) to the first
 byte the reply writes to stdout, for the offline demo model and for the local fake OpenAI server
-(which goes through the real litellm path, so it includes litellm's import). A bare `python -c pass`
-is measured the same way as the baseline, and ratios are against it.
+(which goes through the real litellm path, so it includes litellm's import); beside it, the CPU time
+of the whole process (user + system, from its exit status), which a shared machine's load does not
+inflate. A bare `python -c print` is measured the same way as the baseline, and ratios are against it.
+`--against DIR` runs the first-token rows for the pi-tui checkout in DIR too, interleaved with this
+one's in the same run (before/after a change, on the same machine load).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import statistics
 import subprocess
@@ -29,8 +33,15 @@ from tests.support.fake_openai import FakeOpenAI, text_reply  # noqa: E402
 CORPUS = ROOT.parent / "shared" / "corpus"
 
 
+Timing = tuple[float, float]  # (wall seconds to the first byte, CPU seconds of the whole process)
+
+
 def median_of(runs: int, measure: Callable[[], float]) -> float:
     return statistics.median(measure() for _ in range(runs))
+
+
+def medians(timings: list[Timing]) -> Timing:
+    return statistics.median(t[0] for t in timings), statistics.median(t[1] for t in timings)
 
 
 def load_seconds(path: Path) -> float:
@@ -39,48 +50,58 @@ def load_seconds(path: Path) -> float:
     return time.perf_counter() - start
 
 
-def first_byte_seconds(args: list[str], cwd: Path, env: dict[str, str]) -> float:
+def first_byte(args: list[str], cwd: Path, env: dict[str, str]) -> Timing:
     start = time.perf_counter()
     proc = subprocess.Popen(args, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert proc.stdout is not None
     proc.stdout.read(1)
     elapsed = time.perf_counter() - start
     proc.stdout.read()
-    proc.wait()
-    return elapsed
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return elapsed, usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
-    runs = parser.parse_args().runs
-    rows: list[tuple[str, float, str]] = []
+    parser.add_argument("--against", type=Path, help="another pi-tui checkout, measured in the same run")
+    args = parser.parse_args()
+    runs = args.runs
+    print(f"{'load + build context':<50} {'median (s)':>10}  (median of {runs})")
     for name in ("pi-large-session.jsonl", "pi-before-compaction.jsonl"):
         path = CORPUS / name
         if path.exists():
-            rows.append((f"load + build context: {name}", median_of(runs, lambda p=path: load_seconds(p)), ""))
+            print(f"{name:<50} {median_of(runs, functools.partial(load_seconds, path)):>10.3f}")
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "PI_TUI_HOME": str(Path(tmp) / "home")}
         env = {k: v for k, v in env.items() if not k.endswith("_API_KEY")}
-        base = median_of(runs, lambda: first_byte_seconds([sys.executable, "-c", "print('x')"], Path(tmp), env))
-        rows.append(("baseline: python -c print (first byte)", base, "1.0x"))
-        demo = [sys.executable, "-m", "pi_tui", "-p", "go", "--model", "demo"]
-        t = median_of(runs, lambda: first_byte_seconds(demo, Path(tmp), env))
-        rows.append(("first token: pi-tui -p --model demo", t, f"{t / base:.1f}x"))
+        checkouts = {"this checkout": ROOT, **({f"--against {args.against}": args.against} if args.against else {})}
         with FakeOpenAI() as server:
-            fake = [sys.executable, "-m", "pi_tui", "-p", "go", "--model", "openai/fake", "--base-url",
-                    server.base_url]
-
-            def one() -> float:
-                server.push(text_reply("hello there"))
-                return first_byte_seconds(fake, Path(tmp), env)
-
-            t = median_of(runs, one)
-            rows.append(("first token: pi-tui -p via litellm + fake server", t, f"{t / base:.1f}x"))
-    width = max(len(r[0]) for r in rows)
-    print(f"{'measurement':<{width}}  {'median (s)':>10}  ratio   (median of {runs})")
-    for label, seconds, ratio in rows:
-        print(f"{label:<{width}}  {seconds:>10.3f}  {ratio}")
+            baseline = "baseline: python -c print"
+            commands = {
+                baseline: ([sys.executable, "-c", "print('x')"], None),
+                "first token: pi-tui -p --model demo": ([sys.executable, "-m", "pi_tui", "-p", "go", "--model", "demo"],
+                                                        None),
+                "first token: pi-tui -p via litellm + fake server": (
+                    [sys.executable, "-m", "pi_tui", "-p", "go", "--model", "openai/fake", "--base-url",
+                     server.base_url], "hello there"),
+            }
+            timings: dict[tuple[str, str], list[Timing]] = {}
+            for _ in range(runs):  # interleaved: every row sees the same machine load
+                for label, (command, reply) in commands.items():
+                    for checkout, root in list(checkouts.items())[:1 if label == baseline else None]:
+                        if reply is not None:
+                            server.push(text_reply(reply))
+                        run_env = {**env, "PYTHONPATH": str(root)}  # ahead of the editable install's finder
+                        timings.setdefault((label, checkout), []).append(first_byte(command, Path(tmp), run_env))
+        base_wall, base_cpu = medians(timings[(baseline, "this checkout")])
+        print(f"\n{'process':<50} {'checkout':<28} {'wall (s)':>8} {'ratio':>6} {'CPU (s)':>8} {'ratio':>6}")
+        for (label, checkout), measured in timings.items():
+            wall, cpu = medians(measured)
+            print(f"{label:<50} {checkout:<28} {wall:>8.3f} {wall / base_wall:>5.1f}x"
+                  f" {cpu:>8.3f} {cpu / base_cpu:>5.1f}x")
+        print("wall: process start to the first byte on stdout; CPU: user + system time of the whole process")
 
 
 if __name__ == "__main__":

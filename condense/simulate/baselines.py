@@ -36,9 +36,15 @@ def mask_placeholder(message: dict[str, Any]) -> str:
 
 
 class ObservationMasking:
+    """Applied request after request to a growing history, it walks only the new messages: the result
+    positions and the masked list of the previous call are kept while the history only grew."""
+
     def __init__(self, keep: int = MASK_KEEP_RESULTS) -> None:
         self.keep = keep
         self._masked: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}  # pins the original
+        self._inputs: list[dict[str, Any]] = []
+        self._results: list[int] = []  # positions of the tool results in `_inputs`
+        self._out: list[dict[str, Any]] = []  # `_inputs` with all but the last `keep` results masked
 
     def _masked_copy(self, message: dict[str, Any]) -> dict[str, Any]:
         pinned = self._masked.get(id(message))
@@ -50,14 +56,16 @@ class ObservationMasking:
 
     def apply(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The context with all but the last `keep` tool results masked; the same list if none is."""
-        results = [i for i, m in enumerate(messages) if m.get("role") == "toolResult"]
-        older = results[: max(0, len(results) - self.keep)]
-        if not older:
-            return messages
-        out = list(messages)
-        for position in older:
-            out[position] = self._masked_copy(messages[position])
-        return out
+        grown = len(messages) >= len(self._inputs) and messages[:len(self._inputs)] == self._inputs
+        start = len(self._inputs) if grown else 0
+        if not grown:
+            self._results, self._out = [], []
+        masked_before = max(0, len(self._results) - self.keep)
+        self._results += [i for i in range(start, len(messages)) if messages[i].get("role") == "toolResult"]
+        self._inputs, self._out = list(messages), self._out + messages[start:]
+        for position in self._results[masked_before:max(0, len(self._results) - self.keep)]:
+            self._out[position] = self._masked_copy(messages[position])
+        return list(self._out) if len(self._results) > self.keep else messages
 
 
 @dataclass(frozen=True)

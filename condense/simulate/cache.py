@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from condense.simulate.prompt import Prompt, common_prefix_tokens
+from condense.simulate.prompt import Prompt, Segment, common_prefix_tokens, common_units
 
 DEFAULT_TTL_MS = 5 * 60 * 1000
 LONG_TTL_MS = 60 * 60 * 1000
@@ -91,13 +91,18 @@ class AnthropicCache:
         self._entries: dict[int, int] = {}  # prefix key -> when it was last written or read
         self._previous_end = 0.0  # tokens up to the previous request's last breakpoint
         self._previous_time: int | None = None
+        self._last: tuple[tuple[Segment, ...], list[int]] = ((), [0])  # the previous prompt's segments, keys
 
     def _keys(self, prompt: Prompt) -> list[int]:
         """keys[n]: the key of the prefix made of the first n segments (segments are interned and
-        pinned by the meter, so their identities are stable)."""
-        keys = [0]
-        for segment in prompt.segments:
+        pinned by the meter, so their identities are stable); the previous prompt's for the segments
+        they share, so only what a request added is walked."""
+        segments, last_keys = self._last
+        shared = common_units(segments, prompt.segments)
+        keys = last_keys[:shared + 1]
+        for segment in prompt.segments[shared:]:
             keys.append(self._trie.setdefault((keys[-1], id(segment)), len(self._trie) + 1))
+        self._last = (prompt.segments, keys)
         return keys
 
     def _alive(self, key: int, time_ms: int) -> bool:

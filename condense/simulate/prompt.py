@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any, Protocol
 
 from condense.measure import CHARS_PER_TOKEN, SYSTEM_TOKENS
@@ -55,39 +56,57 @@ class Segment:
 @dataclass(frozen=True, eq=False)
 class Prompt:
     """A request's segments and its cache breakpoints: segment counts `n` such that the provider
-    transform puts `cache_control` on the last block of `segments[n - 1]`."""
+    transform puts `cache_control` on the last block of `segments[n - 1]`. `sums[n]` is the tokens of
+    the first n segments: a prompt built from the one before it (`Meter.prompt`) carries that one's
+    sums for the segments they share, so pricing a request costs what it added, not its length."""
 
     segments: tuple[Segment, ...]
     breakpoints: tuple[int, ...] = ()
+    sums: tuple[float, ...] = ()
     tokens: float = field(init=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "tokens", sum(s.tokens for s in self.segments))
+        if len(self.sums) != len(self.segments) + 1:
+            object.__setattr__(self, "sums", tuple(accumulate((s.tokens for s in self.segments), initial=0.0)))
+        object.__setattr__(self, "tokens", self.sums[-1])
 
     def tokens_before(self, end: int) -> float:
-        return sum(s.tokens for s in self.segments[:end])
+        return self.sums[end]
+
+    def extended(self, shared: int, more: Sequence[Segment], breakpoints: tuple[int, ...]) -> Prompt:
+        """This prompt's first `shared` segments, then `more`."""
+        sums = self.sums[:shared + 1] + tuple(accumulate((s.tokens for s in more), initial=self.sums[shared]))[1:]
+        return Prompt(self.segments[:shared] + tuple(more), breakpoints, sums)
 
 
 def common_units(a: Sequence[Any], b: Sequence[Any]) -> int:
-    """Length of the common prefix of two sequences; slice comparisons keep the loop in C."""
-    low, high = 0, min(len(a), len(b))
-    while low < high:
-        middle = (low + high + 1) // 2
-        if a[:middle] == b[:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
+    """Length of the common prefix of two sequences. Windows of doubling width are compared from the
+    start, then the one that differs is halved: slice comparisons keep the loops in C, and the cost is
+    about one pass over the common prefix (a context that changed near its end, as most do between two
+    requests, is not compared whole a dozen times)."""
+    end = min(len(a), len(b))
+    low, width = 0, 1
+    while low < end:
+        high = min(end, low + width)
+        if a[low:high] == b[low:high]:
+            low, width = high, width * 2
+            continue
+        while high - low > 1:  # the first difference is in [low, high)
+            middle = (low + high) // 2
+            if a[low:middle] == b[low:middle]:
+                low = middle
+            else:
+                high = middle
+        return low
+    return end
 
 
 def common_prefix_tokens(previous: Prompt, current: Prompt, units_per_token: float) -> float:
-    matched = 0.0
-    for old, new in zip(previous.segments, current.segments, strict=False):
-        if old is new:
-            matched += new.tokens
-            continue
-        return matched + common_units(old.units, new.units) / units_per_token
-    return matched
+    shared = common_units(previous.segments, current.segments)
+    matched = current.tokens_before(shared)
+    if shared == min(len(previous.segments), len(current.segments)):
+        return matched
+    return matched + common_units(previous.segments[shared].units, current.segments[shared].units) / units_per_token
 
 
 # ----- what the model reads of a message ---------------------------------------------------------
@@ -149,6 +168,7 @@ class Meter:
         self._fixed: dict[tuple[str, int], Segment] = {}
         self.system = self.fixed_segment("<system prompt and tools>", system_tokens)
         self._by_message: dict[int, tuple[Any, Segment]] = {}
+        self._last: dict[Segment | None, tuple[list[dict[str, Any]], Prompt]] = {}  # by head: messages, prompt
 
     def fixed_segment(self, label: str, tokens: float) -> Segment:
         """A stretch of `tokens` tokens whose text is not modelled (a system prompt, another program's
@@ -182,7 +202,13 @@ class Meter:
         comes first: `head_segment` where a strategy sends more tools than the others."""
         head = (head_segment or self.system,) if system else ()
         marks = ((1,) if system else ()) + breakpoints(messages, len(head))
-        return Prompt(head + tuple(self.segment(m) for m in messages), marks)
+        # built from the last prompt after the same head: a context that grew costs its new messages
+        key = head[0] if head else None
+        last_messages, last = self._last.get(key, ([], Prompt(head)))
+        shared = common_units(last_messages, messages)
+        prompt = last.extended(len(head) + shared, [self.segment(m) for m in messages[shared:]], marks)
+        self._last[key] = (list(messages), prompt)
+        return prompt
 
     def text_prompt(self, text: str, head_tokens: float = 0.0) -> Prompt:
         """A one-message request (a summariser call), after `head_tokens` of fixed instructions when
@@ -200,3 +226,4 @@ class Meter:
 
     def forget_messages(self) -> None:
         self._by_message.clear()
+        self._last.clear()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import gc
 import logging
 import math
 import os
@@ -43,17 +44,38 @@ STOP_REASONS: dict[str, StopReason] = {"stop": "stop", "length": "length", "tool
 LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
 
 
+_IMPORTING = threading.Lock()
+
+
 @functools.cache
 def import_litellm() -> Any:
     """Import and configure litellm once: local price map (never the network), no banners, quiet logs.
     Every part of pi-tui that needs litellm itself (the client, the tokenizer, library summaries) takes
     it from here, so none imports it unconfigured."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
-
+    with _IMPORTING:
+        litellm = _import_uncollected()
     litellm.suppress_debug_info = True
     for name in LITELLM_LOGGERS:
         logging.getLogger(name).setLevel(logging.ERROR)
+    return litellm
+
+
+def _import_uncollected() -> Any:
+    """litellm's import builds half a million long-lived objects (pydantic models, mostly openai's
+    types): the cyclic collector, run again and again as they pile up, was a quarter of the import's
+    CPU, and walking them at later full collections and at exit nearly a second more. It is off for
+    the import, and what exists then is frozen (never traversed again). The price: a cycle among those
+    objects that becomes garbage later is never freed (one runtime's at most: the import runs before
+    or beside the first one's building). A caller that had the collector off keeps it off."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        import litellm
+    finally:
+        if enabled:
+            gc.freeze()
+            gc.enable()
     return litellm
 
 

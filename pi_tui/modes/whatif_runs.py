@@ -15,7 +15,7 @@ from typing import Any
 
 from condense import BatchFilter, CondenseEngine
 from condense.config import CondenseConfig
-from condense.messages import AgentMessage, plain_messages, typed_messages
+from condense.messages import AgentMessage, plain_messages
 from condense.occurrence import message_key
 from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_NAME, QUERY_TOOL_PARAMETERS
 from condense.simulate import (
@@ -48,11 +48,10 @@ from condense.simulate import (
     recorded_requests,
 )
 from condense.simulate.retention import RECOVERABLE
-from pi_tui.ai.convert import convert_to_llm
 from pi_tui.ai.pricing import price_table
-from pi_tui.ai.transform import transform_messages
 from pi_tui.ai.types import ModelSpec
 from pi_tui.errors import UserError
+from pi_tui.modes.provider_view import ProviderView
 from pi_tui.modes.replay import Replayer, is_pruner_entry, output_session
 from pi_tui.session.context import SessionContext, build_context, entry_message, extend_context
 from pi_tui.session.store import Session
@@ -178,6 +177,7 @@ class StrategyRun:
     # what must be read before a hidden output can be asked for (condense: a fold's transcript), as a
     # key that is no history position and its tokens
     detour: Callable[[dict[str, Any]], tuple[int, float] | None] | None = None
+    view: ProviderView = field(default_factory=ProviderView)  # converts only what changed since the last request
 
     def request(self, number: int, context: Sequence[Mapping[str, Any]]) -> None:
         recorded = self.recording.requests[number]
@@ -198,8 +198,7 @@ class StrategyRun:
 
     def provider_view(self, context: Sequence[Mapping[str, Any]], number: int) -> list[dict[str, Any]]:
         """What the model reads of `context`: converted, transformed for the model, edited server-side."""
-        llm = transform_messages(convert_to_llm(typed_messages(context)), self.recording.specs[number])
-        plain = plain_messages(llm)
+        plain = self.view.of(context, self.recording.specs[number])
         return plain if self.edit is None else self.edit(plain)
 
     def server_summary(self, context: Sequence[Mapping[str, Any]], output: str, number: int) -> None:

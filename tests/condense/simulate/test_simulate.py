@@ -325,6 +325,32 @@ def test_masking_keeps_the_last_ten_outputs_and_replaces_older_ones_with_a_place
     assert mask_placeholder(history[1]) == "[Output of bash omitted; call c0]"
 
 
+class _Counted(dict[str, Any]):
+    """A message that counts how often it is read."""
+
+    reads = 0
+
+    def get(self, key: str, default: Any = None) -> Any:
+        _Counted.reads += 1
+        return super().get(key, default)
+
+
+def test_masking_a_growing_history_reads_only_its_new_messages_and_masks_as_from_scratch() -> None:
+    """Applied before every request, masking walks what the history gained since the last request (the
+    whole history each time made a request's price grow with the session), and gives what masking that
+    history from scratch gives; a history that changed other than by growing is masked from scratch."""
+    history: list[dict[str, Any]] = []
+    for n in range(200):
+        history += [_Counted(call(f"c{n}", n * 10)), _Counted(result(f"c{n}", f"output {n}", n * 10 + 1))]
+    masking = ObservationMasking()
+    _Counted.reads = 0
+    masked = [masking.apply(history[:end]) for end in range(len(history) + 1)]
+    assert _Counted.reads <= 2 * len(history)  # its role, and a masked output's name and id once
+    assert masked == [ObservationMasking().apply(history[:end]) for end in range(len(history) + 1)]
+    rewritten = [history[0], call("other", 5), *history[2:30]]
+    assert masking.apply(rewritten) == ObservationMasking().apply(rewritten)
+
+
 def test_pi_compaction_folds_old_messages_near_the_window_and_never_cuts_at_a_tool_result() -> None:
     meter = Meter(CharEncoder(1.0), system_tokens=0)
     compaction = PiCompaction(meter, context_window=30_000, reserve=5_000, keep_recent=4_000)

@@ -502,6 +502,20 @@ def test_importing_the_client_does_not_import_litellm() -> None:
     assert out.stdout.strip() == "[]"
 
 
+def test_litellm_is_imported_without_collecting_and_left_frozen() -> None:
+    """The import runs no cyclic collection (a quarter of its CPU) and freezes what it built, so no later
+    collection walks it; the collector is on again afterwards, and stays off for a caller that had it off."""
+    code = (
+        "import gc, sys; from pi_tui.ai.litellm_client import import_litellm; runs = []; "
+        "gc.callbacks.append(lambda phase, info: runs.append(info['generation']) if phase == 'start' else None); "
+        "off = sys.argv[1] == 'off'; gc.disable() if off else None; import_litellm(); "
+        "print(len(runs), gc.isenabled(), gc.get_freeze_count() > 100_000)"
+    )
+    runs = [subprocess.run([sys.executable, "-c", code, state], capture_output=True, text=True, check=True,
+                           timeout=120).stdout.split() for state in ("on", "off")]
+    assert runs == [["0", "True", "True"], ["0", "False", "False"]]
+
+
 def test_every_model_model_lists_is_named_as_litellm_routes_it(litellm: Any) -> None:
     """`/model` lists the map's chat models under the name litellm is called with (`vertex_ai/...`, not the
     map's `vertex_ai-language-models`; `bedrock/...`, not `bedrock_converse`)."""
