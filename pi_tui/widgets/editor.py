@@ -265,6 +265,13 @@ class PromptEditor(TextArea):
         else:
             await self.run_action("app.jump_to_top")
 
+    async def action_end(self) -> None:
+        """End moves to the line's end; with nothing typed, it goes back to the newest output (Home's pair)."""
+        if self.text:
+            self.action_cursor_line_end()
+        else:
+            await self.run_action("app.jump_to_bottom")
+
     # ----- completion ---------------------------------------------------------------------------
 
     def _suggest(self) -> tuple[int, list[Suggestion]]:
