@@ -308,8 +308,9 @@ class ToolCallIndexer:
         self._aliases[new_key] = original_key
         self.changed_keys.append(new_key)
         ref = self._key_to_ref.get(original_key)
-        if ref is not None:  # the duplicate's stub shows the same `tN` as its original
-            self._key_to_ref[new_key] = ref
+        if ref is not None:  # the duplicate's stub shows the same `tN` as its original, unless a chain's
+            # backfill gave it its own after the alias (a rebuild replays aliases last: keep that ref)
+            self._key_to_ref.setdefault(new_key, ref)
 
 
 def alias_keys(data: dict[str, Any]) -> tuple[str, str] | None:

@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from condense.chains.model import ChainEntry
+from condense.fold import Fold, reconstruct_folds
 from condense.index import alias_keys
 from condense.messages import content_text
 from condense.occurrence import occ_key
@@ -75,6 +76,17 @@ class ChainView:
 
 
 @dataclass(frozen=True)
+class FoldView:
+    """A history fold: the block the model reads in place of the oldest requests, and the outputs no
+    flush had indexed, which the fold gave refs of its own."""
+
+    ref: str  # `fN`
+    requests: int  # every request folded out of view, by this fold and the ones before it
+    text: str  # the block
+    calls: tuple[CallView, ...]
+
+
+@dataclass(frozen=True)
 class ChainMark:
     """The mark of a compressed chain, shown beside the user message that starts it."""
 
@@ -84,18 +96,20 @@ class ChainMark:
 
 @dataclass(frozen=True)
 class PruneTree:
-    """Chains, then summaries in session order, then spilled outputs no summary covers and dedup aliases."""
+    """Chains, then summaries in session order, then spilled outputs no summary covers and dedup aliases,
+    and the history folds, oldest first."""
 
     chains: tuple[ChainView, ...]
     summaries: tuple[SummaryView, ...]
     spilled: tuple[CallView, ...]
     aliases: tuple[CallView, ...]
+    folds: tuple[FoldView, ...] = ()
 
     @property
     def call_count(self) -> int:
         """Calls the tree names, each once: a chain lists the calls its summaries cover too."""
         groups = (*(chain.calls for chain in self.chains), *(summary.calls for summary in self.summaries),
-                  self.spilled, self.aliases)
+                  self.spilled, self.aliases, *(fold.calls for fold in self.folds))
         return len({call.key for calls in groups for call in calls})
 
 
@@ -195,6 +209,11 @@ def _alias(engine: CondenseEngine, data: dict[str, Any]) -> CallView:
     return _call(engine, key, "", same_as=engine.index.get_short_ref(original) or "")
 
 
+def _fold(engine: CondenseEngine, fold: Fold) -> FoldView:
+    refs = [ref for ref in map(SummaryRef.from_json, fold.refs) if ref is not None]
+    return FoldView(fold.ref, fold.folded, fold.text, tuple(_call(engine, ref.key, ref.short_id) for ref in refs))
+
+
 def prune_tree(engine: CondenseEngine, branch: list[dict[str, Any]]) -> PruneTree:
     """Everything condense did on `branch`, as `/pruner tree` shows it."""
     summaries = tuple(_summary(engine, entry) for entry in _customs(branch, SUMMARY, "custom_message"))
@@ -205,7 +224,8 @@ def prune_tree(engine: CondenseEngine, branch: list[dict[str, Any]]) -> PruneTre
                     if isinstance(entry.get("data"), dict))
     tasks = _user_texts(branch)
     chains = tuple(_chain(engine, chain, tasks) for chain in _chain_entries(branch).values())
-    return PruneTree(chains, summaries, spilled, aliases)
+    folds = tuple(_fold(engine, fold) for fold in reconstruct_folds(branch))
+    return PruneTree(chains, summaries, spilled, aliases, folds)
 
 
 def unknown_refs(engine: CondenseEngine, refs: Iterable[str]) -> list[str]:

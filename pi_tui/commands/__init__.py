@@ -26,12 +26,13 @@ from pi_tui.commands.context import CommandContext
 from pi_tui.commands.registry import Command, Registry
 from pi_tui.commands.shell import run_shell
 
-__all__ = ["Command", "CommandContext", "Registry", "app_registry", "run_shell"]
+__all__ = ["COMMANDS", "Command", "CommandContext", "Registry", "app_registry", "run_shell"]
+
+COMMANDS = (*model.COMMANDS, *look.COMMANDS, *session.COMMANDS, *tree.COMMANDS, *pruner.COMMANDS, *compact.COMMANDS,
+            *fork.COMMANDS, *export.COMMANDS, *clipboard.COMMANDS, *scoped_models.COMMANDS, *changelog.COMMANDS,
+            *reload.COMMANDS)
 
 
 def app_registry(context: CommandContext) -> Registry:
     """Every command the TUI runs itself, bound to `context`."""
-    return Registry(context, (*model.COMMANDS, *look.COMMANDS, *session.COMMANDS, *tree.COMMANDS,
-                              *pruner.COMMANDS, *compact.COMMANDS,
-                              *fork.COMMANDS, *export.COMMANDS, *clipboard.COMMANDS, *scoped_models.COMMANDS,
-                              *changelog.COMMANDS, *reload.COMMANDS))
+    return Registry(context, COMMANDS)

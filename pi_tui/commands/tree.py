@@ -57,7 +57,7 @@ async def branch_summary(context: CommandContext, target: str | None) -> tuple[b
     if answer not in ("summarize", "focus"):
         return answer == "none", None
     focus = "" if answer == "summarize" else await context.ask(PickerScreen(
-        "What should the summary dwell on? (type it, Enter)", [], custom=lambda text: text))
+        "What should the summary dwell on? (type it, Enter)", [], custom=lambda text: text, placeholder="focus…"))
     if focus is None:
         return False, None
     prompt = summary_prompt(entries, focus) or ""

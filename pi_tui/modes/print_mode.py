@@ -6,8 +6,12 @@ What a model or a tool wrote reaches the terminal with its control characters es
 Scripts rely on the exit code: 0 when the model finished its reply, 1 when the provider failed, 130
 when the user interrupted, 143 and 129 when SIGTERM or SIGHUP (a closed terminal) ended the run, 3 when
 the session could not be saved (a full disk, a read-only file), 2 when the task is a `/word` no command,
-prompt template or skill answers to (nothing is sent: the TUI would have asked first). The session is
-written either way, so `pi-tui show` can explain a failure.
+prompt template or skill answers to, or one of the TUI's own commands, which need its screens (nothing is
+sent: the TUI would have asked first). The session is written either way, so `pi-tui show` can explain a
+failure.
+
+`/compact [focus]` is the one TUI command that runs here, as Pi's RPC mode runs it headless: the
+session's model writes the `compaction` entry and one line on stderr says what it compacted.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ import sys
 from typing import TextIO
 
 from condense.messages import AgentMessage
+from condense.stats import format_tokens
+from pi_tui.abort import AbortSignal
 from pi_tui.agent.events import (
     AutoRetryStartEvent,
     MessageStartEvent,
@@ -29,11 +35,15 @@ from pi_tui.agent.host import AgentHost
 from pi_tui.agent.slash_words import unknown_command
 from pi_tui.ai.models import MissingKeyError
 from pi_tui.demo.client import DemoModelClient
+from pi_tui.errors import UserError
 from pi_tui.terminal import visible_controls
 from pi_tui.termination import ENDING, exit_status, leave_a_closed_terminal, listen, said
 
 EXIT_OK, EXIT_FAILED, EXIT_UNKNOWN_COMMAND, EXIT_NOT_SAVED = 0, 1, 2, 3
 DEMO_NEXT = 'Run pi-tui -p "next task" --continue here to play the next one (the demo works in {folder}).'
+# The TUI's own commands (a test keeps this its registry's list, but /compact, which runs here)
+INTERACTIVE = frozenset({"changelog", "copy", "exit", "export", "fork", "hotkeys", "model", "name", "new", "pruner",
+                         "quit", "reload", "resume", "scoped-models", "session", "settings", "theme", "tree"})
 
 
 class PrintRenderer:
@@ -107,7 +117,13 @@ async def run_print(host: AgentHost, text: str, out: TextIO | None = None, err: 
     # the streams are looked up now, not at import: a test harness or a redirect may have replaced them
     out = out or sys.stdout
     err = err or sys.stderr
-    if word := unknown_command(text, host.command_names()):
+    word = unknown_command(text, host.command_names())
+    if word == "compact":
+        return await run_compact(host, text.strip().removeprefix("/compact").strip(), err)
+    if word in INTERACTIVE:
+        _say(f"pi-tui: error: /{word} is an interactive command: run pi-tui and type it there; nothing was sent", err)
+        return EXIT_UNKNOWN_COMMAND
+    if word:
         _say(f"pi-tui: error: unknown command /{word}: no command, prompt template or skill has that name;"
              " nothing was sent", err)
         return EXIT_UNKNOWN_COMMAND
@@ -141,6 +157,26 @@ async def run_print(host: AgentHost, text: str, out: TextIO | None = None, err: 
     saved = host.session.write_error is None  # when not, the host has said once what is missing
     code = _outcome(last, saved, err, ended_by[0] if ended_by else signal.SIGINT)
     return code if saved else EXIT_NOT_SAVED
+
+
+async def run_compact(host: AgentHost, focus: str, err: TextIO) -> int:
+    """`-p "/compact [focus]"`: Pi's compaction of the session's branch, then one line saying what it did
+    (Ctrl+C cancels it and leaves the session as it was)."""
+    cancel = AbortSignal()
+    stop_listening = listen((signal.SIGINT, *ENDING), lambda _: cancel.abort())
+    await host.start("startup")
+    try:
+        entry = await host.compact(focus, cancel)
+    except UserError as exc:
+        _say(f"pi-tui: error: /compact: {exc}", err)
+        return EXIT_FAILED
+    finally:
+        await host.shutdown()
+        stop_listening()
+    before = format_tokens(int(entry.get("tokensBefore") or 0))
+    _say(f"pi-tui: compacted {before} tokens of conversation into a summary; the session continues from it"
+         " (pi-tui show prints it)", err)
+    return EXIT_OK if host.session.write_error is None else EXIT_NOT_SAVED
 
 
 def _outcome(last: AgentMessage | None, saved: bool, err: TextIO, ended_by: int) -> int:

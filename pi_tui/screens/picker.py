@@ -59,7 +59,9 @@ class PickerScreen(ModalScreen[Any]):
     """
 
     def __init__(self, title: str, choices: list[Choice], *, query: str = "", current: Any = None,
-                 custom: Callable[[str], Any] | None = None, hint: str = "", empty_custom: bool = False) -> None:
+                 custom: Callable[[str], Any] | None = None, hint: str = "", empty_custom: bool = False,
+                 placeholder: str = "filter…") -> None:
+        """`placeholder`: what the empty input is for (a picker with no choices takes text, not a filter)."""
         super().__init__()
         self.title_text = title
         self.choices = choices
@@ -70,7 +72,7 @@ class PickerScreen(ModalScreen[Any]):
         self.hint = hint or "type to filter · ↑↓ move · Enter choose · Esc close"
         self.shown: list[Choice] = []
         # compact: one row that keeps its text when focused (the focus style draws a tall border over it)
-        self.input = Input(query, placeholder="filter…", id="picker-filter", compact=True)
+        self.input = Input(query, placeholder=placeholder, id="picker-filter", compact=True)
         self.options = OptionList(id="picker-options")
         self.hint_line = Static(Content(self.hint), classes="picker-hint")
 

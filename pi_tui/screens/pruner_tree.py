@@ -1,10 +1,12 @@
 """`/pruner tree`: everything condense did on this branch, as a foldable tree.
 
-Compressed chains (`bN`, with the user prompt that started each) and summaries (turn, tool count) hold
+History folds (`fN`, how many requests each took out of view, the outputs it gave refs), compressed
+chains (`bN`, with the user prompt that started each) and summaries (turn, tool count) hold
 the calls they cover (`tN`, tool, key argument (a path by the tail that tells it from the tree's other
 paths), size, OK/ERROR, and spilled / deduped / protected marks); spilled and deduplicated
 outputs that no summary covers get groups of their own. Enter on a call shows its original output
-(what `context_tree_query` returns); Ctrl+O on a summary or chain shows the whole summary as Markdown;
+(what `context_tree_query` returns); Ctrl+O on a summary or chain shows the whole summary as Markdown,
+on a fold the block the model reads;
 `/` filters. The tree is a line widget, so a session with thousands of calls stays quick.
 """
 
@@ -25,12 +27,13 @@ from textual.widgets.tree import TreeNode
 
 from condense import CallView, ChainView, PruneTree, SummaryView, prune_tree
 from condense.engine import CondenseEngine
+from condense.inspect import FoldView
 from pi_tui.conversation.call_subject import distinct_tails, key_argument, path_argument
 from pi_tui.screens.text_view import TextViewScreen
 from pi_tui.widgets import keymap
 from pi_tui.widgets.footer import format_tokens
 
-NodeKind = Literal["chain", "summary", "call", "group"]
+NodeKind = Literal["fold", "chain", "summary", "call", "group"]
 KEY_ARGUMENT_CHARS = 70
 TASK_CHARS = 80  # of a chain's user prompt
 PATH_CHARS = 36  # a path longer than this shows its end: what fits on an 80-column row beside size and status
@@ -93,13 +96,24 @@ def _chain_node(chain: ChainView, tails: dict[str, str]) -> Node:
                 children=[_call_node(call, tails) for call in chain.calls])
 
 
+def _fold_node(fold: FoldView, tails: dict[str, str]) -> Node:
+    """A fold with how much of the session it took out of view; its calls are the outputs no flush had."""
+    counts = [f"{fold.requests} {'request' if fold.requests == 1 else 'requests'}"]
+    counts += [f"{len(fold.calls)} {'tool' if len(fold.calls) == 1 else 'tools'}"] if fold.calls else []
+    label = Content.assemble((f"{fold.ref} folded history", "bold $custom-message-label"),
+                             (f" ({' · '.join(counts)})", "$muted"))
+    return Node("fold", label, f"{fold.ref} fold folded history", body=fold.text,
+                children=[_call_node(call, tails) for call in fold.calls])
+
+
 def condense_tree(tree: PruneTree) -> list[Node]:
-    """The top-level nodes: chains, then summaries in session order, then uncovered spills and aliases."""
-    calls = [*(c for chain in tree.chains for c in chain.calls), *(c for s in tree.summaries for c in s.calls),
-             *tree.spilled, *tree.aliases]
+    """The top-level nodes: the folds (the oldest part of the session), chains, then summaries in session
+    order, then uncovered spills and aliases."""
+    calls = [*(c for fold in tree.folds for c in fold.calls), *(c for chain in tree.chains for c in chain.calls),
+             *(c for s in tree.summaries for c in s.calls), *tree.spilled, *tree.aliases]
     tails = distinct_tails((path for call in calls if (path := path_argument(call.tool, dict(call.args)))),
                            PATH_CHARS)
-    nodes = [*(_chain_node(chain, tails) for chain in tree.chains),
+    nodes = [*(_fold_node(fold, tails) for fold in tree.folds), *(_chain_node(chain, tails) for chain in tree.chains),
              *(_summary_node(summary, tails) for summary in tree.summaries)]
     if tree.spilled:
         nodes.append(Node("group", Content.styled(f"Spilled outputs ({len(tree.spilled)})", "bold"), "spilled",
@@ -163,7 +177,9 @@ class PrunerTreeScreen(ModalScreen[None]):
     def _title(self) -> str:
         summaries = sum(1 for node in self.nodes if node.kind == "summary")
         chains = sum(1 for node in self.nodes if node.kind == "chain")
-        return (f"/pruner tree · {summaries} summaries · {chains} compressed chains · "
+        count = len(self.pruned.folds)
+        folds = f"{count} {'fold' if count == 1 else 'folds'} · " if count else ""
+        return (f"/pruner tree · {folds}{summaries} summaries · {chains} compressed chains · "
                 f"{self.pruned.call_count} calls")
 
     def compose(self) -> Iterator[Widget]:
@@ -208,11 +224,11 @@ class PrunerTreeScreen(ModalScreen[None]):
         node = current.data if current is not None else None
         if node is not None and node.kind == "call" and current is not None and current.parent is not None:
             node = current.parent.data
-        if node is None or node.kind not in ("summary", "chain"):
-            self.notify("move to a summary or a chain to see its whole text", severity="warning")
+        if node is None or node.kind not in ("summary", "chain", "fold"):
+            self.notify("move to a summary, a chain or a fold to see its whole text", severity="warning")
             return
         plain = node.label.plain
-        self.app.push_screen(TextViewScreen(plain, node.body or "(no summary text)", markdown=True))
+        self.app.push_screen(TextViewScreen(plain, node.body or "(no summary text)", markdown=node.kind != "fold"))
 
     def action_filter(self) -> None:
         self.filter_input.display = True

@@ -215,7 +215,9 @@ class SessionTreeScreen(ModalScreen[str | None]):
     SessionTreeScreen > #session-tree {
         width: 96%; height: 90%; border: round $primary; background: $surface; padding: 0 1;
     }
-    SessionTreeScreen .tree-title { color: $accent; text-style: bold; }
+    SessionTreeScreen .tree-title {
+        color: $accent; text-style: bold; height: 1; text-wrap: nowrap; text-overflow: ellipsis;
+    }
     SessionTreeScreen .tree-hint { color: $muted; }
     SessionTreeScreen #tree-search { color: $accent; }
     SessionTreeScreen #tree-rows {
@@ -329,7 +331,8 @@ class SessionTreeScreen(ModalScreen[str | None]):
         if row is None or self.label is None:
             return
         picker = PickerScreen(f"Label for: {row.text}", [], query=row.label or "", custom=lambda text: text,
-                              empty_custom=True, hint="type the label · Enter saves (empty: no label) · Esc cancels")
+                              empty_custom=True, hint="type the label · Enter saves (empty: no label) · Esc cancels",
+                              placeholder="label…")
         self.app.push_screen(picker, lambda label: self._labelled(row.entry_id, label))
 
     def _labelled(self, entry_id: str, label: str | None) -> None:

@@ -535,6 +535,9 @@ class PiApp(App[int]):
 
     # ----- input --------------------------------------------------------------------------------
 
+    def on_prompt_editor_problem(self, event: Any) -> None:
+        self.show_notice(event.text, "warning")
+
     def on_prompt_editor_submitted(self, event: Any) -> None:
         self.main.transcript.follow()  # whatever was sent, its answer shows
         self.spawn(self.run_input(event.text, event.follow_up, event.images))

@@ -48,6 +48,12 @@ class PromptEditor(TextArea):
         follow_up: bool = False
         images: list[ImageContent] = field(default_factory=list)
 
+    @dataclass
+    class Problem(Message):
+        """Something the user asked for that could not be done: the app shows it in the transcript."""
+
+        text: str
+
     def __init__(self, menu: CompletionMenu, completer: Completer) -> None:
         super().__init__(id="editor", soft_wrap=True, show_line_numbers=False, tab_behavior="focus",
                          placeholder=PLACEHOLDER)
@@ -228,10 +234,10 @@ class PromptEditor(TextArea):
         if image is not None:
             self.attach(f"clipboard image {len(self.images) + 1}", image)
         elif clipboard_tools():
-            self.notify("no image on the clipboard", severity="warning", timeout=4)
+            self.post_message(self.Problem("no image on the clipboard: copy an image, or paste the image file's path"))
         else:
-            self.notify("no clipboard tool to read an image: install wl-clipboard, xclip or pngpaste,"
-                        " or paste the image file's path", severity="warning", timeout=8)
+            self.post_message(self.Problem("no clipboard tool to read an image: install wl-clipboard, xclip or "
+                                           "pngpaste, or paste the image file's path"))
 
     async def _on_paste(self, event: events.Paste) -> None:
         """A pasted (or dropped) image file's path attaches the image instead of the path's text (any
@@ -258,6 +264,13 @@ class PromptEditor(TextArea):
             self.action_cursor_line_start()
         else:
             await self.run_action("app.jump_to_top")
+
+    async def action_end(self) -> None:
+        """End moves to the line's end; with nothing typed, it goes back to the newest output (Home's pair)."""
+        if self.text:
+            self.action_cursor_line_end()
+        else:
+            await self.run_action("app.jump_to_bottom")
 
     # ----- completion ---------------------------------------------------------------------------
 

@@ -46,6 +46,7 @@ EDITOR = [
     Binding("down", "history(1)", "next prompt (on the last line)", id="editor.history-down"),
     Binding("tab", "complete", "complete command or path", id="editor.complete"),
     Binding("home", "home", "line start (empty editor: the first message)", id="editor.home"),
+    Binding("end", "end", "line end (empty editor: the newest output)", id="editor.end"),
     Binding("ctrl+k", "kill('line_end')", "cut to the line's end (Ctrl+Y puts it back)", id="editor.cut-to-end"),
     Binding("ctrl+u", "kill('line_start')", "cut to the line's start", id="editor.cut-to-start"),
     Binding("ctrl+w,alt+backspace", "kill('word_left')", "cut the word before the cursor", id="editor.cut-word"),

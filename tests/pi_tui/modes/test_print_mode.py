@@ -1,19 +1,24 @@
 """`pi-tui -p`: a finished demo task says what to run next; a Pi user's prompt templates and skills expand
-for a models.json provider; a `/word` nobody knows is refused before anything is sent."""
+for a models.json provider; a `/word` nobody knows is refused before anything is sent, a TUI command is named
+interactive, and `/compact` compacts headless."""
 
 from __future__ import annotations
 
 import io
 import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+from pi_tui.commands import COMMANDS
 from pi_tui.demo.client import NEXT_TASK_HINT
-from pi_tui.modes.print_mode import EXIT_OK, run_print
+from pi_tui.modes.print_mode import EXIT_OK, INTERACTIVE, run_print
 from pi_tui.paths import sessions_root
 from pi_tui.runtime.build import LaunchOptions, build_runtime
 from pi_tui.settings import LiveSettings, load_settings
+from tests.conftest import corpus_path
 from tests.support.cli import run_cli
 from tests.support.fake_openai import FakeOpenAI, Reply, text_reply
 from tests.support.pi_home import KEY_VARIABLE, MODEL, PROVIDER, SKILL, pi_user_files
@@ -79,3 +84,32 @@ def test_a_reader_that_left_changes_no_exit_status(tmp_path: Path, fake_openai: 
     fake_openai.push(text_reply("fine"))
     assert _run_into_a_closed_pipe(tmp_path, fake_openai) == 0
     assert len(fake_openai.requests) == 2, "the task ran to its end all the same"
+
+
+async def test_compact_in_print_mode_compacts_the_session_and_says_so_in_one_line(tmp_path: Path) -> None:
+    """Pi's RPC mode compacts headless; `-p "/compact"` said "unknown command /compact"."""
+    copy = tmp_path / "before.jsonl"
+    shutil.copy(corpus_path("pi-before-compaction.jsonl"), copy)
+    options = LaunchOptions(model="demo", session=str(copy), launch_dir=tmp_path)
+    runtime = build_runtime(options, LiveSettings(load_settings().settings))
+    out, err = io.StringIO(), io.StringIO()
+    assert await run_print(runtime.host, "/compact the theme work", out, err) == EXIT_OK
+    entry = runtime.host.session.entries[-1]
+    assert entry["type"] == "compaction" and entry["summary"].startswith("## Goal")
+    assert out.getvalue() == ""
+    [line] = err.getvalue().splitlines()[-1:]
+    assert re.fullmatch(r"pi-tui: compacted [\d.]+k tokens of conversation into a summary; the session continues "
+                        r"from it \(pi-tui show prints it\)", line), line
+
+
+def test_a_tui_command_is_named_as_interactive_with_exit_2_and_nothing_is_sent(
+        tmp_path: Path, fake_openai: FakeOpenAI) -> None:
+    done = run_cli("-p", "/tree", "--model", "openai/fake", "--base-url", fake_openai.base_url, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == ("pi-tui: error: /tree is an interactive command: run pi-tui and type"
+                                            " it there; nothing was sent")
+    assert fake_openai.requests == [] and not sessions_root().exists()
+
+
+def test_print_mode_knows_every_command_of_the_tui() -> None:
+    assert {command.name for command in COMMANDS} - {"compact"} == INTERACTIVE

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from types import MappingProxyType
 from typing import Literal
 
 import pytest
 from pydantic import BaseModel, Field
+from textual.widgets import Static
 
 from condense import CallView, ChainView, PruneTree, SummaryView, prune_tree
 from condense.config import CondenseConfig
@@ -18,6 +20,7 @@ from pi_tui.screens.pruner_tree import PrunerTreeScreen, condense_tree, filter_n
 from pi_tui.screens.text_view import TextViewScreen
 from pi_tui.session.store import Session
 from pi_tui.settings import Settings
+from tests.conftest import corpus_path
 
 CHAIN = {"type": "custom", "id": "000000aa", "parentId": "0000000b", "timestamp": "2026-01-02T03:04:05.000Z",
          "customType": "context-prune-chain",
@@ -162,3 +165,25 @@ def test_typed_values_are_parsed_or_refused_in_words() -> None:
     assert parse_value(share, "") is None and parse_value(share, "0.5") == 0.5
     assert parse_value(names, "a, b,,c ") == ["a", "b", "c"]
     assert to_text(names, ["a", "b"]) == "a, b" and to_text(share, None) == ""
+
+
+async def test_a_history_fold_is_a_row_of_its_own_with_its_block(make_app, send, wait, wait_for, tmp_path) -> None:
+    """`/pruner now` on the long corpus session folds its oldest requests: the tree shows the fold (its ref,
+    the requests it took out of view) beside the chains and summaries, and Ctrl+O shows its block."""
+    copy = tmp_path / "large.jsonl"
+    shutil.copy(corpus_path("pi-large-session.jsonl"), copy)
+    app = make_app(session=copy)
+    async with app.run_test(size=(110, 32)) as pilot:
+        await wait(pilot)
+        await send(pilot, "/pruner now")
+        [fold] = app.runtime.engine.history_fold.folds
+        await send(pilot, "/pruner tree", opens=PrunerTreeScreen)
+        screen = app.screen
+        assert isinstance(screen, PrunerTreeScreen)
+        first = screen.tree_view.root.children[0].data
+        assert first is not None and first.kind == "fold"
+        assert first.label.plain.startswith(f"{fold.ref} folded history ({fold.folded} requests")
+        assert "/pruner tree · 1 fold · " in str(screen.query_one(".tree-title", Static).render())
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: isinstance(app.screen, TextViewScreen))
+        assert isinstance(app.screen, TextViewScreen) and app.screen.text == fold.text

@@ -4,6 +4,7 @@ the branch left behind, written by the session's model."""
 
 from __future__ import annotations
 
+import shutil
 import time
 from pathlib import Path
 from typing import Any, cast
@@ -17,6 +18,7 @@ from pi_tui.screens.picker import PickerScreen
 from pi_tui.screens.session_tree import SessionTreeScreen, label_time, tree_rows
 from pi_tui.session.store import Session
 from pi_tui.widgets.blocks import SummaryTextBlock
+from tests.conftest import corpus_path
 
 
 def message(role: str, text: str, ts: int) -> AgentMessage:
@@ -230,3 +232,36 @@ def test_label_times_read_as_pis_tree_says_them() -> None:
     assert label_time(iso(2026, 1, 2, 9, 5), now) == "1/2 09:05"
     assert label_time(iso(2025, 12, 31, 23, 59), now) == "25/12/31 23:59"
     assert label_time("", now) == ""
+
+
+async def test_shift_t_at_80x24_keeps_the_header_one_line_and_the_leaf_in_view(make_app, wait, wait_for,
+                                                                                tmp_path: Path) -> None:
+    """The header grew by `· label times` and wrapped to a second line, pushing the highlighted leaf (the
+    list's last row) out of view."""
+    copy = tmp_path / "large.jsonl"
+    shutil.copy(corpus_path("pi-large-session.jsonl"), copy)
+    app = make_app(session=copy)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait(pilot)
+        await pilot.press(*"/tree", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionTreeScreen))
+        tree = app.screen
+        assert isinstance(tree, SessionTreeScreen)
+        await pilot.press("T")
+        await wait_for(pilot, lambda: "label times" in str(tree.title_line.render()))
+        await pilot.pause()
+        assert tree.title_line.size.height == 1
+        rows, highlighted = tree.list, tree.list.highlighted
+        assert highlighted is not None and tree.rows[highlighted].active
+        top = round(rows.scroll_offset.y)
+        assert top <= highlighted < top + rows.scrollable_content_region.height, (top, highlighted)
+
+
+async def test_the_label_input_says_it_takes_a_label(make_app, send, wait, wait_for, shown) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait(pilot)
+        await tree_after_a_task(pilot, send, "user: ")
+        await pilot.press("L")
+        await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
+        assert "label…" in shown(app) and "filter…" not in shown(app)

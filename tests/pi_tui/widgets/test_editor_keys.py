@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from pi_tui.tui.app import PiApp
-from tests.support.tui import two_queued, type_raw
+from tests.support.tui import transcript_notes, two_queued, type_raw
 
 # a 1x1 PNG
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJ"
@@ -88,8 +88,20 @@ async def test_ctrl_v_without_an_image_attaches_nothing_and_says_so(make_app, wa
     async with app.run_test(size=(100, 30)) as pilot:
         await wait(pilot)
         type_raw(app, CTRL_V)
-        await wait_for(pilot, lambda: any("no image on the clipboard" in str(n.message) for n in app._notifications))
-        assert not app.main.editor.images
+        warning = ("warning", "no image on the clipboard: copy an image, or paste the image file's path")
+        await wait_for(pilot, lambda: warning in transcript_notes(app))  # where the work is, not a toast
+        assert not app.main.editor.images and not app._notifications
+
+
+async def test_ctrl_v_without_a_clipboard_tool_says_what_to_install_in_the_transcript(
+        make_app, wait, wait_for, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        monkeypatch.setenv("PATH", str(tmp_path))  # no wl-paste, xclip or pngpaste
+        type_raw(app, CTRL_V)
+        await wait_for(pilot, lambda: any("install wl-clipboard" in text for _, text in transcript_notes(app)))
+        assert not app._notifications
 
 
 async def test_a_pasted_image_path_attaches_the_image_and_ctrl_c_drops_it(make_app, wait, wait_for,

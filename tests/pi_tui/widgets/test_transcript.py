@@ -66,6 +66,26 @@ async def test_home_shows_the_first_message_of_a_long_session_and_the_whole_hist
         await wait_for(pilot, lambda: "/mode" in shown(app))
 
 
+async def test_end_on_an_empty_editor_goes_back_to_the_newest_output_and_follows_it(
+        make_app, tmp_path: Path, wait, wait_for, shown) -> None:
+    copy = tmp_path / "large.jsonl"
+    shutil.copy(corpus_path("pi-large-session.jsonl"), copy)
+    app = make_app(session=copy, model="demo")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait(pilot)
+        transcript, editor = app.main.transcript, app.main.editor
+        await pilot.press("home")
+        await wait_for(pilot, lambda: "/mode" in shown(app))
+        await pilot.press("end")  # the editor is empty: End is the transcript's too
+        await wait_for(pilot, lambda: transcript.is_following and "/mode" not in shown(app))
+        await pilot.press("home")
+        await wait_for(pilot, lambda: not transcript.is_following)
+        editor.load_text("some text")
+        editor.move_cursor((0, 0))
+        await pilot.press("end")  # with text, End is the line's end and the transcript stays
+        assert editor.cursor_location == (0, len("some text")) and not transcript.is_following
+
+
 async def test_appending_while_following_unmounts_the_oldest_items(make_app, wait) -> None:
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
