@@ -59,8 +59,8 @@ class ToolCallRecord:
         identity and what pruning added (a spill, a stale mark). Its text, arguments, tool name, error
         flag, turn and time are read back from the call's and the result's own entries (copying them grew
         a pruned session file by 30-90%); a record written outside any turn (a chain's backfill, turn -1)
-        keeps its turn (and its time where that is not its result's). A record without a result timestamp is always copied: a bare id may
-        name more than one result."""
+        keeps its turn, and its time where that is not its result's. A record without a result timestamp
+        is always copied: a bare id may name more than one result."""
         if not copy and self.result_timestamp is not None:
             data: dict[str, Any] = {"toolCallId": self.tool_call_id}
             if self.turn_index < 0:
