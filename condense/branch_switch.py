@@ -104,9 +104,9 @@ async def carry_over(held: Held, now: ToolCallIndexer, chains: Iterable[ChainEnt
             now.register_duplicate(duplicate, source, host.append_entry)
             written += 1
     for chain in chains_:
-        host.append_entry(CHAIN, chain.to_json())
+        host.append_entry(CHAIN, chain.to_json(now.copies))
     for fold in folds_:
-        host.append_entry(FOLD, fold.to_json())
+        host.append_entry(FOLD, fold.to_json(now.copies))
     carried_frontier = _frontier(held.frontier, frontier, entries)
     if carried_frontier is not None:
         host.append_entry(FRONTIER, carried_frontier.to_json())

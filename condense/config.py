@@ -172,9 +172,10 @@ class CondenseConfig(_Table):
         " read showed again, with no summary of its own; context_tree_query still returns it."
     )
     index_copies: bool = Field(
-        False, description="Copy each pruned output's text and arguments into its index record, as pi-condense"
-        " does, so Pi with pi-condense can read them back from this session (the file grows by about the size"
-        " of every pruned output); off, a record points at the output's own entry."
+        False, description="Copy each pruned output's text and arguments into its index record, and a compressed"
+        " chain's dropped ids and body into its entry, as pi-condense does, so Pi with pi-condense can read them"
+        " back from this session (the file grows by about the size of every pruned output); off, records keep"
+        " only what the session's own entries cannot tell."
     )
     show_prune_status_line: bool = Field(True, description="Show the pruner's segment in the footer.")
     chain_compression: ChainCompressionConfig = Field(

@@ -27,6 +27,7 @@ from condense.chains import (
     compress_eligible,
     with_closing_message,
 )
+from condense.chains.derive import complete_entries
 from condense.chains.select import is_candidate
 from condense.config import CondenseConfig
 from condense.diagnostics import DiagnosticSink, status_suffix
@@ -161,12 +162,13 @@ class CondenseEngine:
         branch = self.host.branch()
         self.index.rebuild(branch)
         self._repair_unindexed_summaries(branch)
-        self.chains.rebuild(branch)
         self.stats.reconstruct(branch)
         self.flusher.frontier = reconstruct_frontier(branch)
         self.history_fold.reset(reconstruct_folds(branch))
         self.index.register_summary_refs(ref for fold in self.history_fold.folds for raw in fold.refs
                                          if (ref := SummaryRef.from_json(raw)) is not None)
+        # after every ref is known: a compact chain entry's body names its outputs by ref
+        self.chains.rebuild(branch, lambda entries: complete_entries(entries, branch, self.index))
         self._fold_saving, self._fold_key = 0, None
         self.diagnostics.reset()
         self.pending = []
@@ -741,7 +743,7 @@ class CondenseEngine:
             self.index.add_batch(records, self.host.append_entry)
             self.index.register_summary_refs(refs)
             fold = plan.fold(self.index.get_short_ref, [ref.to_json() for ref in refs])
-            self.host.append_entry(FOLD, fold.to_json())
+            self.host.append_entry(FOLD, fold.to_json(self.index.copies))
         except Exception as exc:
             log.exception("pruner: folding history failed: %s", exc)
             return

@@ -59,12 +59,16 @@ class Fold:
     def folded(self) -> int:
         return self.count or len(self.requests)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, copy: bool = True) -> dict[str, Any]:
         """Only the requests the next fold's block can list: every fold listing every request before it
-        made a long session's file grow with the square of its folds."""
-        return {"ref": self.ref, "boundary": self.boundary, "start": self.start, "requests": list(self.requests),
+        made a long session's file grow with the square of its folds. With `copy` False, without the
+        block where it is made again from those requests (the folds before it being f1 to this one's)."""
+        data = {"ref": self.ref, "boundary": self.boundary, "start": self.start, "requests": list(self.requests),
                 "requestCount": self.folded, "text": self.text, "timestamp": self.timestamp,
                 "toolCallRefs": list(self.refs)}
+        if not copy and fold_text(self.ref, self.requests, self.folded, _before(self.ref)) == self.text:
+            del data["text"]
+        return data
 
     @classmethod
     def from_json(cls, data: object) -> Fold | None:
@@ -73,16 +77,25 @@ class Fold:
         ref, boundary, text, stamp = data.get("ref"), data.get("boundary"), data.get("text"), data.get("timestamp")
         requests, start = data.get("requests"), data.get("start")
         if not (isinstance(ref, str) and FOLD_REF.fullmatch(ref) and isinstance(boundary, str)
-                and isinstance(text, str) and isinstance(stamp, int)):
+                and isinstance(text, str | None) and isinstance(stamp, int)):
             return None
         lines = tuple(r for r in requests if isinstance(r, str)) if isinstance(requests, list) else ()
         refs, count = data.get("toolCallRefs"), data.get("requestCount")
         minted = tuple(r for r in refs if isinstance(r, dict)) if isinstance(refs, list) else ()
+        folded = count if isinstance(count, int) and count >= len(lines) else len(lines)
+        if text is None:  # compact: the block is made again
+            text = fold_text(ref, lines[-MAX_REQUESTS:], folded, _before(ref))
         return cls(ref, boundary, start if isinstance(start, str) else None, lines[-MAX_REQUESTS:], text, stamp,
-                   minted, count if isinstance(count, int) and count >= len(lines) else len(lines))
+                   minted, folded)
 
     def message(self) -> dict[str, Any]:
         return {"role": "user", "content": [{"type": "text", "text": self.text}], "timestamp": self.timestamp}
+
+
+def _before(ref: str) -> list[str]:
+    """f1 to the fold before `ref`: the earlier folds of a branch that folded in order."""
+    match = FOLD_REF.fullmatch(ref)
+    return [f"f{n}" for n in range(1, int(match.group(1)))] if match else []
 
 
 def reconstruct_folds(branch: Sequence[Mapping[str, Any]]) -> list[Fold]:

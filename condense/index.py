@@ -193,7 +193,8 @@ class ToolCallIndexer:
         data: dict[str, Any] = {"toolCalls": [record.to_json(self.copies) for record in records]}
         if not original:
             data["backfilled"] = True
-        append(INDEX, {**data, "refs": [ref.to_json() for ref in refs]})
+        aligned = not self.copies and [ref.key for ref in refs] == [record.key for record in records]
+        append(INDEX, {**data, "refs": [ref.short_id if aligned else ref.to_json() for ref in refs]})
         for record in records:
             self._index(record)
             if original:
@@ -267,21 +268,23 @@ class ToolCallIndexer:
 
     def _replay_index(self, data: dict[str, Any], outputs: dict[str, ToolCallRecord]) -> None:
         backfilled = data.get("backfilled") is True
+        records: list[ToolCallRecord] = []
         for raw in _dicts(data.get("toolCalls")):
             if not isinstance(raw.get("toolCallId"), str) or not raw["toolCallId"]:
                 continue
-            record = _read_back(ToolCallRecord.from_json(raw), outputs)
+            record = _read_back(raw, outputs)
+            records.append(record)
             self._index(record)
             if not backfilled and record.result_text != MISSING_OUTPUT:
                 self._seed_hash(record)
-        self.register_summary_refs(_refs(_dicts(data.get("refs"))))
+        self.register_summary_refs(_refs(data.get("refs"), records))
 
     def _replay_summary(self, entry: dict[str, Any]) -> None:
         details = entry.get("details")
         if not isinstance(details, dict):
             return
         if isinstance(details.get("toolCallRefs"), list):
-            refs = _refs(_dicts(details["toolCallRefs"]))
+            refs = _refs(details["toolCallRefs"], [])
         else:
             ids = details.get("toolCallIds")
             refs = [SummaryRef(i, i) for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
@@ -333,17 +336,25 @@ def _referenced_outputs(entries: list[dict[str, Any]]) -> dict[str, ToolCallReco
     return {record.key: record for record in records_for_keys(entries, keys)} if keys else {}
 
 
-def _read_back(record: ToolCallRecord, outputs: dict[str, ToolCallRecord]) -> ToolCallRecord:
-    """A reference record with its call's arguments and its output's text (a spilled output's text stays
-    in its sidecar file); a note where the branch does not hold the output."""
+def _read_back(raw: dict[str, Any], outputs: dict[str, ToolCallRecord]) -> ToolCallRecord:
+    """A reference record with what its entries tell (arguments, output text, and the tool name, error
+    flag, turn and time a compact record leaves out; a spilled output's text stays in its sidecar file);
+    a note where the branch does not hold the output."""
+    record = ToolCallRecord.from_json(raw)
     if not record.in_entry:
         return record
     found = outputs.get(record.key)
-    if record.spill_path:
-        return record if found is None else record.with_changes(args=found.args)
     if found is None:
-        return record.with_changes(result_text=MISSING_OUTPUT)
-    return record.with_changes(args=found.args, result_text=found.result_text)
+        return record if record.spill_path else record.with_changes(result_text=MISSING_OUTPUT)
+    told = {field: getattr(found, field) for name, field in _TOLD_BY_ENTRIES.items() if name not in raw}
+    if "turnIndex" in raw:  # written outside any turn: its time is its own (or its result's), not its turn's
+        told.pop("timestamp", None)
+    if not record.spill_path:
+        told["result_text"] = found.result_text
+    return record.with_changes(args=found.args, **told)
+
+
+_TOLD_BY_ENTRIES = {"toolName": "tool_name", "isError": "is_error", "turnIndex": "turn_index", "timestamp": "timestamp"}
 
 
 def _when(record: ToolCallRecord) -> tuple[int, int]:
@@ -355,5 +366,11 @@ def _dicts(value: Any) -> list[dict[str, Any]]:
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
-def _refs(raw: list[dict[str, Any]]) -> list[SummaryRef]:
-    return [ref for ref in map(SummaryRef.from_json, raw) if ref is not None]
+def _refs(raw: Any, records: list[ToolCallRecord]) -> list[SummaryRef]:
+    """The refs of an index entry: pi-condense's objects, or (compact) each ref alone, naming the record
+    at its position."""
+    items = raw if isinstance(raw, list) else []
+    if items and all(isinstance(item, str) for item in items) and len(items) == len(records):
+        return [SummaryRef(short, r.tool_call_id, r.result_timestamp, r.result_occurrence)
+                for short, r in zip(items, records, strict=True)]
+    return [ref for ref in map(SummaryRef.from_json, _dicts(items)) if ref is not None]

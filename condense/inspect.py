@@ -174,6 +174,7 @@ def chain_marks(branch: Iterable[dict[str, Any]]) -> dict[int, ChainMark]:
 
 
 def _chain(engine: CondenseEngine, chain: ChainEntry, tasks: Mapping[int, str]) -> ChainView:
+    chain = engine.chains.find_by_block_id(chain.block_id) or chain  # completed from the branch (derive.py)
     refs = _in_ref_order(chain.tool_refs)
     keys = [engine.index.resolve_tool_call_id(ref) or ref for ref in refs]
     text = chain.range_summary_text or "\n\n".join(engine.index.summaries_covering(keys))

@@ -55,15 +55,22 @@ class ToolCallRecord:
         return replace(self, **changes)
 
     def to_json(self, copy: bool = True) -> dict[str, Any]:
-        """The pi-condense record; with `copy` False, the same without `args` and `resultText`: the
-        session holds both already, in the call's and the result's own entries (copying them grew a
-        pruned session file by 70-90%), and a record without `resultText` is read back from there. A
-        record without a result timestamp is always copied: a bare id may name more than one result."""
-        reference = not copy and self.result_timestamp is not None
-        data: dict[str, Any] = {"toolCallId": self.tool_call_id, "toolName": self.tool_name}
-        if not reference:
-            data.update(args=self.args, resultText=self.result_text)
-        data.update(isError=self.is_error, turnIndex=self.turn_index, timestamp=self.timestamp)
+        """The pi-condense record; with `copy` False, only what the session cannot tell: the output's
+        identity and what pruning added (a spill, a stale mark). Its text, arguments, tool name, error
+        flag, turn and time are read back from the call's and the result's own entries (copying them grew
+        a pruned session file by 30-90%); a record written outside any turn (a chain's backfill, turn -1)
+        keeps its turn, and its time where that is not its result's. A record without a result timestamp
+        is always copied: a bare id may name more than one result."""
+        if not copy and self.result_timestamp is not None:
+            data: dict[str, Any] = {"toolCallId": self.tool_call_id}
+            if self.turn_index < 0:
+                data["turnIndex"] = self.turn_index
+            if self.turn_index < 0 and self.timestamp != self.result_timestamp:
+                data["timestamp"] = self.timestamp
+        else:
+            data = {"toolCallId": self.tool_call_id, "toolName": self.tool_name, "args": self.args,
+                    "resultText": self.result_text, "isError": self.is_error, "turnIndex": self.turn_index,
+                    "timestamp": self.timestamp}
         optional = {
             "resultTimestamp": self.result_timestamp,
             "spillPath": self.spill_path,
@@ -86,7 +93,7 @@ class ToolCallRecord:
             result_text=str(data.get("resultText") or ""),
             is_error=bool(data.get("isError", False)),
             turn_index=_whole(data.get("turnIndex")),
-            timestamp=_whole(data.get("timestamp")),
+            timestamp=_whole(data.get("timestamp", data.get("resultTimestamp"))),  # compact: its result's time
             result_timestamp=result_timestamp_of(data.get("resultTimestamp")),
             spill_path=data.get("spillPath") if isinstance(data.get("spillPath"), str) else None,
             spill_bytes=data.get("spillBytes") if isinstance(data.get("spillBytes"), int) else None,

@@ -21,13 +21,14 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from condense.chains.backfill import deterministic_body, extract_chain_records
+from condense.chains.backfill import extract_chain_records
+from condense.chains.derive import chain_members, deterministic_text
 from condense.chains.model import ChainEntry, ChainRange, ChainRegistry
 from condense.chains.render import Boundaries, Reporter
 from condense.chains.select import select_eligible
 from condense.host import CancelSignal
 from condense.index import Append, Spiller, ToolCallIndexer
-from condense.names import carried_names, names_lines
+from condense.names import carried_names
 from condense.records import CHAIN, STATS
 from condense.stats import PruneStats
 from condense.summarize import SummaryOutcome
@@ -101,7 +102,7 @@ async def compress_eligible(
         if entry is None:
             result.skipped.append(Skipped(chain.start_user_timestamp, "no-summary"))
             continue
-        append(CHAIN, entry.to_json())
+        append(CHAIN, entry.to_json(index.copies))
         registry.register(entry)
         result.entries.append(entry)
         if stats is not None:
@@ -161,9 +162,9 @@ async def _fuse(summaries: list[str], job: _Job) -> str | None:
 def _deterministic(chain: ChainRange, job: _Job, keys: tuple[str, ...]) -> ChainEntry | None:
     """Describe a chain no summary covers from its indexed records. With none at all, the span did
     not resolve (or held nothing indexable): a diagnostic, unless every output is protected, which
-    is a healthy chain with nothing to compress."""
-    members = [record for key in keys if key in job.index
-               and (record := job.index.get_record(key)) is not None]
+    is a healthy chain with nothing to compress. A body a rebuild can make again from the branch (its
+    outputs are the range's own, none spilled) is left out of a compact entry."""
+    members = chain_members(keys, job.index)
     if not members:
         fully_protected = set(chain.middle_tool_call_ids) <= set(chain.protected_tool_call_ids)
         if not fully_protected and job.diagnostics is not None:
@@ -171,14 +172,13 @@ def _deterministic(chain: ChainRange, job: _Job, keys: tuple[str, ...]) -> Chain
                                    f"middles={len(chain.middle_tool_call_ids)}")
         return None
     refs = _tool_refs(keys, job.index)
-    body = deterministic_body(members, refs)
-    outputs = [(job.index.get_short_ref(record.key) or record.tool_call_id, record.result_text) for record in members]
-    names = names_lines(outputs, job.names_limit, body)
-    return _entry(chain, job, "\n".join([body, *names]), "deterministic", refs)
+    text = deterministic_text(members, refs, job.names_limit, job.index)
+    again = chain_members(chain.lookup_keys, job.index) == members and not any(r.spill_path for r in members)
+    return _entry(chain, job, text, "deterministic", refs, job.names_limit if again else None)
 
 
 def _entry(chain: ChainRange, job: _Job, body: str | None, source: Literal["deterministic"] | None,
-           refs: tuple[str, ...]) -> ChainEntry:
+           refs: tuple[str, ...], body_names: int | None = None) -> ChainEntry:
     assert chain.final_assistant_timestamp is not None  # only closed chains are selected
     return ChainEntry(
         block_id=job.registry.issue_block_id(),
@@ -191,6 +191,7 @@ def _entry(chain: ChainRange, job: _Job, body: str | None, source: Literal["dete
         protected_tool_call_ids=chain.protected_tool_call_ids,
         range_summary_text=body,
         body_source=source,
+        body_names=body_names,
     )
 
 

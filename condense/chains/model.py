@@ -8,7 +8,7 @@ while the timestamps of a user message and of an assistant reply are stamped onc
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -57,24 +57,30 @@ class ChainEntry:
     protected_tool_call_ids: tuple[str, ...] = ()
     range_summary_text: str | None = None
     body_source: BodySource | None = None
+    body_names: int | None = None  # set when a deterministic body can be made again (`summary_names` it used)
+    read_back: bool = False  # read from a compact entry: its dropped ids and keys come from the branch
 
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "blockId": self.block_id,
-            "startUserTimestamp": self.start_user_timestamp,
-            "droppedToolCallIds": list(self.dropped_tool_call_ids),
-        }
-        if self.dropped_occurrence_keys:
+    def to_json(self, copy: bool = True) -> dict[str, Any]:
+        """pi-condense's entry; with `copy` False, without what the branch tells again (`derive.py`): the
+        ids and keys of the dropped outputs (the calls between the range's two boundaries) and a
+        deterministic body (made from those outputs' records)."""
+        data: dict[str, Any] = {"blockId": self.block_id, "startUserTimestamp": self.start_user_timestamp}
+        if copy:
+            data["droppedToolCallIds"] = list(self.dropped_tool_call_ids)
+        if copy and self.dropped_occurrence_keys:
             data["droppedOccurrenceKeys"] = list(self.dropped_occurrence_keys)
         if self.protected_tool_call_ids:
             data["protectedToolCallIds"] = list(self.protected_tool_call_ids)
         data["finalAssistantTimestamp"] = self.final_assistant_timestamp
         data["toolRefs"] = list(self.tool_refs)
         data["compressedAt"] = self.compressed_at
-        if self.range_summary_text:
+        derived_body = not copy and self.body_names is not None
+        if self.range_summary_text and not derived_body:
             data["rangeSummaryText"] = self.range_summary_text
         if self.body_source is not None:
             data["bodySource"] = self.body_source
+        if derived_body:
+            data["bodyNames"] = self.body_names
         return data
 
     @classmethod
@@ -97,6 +103,9 @@ class ChainEntry:
             protected_tool_call_ids=_strings(data.get("protectedToolCallIds")),
             range_summary_text=text if isinstance(text, str) and text else None,
             body_source="deterministic" if data.get("bodySource") == "deterministic" else None,
+            body_names=names if isinstance(names := data.get("bodyNames"), int) and not isinstance(names, bool)
+            else None,
+            read_back="droppedToolCallIds" not in data,
         )
 
     @property
@@ -141,17 +150,15 @@ class ChainRegistry:
     def issue_block_id(self) -> str:
         return self.block_refs.issue()
 
-    def rebuild(self, branch_entries: Iterable[dict[str, Any]]) -> None:
-        """Replace everything with what the branch's `context-prune-chain` entries say. Block ids of
-        replaced entries still count for the counter: an id once written is never issued again."""
+    def rebuild(self, branch_entries: Iterable[dict[str, Any]],
+                complete: Callable[[list[ChainEntry]], list[ChainEntry]] | None = None) -> None:
+        """Replace everything with what the branch's `context-prune-chain` entries say; `complete` gives
+        compact entries what they leave to the branch (`derive.py`). Block ids of replaced entries still
+        count for the counter: an id once written is never issued again."""
         self._by_start = {}
         self.version += 1
-        seen_ids: list[str] = []
-        for raw in branch_entries:
-            if not isinstance(raw, dict) or raw.get("type") != "custom" or raw.get("customType") != CHAIN:
-                continue
-            entry = ChainEntry.from_json(raw.get("data"))
-            if entry is not None:
-                seen_ids.append(entry.block_id)
-                self.register(entry)
-        self.block_refs.rebuild_from(seen_ids)
+        read = [entry for raw in branch_entries if isinstance(raw, dict) and raw.get("type") == "custom"
+                and raw.get("customType") == CHAIN and (entry := ChainEntry.from_json(raw.get("data"))) is not None]
+        for entry in complete(read) if complete is not None else read:
+            self.register(entry)
+        self.block_refs.rebuild_from([entry.block_id for entry in read])

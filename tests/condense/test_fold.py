@@ -102,7 +102,7 @@ async def test_the_fold_moves_only_where_the_prompt_is_rewritten_anyway() -> Non
     await engine.before_request(1_000_000 + 9_000 + 20 * MINUTE)
     folds = host.custom(FOLD)
     assert [f["ref"] for f in folds] == ["f1", "f2"]
-    assert "earlier parts: f1" in folds[-1]["text"]
+    assert "earlier parts: f1" in engine.history_fold.folds[-1].text
     assert "request 5: look at module_5.py" in engine.query(["f2"])[0]
     assert "request 5" not in engine.query(["f1"])[0], "each fold's transcript is its own stretch"
 
@@ -160,13 +160,13 @@ def test_a_call_subject_ends_on_a_whole_word() -> None:
 async def test_a_fold_persists_only_the_requests_its_block_can_list() -> None:
     """Each fold used to persist every request folded before it: a long session's file grew with the
     square of its folds. It keeps the newest the next block lists, and how many there were."""
-    host, _, drive = make(FOLDING)
+    host, engine, drive = make(FOLDING)
     await play(drive, 50)
     folds = host.custom(FOLD)
     assert len(folds) > 2
     assert all(len(fold["requests"]) <= MAX_REQUESTS for fold in folds)
-    assert folds[-1]["requestCount"] == 46 and 'requests="46"' in folds[-1]["text"]
-    assert "(6 earlier requests: see the transcript)" in folds[-1]["text"]
+    assert folds[-1]["requestCount"] == 46 and 'requests="46"' in engine.history_fold.folds[-1].text
+    assert "(6 earlier requests: see the transcript)" in engine.history_fold.folds[-1].text
 
 
 def test_a_fold_written_with_every_request_reads_back_with_its_count() -> None:

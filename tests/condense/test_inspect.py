@@ -11,6 +11,7 @@ from tests.support.memory_host import SCENARIO_SETTINGS, Driver, MemoryHost, mak
 
 BIG = "x" * 1500  # over min_batch_chars
 CHAIN_DATA = {"blockId": "b1", "startUserTimestamp": 100, "finalAssistantTimestamp": 200, "toolRefs": ["t1"],
+              "droppedToolCallIds": ["c1"], "droppedOccurrenceKeys": ["c1@111"],
               "rangeSummaryText": "Read both files.", "compressedAt": 300}
 
 

@@ -162,10 +162,13 @@ def check_ledger(session: Session) -> int:
                 _claim(ref_of, ref["shortId"], _key(ref))
         elif entry.get("type") == "custom" and entry.get("customType") == INDEX:
             data = entry.get("data") or {}
-            for record in data.get("toolCalls") or []:
+            records = data.get("toolCalls") or []
+            for record in records:
                 indexed[_key(record)] += 1
-            for ref in data.get("refs") or []:
-                _claim(ref_of, ref["shortId"], _key(ref))
+            for position, ref in enumerate(data.get("refs") or []):
+                # a compact entry names each ref alone, for the record at its position
+                short, named = (ref, records[position]) if isinstance(ref, str) else (ref["shortId"], ref)
+                _claim(ref_of, short, _key(named))
     twice = [k for k, n in summarised.items() if n > 1]
     assert not twice, f"outputs summarised twice: {twice[:5]}"
     again = [k for k, n in indexed.items() if n > 1]

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from condense.config import CondenseConfig
-from condense.records import CHAIN, INDEX, SUMMARY
+from condense.records import INDEX, SUMMARY
 from pi_tui.agent.condense_host import install
 from pi_tui.agent.host import AgentHost
 from pi_tui.agent.loop import AgentConfig
@@ -64,7 +64,7 @@ async def test_pruner_now_in_a_compacted_session_leaves_what_the_compaction_repl
                   for ref in e["details"]["toolCallRefs"]}
     indexed = {record["toolCallId"] for e in entries if e.get("customType") == INDEX
                for record in e["data"]["toolCalls"]}
-    chained = {call_id for e in entries if e.get("customType") == CHAIN for call_id in e["data"]["droppedToolCallIds"]}
+    chained = {call_id for chain in engine.chains for call_id in chain.dropped_tool_call_ids}
     assert summarised, "the outputs the context holds are summarised"
     assert not (summarised | indexed | chained) & left_out
     assert engine.render(host.agent.messages)[0]["role"] == "compactionSummary"

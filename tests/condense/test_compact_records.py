@@ -1,0 +1,96 @@
+"""Compact records: what condense writes leaves to the session what the session tells again, a reopened
+session renders the same bytes and answers every output, a file written in pi-condense's full format (or
+by earlier pi-tui) reads the same, and `index_copies` keeps writing what pi-condense reads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from condense.config import CondenseConfig
+from condense.engine import CondenseEngine
+from condense.fold import FOLD
+from condense.records import CHAIN, INDEX
+from tests.support.memory_host import SCENARIO_SETTINGS, Driver, MemoryHost, make
+
+SMALL = "x = 1\n" * 40  # below min_batch_chars: no summary covers it, its chain gets a deterministic body
+WINDOW = {"chain_compression": {"rolling_window": 0}}
+BIG = "def total(cart):\n    return sum(line.price for line in cart)\n" * 60
+
+
+async def _pruned(config: dict[str, Any]) -> tuple[MemoryHost, CondenseEngine, Driver]:
+    """Two closed chains (one summarised, one too small for a summary) compressed, then a third open."""
+    host, engine, drive = make({**WINDOW, **config})
+    await drive.prompt("read the cart", 100)
+    await drive.tool_turn(110, [("c1", BIG), ("c2", BIG.upper())])
+    await drive.final(200)
+    await drive.prompt("and the settings", 300)
+    await drive.tool_turn(310, [("c3", SMALL)], name="bash")
+    await drive.final(400)
+    assert len(host.custom(CHAIN)) == 2
+    return host, engine, drive
+
+
+def _reopened(host: MemoryHost) -> CondenseEngine:
+    """The session opened again with the default format (compact records)."""
+    engine = CondenseEngine(host, CondenseConfig.model_validate({**SCENARIO_SETTINGS, **WINDOW}))
+    engine.on_session_start()
+    return engine
+
+
+async def test_compact_entries_leave_the_dropped_outputs_and_a_deterministic_body_to_the_branch() -> None:
+    host, _, _ = await _pruned({})
+    for chain in host.custom(CHAIN):
+        assert "droppedToolCallIds" not in chain and "droppedOccurrenceKeys" not in chain
+    assert [c.get("bodySource") for c in host.custom(CHAIN)] == [None, "deterministic"]
+    assert "rangeSummaryText" not in host.custom(CHAIN)[1]
+    for data in host.custom(INDEX):
+        for record in data["toolCalls"]:
+            assert not {"resultText", "args", "toolName", "isError"} & set(record)
+
+
+async def test_a_reopened_compact_session_renders_the_same_bytes_and_answers_every_output() -> None:
+    host, engine, drive = await _pruned({})
+    before = drive.render()
+    reopened = _reopened(host)
+    assert reopened.render(host.messages()) == before
+    assert [c.range_summary_text for c in reopened.chains] == [c.range_summary_text for c in engine.chains]
+    assert [c.dropped_occurrence_keys for c in reopened.chains] == [c.dropped_occurrence_keys for c in engine.chains]
+    for ref, output in (("t1", BIG), ("t2", BIG.upper()), ("t3", SMALL)):
+        assert reopened.query([ref])[0].endswith("\n\n" + output)
+
+
+async def test_index_copies_writes_what_pi_condense_reads() -> None:
+    host, _, _ = await _pruned({"index_copies": True})
+    for chain in host.custom(CHAIN):
+        assert chain["droppedToolCallIds"] and chain["droppedOccurrenceKeys"] and chain["toolRefs"]
+    assert host.custom(CHAIN)[1]["rangeSummaryText"].startswith("Deterministic chain compression")
+    records = [record for data in host.custom(INDEX) for record in data["toolCalls"]]
+    assert {r["resultText"] for r in records} == {BIG, BIG.upper(), SMALL}
+    assert all({"toolName", "isError", "turnIndex", "timestamp", "args"} <= set(r) for r in records)
+    assert all(isinstance(ref, dict) and ref["toolCallId"] for data in host.custom(INDEX)
+               for ref in data.get("refs", []))
+
+
+async def test_a_file_in_the_full_format_reopens_as_it_was_written() -> None:
+    """pi-condense's entries, and earlier pi-tui's (index records without the output's text)."""
+    host, _, drive = await _pruned({"index_copies": True})
+    before = drive.render()
+    assert _reopened(host).render(host.messages()) == before
+    for data in host.custom(INDEX):  # what pi-tui wrote before compact records: a reference, every field
+        for record in data["toolCalls"]:
+            del record["resultText"], record["args"]
+    reopened = _reopened(host)
+    assert reopened.render(host.messages()) == before
+    for ref, output in (("t1", BIG), ("t2", BIG.upper()), ("t3", SMALL)):
+        assert reopened.query([ref])[0].endswith("\n\n" + output)
+
+
+async def test_a_fold_leaves_its_block_to_its_requests_and_reads_back_the_same() -> None:
+    host, engine, drive = make({"fold_keep_turns": 1, "fold_min_chars": 1})
+    for n in range(4):
+        await drive.prompt(f"request {n}", 1000 * (n + 1))
+        await drive.tool_turn(1000 * (n + 1) + 10, [(f"r{n}", BIG + str(n))])
+        await drive.final(1000 * (n + 1) + 500)
+    assert host.custom(FOLD) and all("text" not in fold for fold in host.custom(FOLD))
+    assert [f.text for f in _reopened(host).history_fold.folds] == [f.text for f in engine.history_fold.folds]
+    assert _reopened(host).render(host.messages()) == drive.render()
