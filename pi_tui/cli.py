@@ -238,9 +238,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if config.summarizer_model != "extractive":
         # a model summariser's first call would import litellm (seconds, more on a busy machine) inside its idle
         # timer, and a timeout there moves the flush to the session's model: import it before any flush
-        from pi_tui.ai.litellm_client import import_litellm
+        from pi_tui.ai.litellm_client import warm_up
 
-        import_litellm()
+        warm_up()
     out = ReplayOutput(source, Path(args.output))
     window = _positive("--context-window", args.context_window) or model.context_window
     replayer = Replayer(source, out.session, config, window)

@@ -1,7 +1,8 @@
 """condense: the context pruning engine, usable by any Python agent.
 
-Depends on the standard library, pydantic and filelock only; it never imports textual or litellm and reaches
-its agent through the small Protocol in `condense.host`. Agents that only hold a list of messages use
+The condense-engine distribution: it depends on pydantic and filelock only, never imports textual, and
+imports litellm only in `condense.litellm_summary` (the `[litellm]` extra) when a summary is asked for. It
+reaches its agent through the small Protocol in `condense.host`. Agents that only hold a list of messages use
 the facades (`OpenAICondenser`, `AnthropicCondenser`): see docs/LIBRARY.md.
 
 The public names below load on first use (PEP 562), so importing one light module such as
@@ -46,8 +47,7 @@ if TYPE_CHECKING:
     from condense.prune_result import PruneResult
     from condense.summarize import SummarizerAborted, SummaryHook
 
-DISTRIBUTION = "pi-tui"  # condense ships inside pi-tui's distribution
-FALLBACK_VERSION = "0+unknown"  # run from a source tree that was never installed: no second copy of the number
+__version__ = "0.1.0"  # the one source of the version: the condense-engine distribution's metadata reads it
 
 _HOME = {  # public name -> the module that defines it
     "from_anthropic": "adapters", "from_openai": "adapters",
@@ -65,23 +65,10 @@ _HOME = {  # public name -> the module that defines it
 }
 
 
-def _version() -> str:
-    """The installed distribution's version; the source tree's own when it is not installed."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(DISTRIBUTION)
-    except PackageNotFoundError:
-        return FALLBACK_VERSION
-
-
 def __getattr__(name: str) -> Any:
-    if name == "__version__":
-        value: Any = _version()
-    elif name in _HOME:
-        value = getattr(import_module(f"condense.{_HOME[name]}"), name)
-    else:
+    if name not in _HOME:
         raise AttributeError(f"module 'condense' has no attribute {name!r}")
+    value = getattr(import_module(f"condense.{_HOME[name]}"), name)
     globals()[name] = value  # later uses skip this function
     return value
 

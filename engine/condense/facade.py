@@ -69,7 +69,7 @@ _QUERY_USAGE = 'pass {"toolCallIds": [...]} with refs like "t12" from a pruner s
 
 SummarySource = str | SummaryFunction
 """`"extractive"` (offline, no model) or a function from the summariser prompt to the summary text (sync or
-async); for a litellm model, `pi_tui.ai.litellm_summary.litellm_summarizer("provider/model")`."""
+async); for a litellm model, `condense.litellm_summary.litellm_summarizer("provider/model")` (the `[litellm]` extra)."""
 
 
 def _query_request(arguments: Any) -> QueryArguments | str:
@@ -100,7 +100,8 @@ def _summary_function(summarizer: SummarySource) -> SummaryFunction | None:
         return None
     if isinstance(summarizer, str):  # the engine never imports a model client: the caller brings one
         raise ConfigError(f"condense: summarizer {summarizer!r}: pass 'extractive' or a function; for a litellm"
-                         f" model use pi_tui.ai.litellm_summary.litellm_summarizer({summarizer!r})")
+                         f" model use condense.litellm_summary.litellm_summarizer({summarizer!r})"
+                         " (pip install 'condense-engine[litellm]')")
     return summarizer
 
 

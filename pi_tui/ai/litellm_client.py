@@ -2,7 +2,9 @@
 
 litellm takes seconds to import, so nothing here imports it at module level: the first use does,
 in a thread when called from the event loop, and the TUI warms it up (`warm_up`) after its first
-frame. The agent loop owns retries (`num_retries=0`) so the user can see "retrying in Ns", and the
+frame. Every part of pi-tui that needs litellm itself (the client, the tokenizer) takes it from
+`import_litellm`, configured by the engine's (condense.litellm_summary), so none imports it unconfigured.
+The agent loop owns retries (`num_retries=0`) so the user can see "retrying in Ns", and the
 client never raises for provider trouble: a failure or an abort ends the stream with an `error`
 event whose message says what happened in one line.
 
@@ -17,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import gc
-import logging
 import math
 import os
 import threading
@@ -26,6 +27,7 @@ from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
 from condense.json_text import valid_json, valid_text
+from condense.litellm_summary import import_litellm as configured_litellm
 from condense.messages import AssistantMessage, StopReason, Usage, empty_usage
 from pi_tui.abort import AbortSignal
 from pi_tui.ai.config_values import resolve_config_value, resolve_headers
@@ -41,7 +43,6 @@ PLACEHOLDER_KEY = "sk-test"
 REASONING_EFFORT = {"minimal": "low", "low": "low", "medium": "medium", "high": "high", "xhigh": "high"}
 STOP_REASONS: dict[str, StopReason] = {"stop": "stop", "length": "length", "tool_calls": "toolUse",
                                        "function_call": "toolUse"}
-LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
 
 
 _IMPORTING = threading.Lock()
@@ -49,16 +50,11 @@ _IMPORTING = threading.Lock()
 
 @functools.cache
 def import_litellm() -> Any:
-    """Import and configure litellm once: local price map (never the network), no banners, quiet logs.
-    Every part of pi-tui that needs litellm itself (the client, the tokenizer, library summaries) takes
-    it from here, so none imports it unconfigured."""
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    """litellm as the engine's `[litellm]` extra configures it (local price map, never the network; no
+    banners, quiet logs), imported without the cyclic collector: a choice for pi-tui's process that the
+    engine, a library, leaves to its host."""
     with _IMPORTING:
-        litellm = _import_uncollected()
-    litellm.suppress_debug_info = True
-    for name in LITELLM_LOGGERS:
-        logging.getLogger(name).setLevel(logging.ERROR)
-    return litellm
+        return _import_uncollected()
 
 
 def _import_uncollected() -> Any:
@@ -71,7 +67,7 @@ def _import_uncollected() -> Any:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        import litellm
+        litellm = configured_litellm()
     finally:
         if enabled:
             gc.freeze()

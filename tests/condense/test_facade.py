@@ -221,9 +221,10 @@ def test_a_bad_setting_is_refused_before_anything_is_written(tmp_path: Path) -> 
 
 
 def test_a_model_name_as_summariser_is_refused_with_the_way_to_use_one(tmp_path: Path) -> None:
-    """condense never imports a model client: docs/LIBRARY.md sends a litellm model through pi-tui's
-    litellm_summarizer, and the refusal says the same before anything is written."""
-    with pytest.raises(ValueError, match=r"litellm_summary\.litellm_summarizer\('openai/gpt-4o'\)$"):
+    """The facade imports no model client: docs/LIBRARY.md sends a litellm model through the engine's
+    litellm_summarizer (the [litellm] extra), and the refusal says the same before anything is written."""
+    with pytest.raises(ValueError, match=r"condense\.litellm_summary\.litellm_summarizer\('openai/gpt-4o'\)"
+                                         r" \(pip install 'condense-engine\[litellm\]'\)$"):
         OpenAICondenser(tmp_path / "state", summarizer="openai/gpt-4o")
     assert not (tmp_path / "state").exists()
 
