@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import importlib.util
 import logging
 import os
 from collections.abc import Awaitable, Callable
 from typing import Any
+
+from condense.errors import ConfigError
 
 LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
 
@@ -41,7 +44,11 @@ async def import_litellm_async() -> Any:
 def litellm_summarizer(model: str, **completion_args: Any) -> Callable[[str], Awaitable[str]]:
     """A summariser that sends the prompt to `model` through `litellm.acompletion`; `completion_args`
     go along with every call (`api_base`, `api_key`, `temperature`, ...). Keys come from the
-    environment as litellm reads them."""
+    environment as litellm reads them. ConfigError when litellm is not installed, said when the agent is
+    set up rather than at its first flush."""
+    if importlib.util.find_spec("litellm") is None:
+        raise ConfigError(f"condense: litellm_summarizer({model!r}) needs litellm, which is not installed;"
+                          " pip install 'condense-engine[litellm]'")
 
     async def summarize(prompt: str) -> str:
         litellm = await import_litellm_async()

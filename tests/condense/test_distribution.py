@@ -154,6 +154,17 @@ def test_the_engine_installs_alone_and_runs_the_first_example(engine_python: Pat
     check_offline_output(run_block(python_blocks()[0], tmp_path, str(engine_python)))
 
 
+def test_the_litellm_summariser_without_its_extra_says_how_to_install_it(engine_python: Path,
+                                                                         tmp_path: Path) -> None:
+    """`condense.litellm_summary` imports without litellm; asking it for a summariser names the extra."""
+    code = ("from condense import ConfigError\nfrom condense.litellm_summary import litellm_summarizer\n"
+            "try:\n    litellm_summarizer('openai/gpt-4o-mini')\nexcept ConfigError as exc:\n    print(exc)")
+    said = subprocess.run([str(engine_python), "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=60, check=True).stdout
+    assert said == ("condense: litellm_summarizer('openai/gpt-4o-mini') needs litellm, which is not installed;"
+                    " pip install 'condense-engine[litellm]'\n")
+
+
 def test_mypy_strict_reads_the_types_of_the_installed_wheel(engine_python: Path, tmp_path: Path) -> None:
     """A typed agent passes `mypy --strict` with condense found in site-packages (no "Cannot find
     implementation"), and a wrong use is caught, so the pass is not condense's types read as Any."""
