@@ -93,7 +93,8 @@ def main() -> None:
                     for checkout, root in list(checkouts.items())[:1 if label == baseline else None]:
                         if reply is not None:
                             server.push(text_reply(reply))
-                        run_env = {**env, "PYTHONPATH": str(root)}  # ahead of the editable install's finder
+                        # ahead of the editable installs' finders; the engine is in engine/ (at the root before)
+                        run_env = {**env, "PYTHONPATH": os.pathsep.join([str(root), str(root / "engine")])}
                         timings.setdefault((label, checkout), []).append(first_byte(command, Path(tmp), run_env))
         base_wall, base_cpu = medians(timings[(baseline, "this checkout")])
         print(f"\n{'process':<50} {'checkout':<28} {'wall (s)':>8} {'ratio':>6} {'CPU (s)':>8} {'ratio':>6}")
