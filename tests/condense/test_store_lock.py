@@ -129,7 +129,9 @@ def test_the_declared_filelock_reclaims_a_killed_holder_without_fcntl() -> None:
     """The test above, run against each filelock release from 3.30.0 on: up to 4.2.0 a non-blocking acquire
     of the soft lock (what is left where fcntl is not) never breaks a SIGKILLed holder's marker, so a store
     whose process was killed stayed locked for good; 4.2.1 changes a stale marker's hands in one atomic step.
-    pyproject.toml allowed 3.30, so an install could pick such a release."""
-    project = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    pyproject.toml allowed 3.30, so an install could pick such a release (the engine's, engine/pyproject.toml,
+    declares it now)."""
+    engine = Path(__file__).parents[2] / "engine" / "pyproject.toml"
+    project = tomllib.loads(engine.read_text(encoding="utf-8"))["project"]
     [floor] = [Requirement(r).specifier for r in project["dependencies"] if Requirement(r).name == "filelock"]
     assert floor.contains("4.2.1") and not floor.contains("4.2.0")
