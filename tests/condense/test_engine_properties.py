@@ -174,13 +174,14 @@ def check(history: History) -> None:
         assert original in text, f"{key} is neither verbatim nor recoverable"
 
 
-def played(steps: list[tuple[Any, ...]], blobs: Path, superseded_reads: bool = True) -> History:
+def played(steps: list[tuple[Any, ...]], blobs: Path, superseded_reads: bool = True,
+           purge_args: bool = False) -> History:
     """The steps played through a real engine; every model request on the way is checked (`request`)."""
     host = MemoryHost(blobs=blobs, answer=lambda prompt: None)
     config = CondenseConfig(summarizer_model="extractive", min_batch_chars=100, spill_threshold=250,
                             protected_tools=["todo"], recovery_grace_turns=1,
                             chain_compression=ChainCompressionConfig(rolling_window=1),
-                            superseded_reads=superseded_reads)
+                            superseded_reads=superseded_reads, purge_summarized_args=purge_args)
     engine = CondenseEngine(host, config)
     engine.check_renders = True  # every render, a flush's own too, against the full render
     engine.on_session_start()
@@ -198,10 +199,10 @@ def played(steps: list[tuple[Any, ...]], blobs: Path, superseded_reads: bool = T
 
 
 @settings(max_examples=EXAMPLES, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(st.lists(render_action, min_size=1, max_size=25))
-def test_every_incremental_render_equals_the_full_render(steps: list[tuple[Any, ...]]) -> None:
+@given(st.lists(render_action, min_size=1, max_size=25), st.booleans())
+def test_every_incremental_render_equals_the_full_render(steps: list[tuple[Any, ...]], purge_args: bool) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        history = played(steps, Path(tmp) / "blobs")
+        history = played(steps, Path(tmp) / "blobs", purge_args=purge_args)
         event(f"requests: {min(history.requests, 10)}{'+' if history.requests >= 10 else ''}")
         history.request()
 

@@ -7,11 +7,13 @@ becomes a size marker, the way the error purge does it (keys, types and array le
 still looks like itself). Nothing is lost: `context_tree_query` returns a call's arguments with its
 output. The rewrite happens exactly where phase 1 already rewrote the context (the same flush makes the
 stub and the marker), so it costs the prompt cache nothing more, and it depends only on the messages,
-so every render gives the same bytes.
+so every render gives the same bytes. A full render purges every turn (`purged_calls`); an incremental
+one only the turns whose results phase 1 decided differently (`purged_turn`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from condense.render.purge import shrink_long_strings
@@ -64,16 +66,21 @@ class ArgsPurgeMemo:
         return pinned[1]
 
 
-def purge_summarized_args(original: list[Any], rendered: list[Any], memo: ArgsPurgeMemo) -> list[Any]:
-    """`rendered` (phase 1's output for `original`) with the stubbed calls' long argument strings
-    shrunk; the very same list when nothing shrinks."""
+def purged_calls(original: list[Any], rendered: list[Any], memo: ArgsPurgeMemo) -> dict[int, Any]:
+    """The assistant messages of `rendered` (phase 1's output for `original`) whose stubbed calls' long
+    argument strings shrink, shrunk, by position."""
     if rendered is original:
-        return rendered
-    out: list[Any] | None = None
-    for position, ids in _stubbed_calls(original, rendered).items():
-        purged = memo.purged(rendered[position], ids)
-        if purged is not rendered[position]:
-            if out is None:
-                out = list(rendered)
-            out[position] = purged
-    return rendered if out is None else out
+        return {}
+    purged = {position: memo.purged(rendered[position], ids)
+              for position, ids in _stubbed_calls(original, rendered).items()}
+    return {position: message for position, message in purged.items() if message is not rendered[position]}
+
+
+def purged_turn(original: list[Any], rendered_at: Callable[[int], Any], start: int, end: int,
+                memo: ArgsPurgeMemo) -> Any:
+    """The assistant message at `start` as phase 1b renders it, its turn ending at `end`, given phase 1's
+    output (`rendered_at`, which never replaces an assistant message): the calls whose result phase 1
+    replaced with their long argument strings shrunk."""
+    ids = {str(after.get("toolCallId")) for position in range(start + 1, end)
+           if (after := rendered_at(position)).get("role") == "toolResult" and after is not original[position]}
+    return memo.purged(original[start], ids) if ids else original[start]

@@ -4,7 +4,8 @@ error purge, chain ranges, orphan sweep.
 `prune_messages` is the full render, the reference. `IncrementalRender` gives the same bytes for a
 conversation that grew since its previous render by rendering only the new messages; whatever could
 change the rendering of earlier messages sends it back to the full render. The opt-in argument purge
-is rendered in full every time (it is off by default and not made incremental).
+(phase 1b) follows phase 1: an incremental render purges again only the turns of the results phase 1
+decided differently.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from condense.grace import RecoveryAges
 from condense.measure import Sizes, message_chars
 from condense.occurrence import bare_id, message_key
 from condense.prefix import Following
-from condense.render.args_purge import ArgsPurgeMemo, purge_summarized_args
+from condense.render.args_purge import ArgsPurgeMemo, purged_calls, purged_turn
 from condense.render.orphans import OrphanScan, without_positions
 from condense.render.purge import ErroredCalls, purge_message
 from condense.render.stub import StubIndex, StubMemo, replace_stubs
@@ -61,14 +62,16 @@ class _Pass:
     swept: list[str] = field(default_factory=list)
     swept_at: list[int] = field(default_factory=list)  # where the swept results were in phase 3's output
     stubbed: list[list[Any]] = field(default_factory=list)  # phase 2's output, in the pieces it was made
+    args: dict[int, Any] = field(default_factory=dict)  # phase 1b: the assistant messages it rendered, by position
 
 
-def _purges(stubbed: list[Any], errored: ErroredCalls, positions: Iterable[int],
+def _purges(stubbed: Callable[[int], Any], errored: ErroredCalls, positions: Iterable[int],
             options: RenderOptions) -> dict[int, Any]:
-    """Phase 2 of these failed calls' assistant messages: those it shrinks, by position."""
+    """Phase 2 of these failed calls' assistant messages (`stubbed`: phase 1b's message at a position):
+    those it shrinks, by position."""
     purges = {}
     for position in positions:
-        message = stubbed[position]
+        message = stubbed(position)
         purged = purge_message(message, errored.errored[position][1], options.purge_min_arg_chars)
         if purged is not message:
             purges[position] = purged
@@ -88,6 +91,14 @@ def _repurged(last: _Pass, changed: set[int], cooled: int) -> list[int]:
     return [*last.errored.cooled(last.cooled, cooled), *again]
 
 
+def _turn_args(messages: list[Any], rendered_at: Callable[[int], Any], results: Iterable[int],
+               errored: ErroredCalls, memo: ArgsPurgeMemo) -> dict[int, Any]:
+    """Phase 1b of the turns of these results (whose phase 1 changed): each turn's assistant message, by
+    position (`errored` fed with all of `messages` knows the turns)."""
+    turns = {found[1:] for result in results if (found := errored.turn(result, len(messages))) is not None}
+    return {start: purged_turn(messages, rendered_at, start, end, memo) for start, end in turns}
+
+
 def _with(messages: list[Any], replaced: dict[int, Any]) -> list[Any]:
     """`messages` with these positions replaced; the very same list when there are none."""
     if not replaced:
@@ -105,12 +116,12 @@ def _full_pass(messages: list[Any], index: StubIndex, options: RenderOptions, sc
     ages.feed(messages[ages.fed:])
     grace = ages.in_grace(options.grace_turns)
     stubbed = replace_stubs(messages, index, options.is_protected, grace, options.memo, options.version)
-    if options.args_memo is not None:
-        stubbed = purge_summarized_args(messages, stubbed, options.args_memo)
+    args = purged_calls(messages, stubbed, options.args_memo) if options.args_memo is not None else {}
+    stubbed = _with(stubbed, args)
     errored = ErroredCalls()
     errored.feed(stubbed)
     cooled = _cooled(errored, options)
-    purges = _purges(stubbed, errored, errored.cooled(0, cooled), options)
+    purges = _purges(stubbed.__getitem__, errored, errored.cooled(0, cooled), options)
     out = purged = _with(stubbed, purges)
     layout = None
     if isinstance(options.chains, ChainPhase):
@@ -128,7 +139,7 @@ def _full_pass(messages: list[Any], index: StubIndex, options: RenderOptions, sc
     if out is purged and out is not messages:
         out = list(out)  # the output grows in place later; phase 2's piece must not
     return _Pass(len(messages), None if out is messages else out, ages, grace, errored, cooled, purges, layout,
-                 orphans, swept, swept_at, [purged])
+                 orphans, swept, swept_at, [purged], args)
 
 
 def prune_messages(messages: list[Any], index: StubIndex, options: RenderOptions) -> list[Any]:
@@ -170,8 +181,6 @@ class IncrementalRender:
         return out if out is messages or not copy else list(out)
 
     def _render(self, messages: list[Any], index: StubIndex, options: RenderOptions, key: object) -> list[Any]:
-        if options.args_memo is not None:
-            self._last = None  # the argument purge has no incremental form: a full render every time
         last = self._last
         held = self._seen.follow(messages)
         grew = last is not None and held == last.size and (held > 0 or not messages)
@@ -246,8 +255,16 @@ class IncrementalRender:
             return None
         new = stubbed = replace_stubs(suffix, index, options.is_protected, grace, options.memo, options.version)
         grown = last.errored.feed(new, start)
+        if options.args_memo is not None and new is not suffix:
+            stubbed_at = [start + i for i, (after, before) in enumerate(zip(new, suffix, strict=True))
+                          if after is not before]
+            args = _turn_args(messages, lambda p: new[p - start], stubbed_at, last.errored, options.args_memo)
+            if any(position < start for position in args):
+                return None  # a new result stubbed at once, in an earlier turn: an earlier message changes
+            new = stubbed = _with(new, {position - start: message for position, message in args.items()})
+            last.args.update(args)
         cooled = _cooled(last.errored, options)
-        if _purges(messages, last.errored, _repurged(last, grown, cooled), options):
+        if _purges(lambda p: last.args.get(p, messages[p]), last.errored, _repurged(last, grown, cooled), options):
             return None  # a failed call cooled down with arguments to shrink: an earlier message changes
         if last.chains is not None:
             rendered = last.chains.extend(new)
@@ -297,26 +314,43 @@ class IncrementalRender:
         redecided = replace_stubs([messages[p] for p in positions], index, options.is_protected, grace,
                                   options.memo, options.version)
         failed = []  # a stub is no failure: phase 2 pairs that turn's failed calls again
+        flipped = []  # the results phase 1 renders differently
         for position, message in zip(positions, redecided, strict=True):
             if message is not stubbed[position]:
                 if stubbed[position].get("isError") is True:
                     failed.append(position)
                 stubbed[position] = message
+                flipped.append(position)
                 begin = min(begin, position)
         new = replace_stubs(messages[start:], index, options.is_protected, grace, options.memo, options.version)
         grown = last.errored.feed(new, start)
         stubbed += new
+        args = self._args_again(last, messages, stubbed, flipped, options.args_memo)
         paired = {p for p in (last.errored.redecide(stubbed, q) for q in failed) if p is not None}
         cooled = _cooled(last.errored, options)
-        purges = {p: m for p, m in last.purges.items() if p not in paired}
-        repurged = _repurged(last, grown | paired, cooled)
-        purges.update(_purges(messages, last.errored, repurged, options))
-        for position in {*repurged, *paired}:
-            stubbed[position] = purges.get(position, messages[position])
-        begin = min([begin, *repurged, *paired])
+        again = paired | args.keys()
+        purges = {p: m for p, m in last.purges.items() if p not in again}
+        repurged = _repurged(last, grown | again, cooled)
+        at = last.args  # superseded by this pass, or by a full one
+        at.update(args)
+        purges.update(_purges(lambda p: at.get(p, messages[p]), last.errored, repurged, options))
+        for position in {*repurged, *again}:
+            stubbed[position] = purges.get(position, at.get(position, messages[position]))
+        begin = min([begin, *repurged, *again])
         return self._splice(last, messages, stubbed, begin, keys, options,
                             replace(last, size=len(messages), grace=grace, cooled=cooled, purges=purges,
-                                    stubbed=[stubbed]))
+                                    stubbed=[stubbed], args=at))
+
+    @staticmethod
+    def _args_again(last: _Pass, messages: list[Any], stubbed: list[Any], flipped: list[int],
+                    memo: ArgsPurgeMemo | None) -> dict[int, Any]:
+        """Phase 1b of the turns whose results phase 1 now renders differently: those it decided again
+        (`flipped`) and the new ones it stubbed; `stubbed` holds phase 1's output for every result."""
+        if memo is None:
+            return {}
+        start = last.size
+        flipped = flipped + [p for p in range(start, len(messages)) if stubbed[p] is not messages[p]]
+        return _turn_args(messages, stubbed.__getitem__, flipped, last.errored, memo)
 
     def _splice(self, last: _Pass, messages: list[Any], purged: list[Any], begin: int, keys: set[str],
                 options: RenderOptions, new: _Pass) -> _Pass | None:

@@ -71,14 +71,21 @@ class ErroredCalls:
                 grown.add(position)
         return grown
 
-    def redecide(self, messages: Sequence[Any], position: int) -> int | None:
-        """The result at `position` of `messages` (those fed, as they are now) changed: take its turn's
-        failed ids again. Returns the turn's assistant position when they changed, else None."""
+    def turn(self, position: int, size: int) -> tuple[int, int, int] | None:
+        """The turn the result at `position` is in (of `size` messages fed): its assistant count, its
+        assistant message's position and where it ends; None before the first assistant message."""
         turn = bisect.bisect_right(self._assistants, position)
         if not turn:
             return None
-        start = self._assistants[turn - 1]
-        end = self._assistants[turn] if turn < len(self._assistants) else len(messages)
+        return turn, self._assistants[turn - 1], self._assistants[turn] if turn < len(self._assistants) else size
+
+    def redecide(self, messages: Sequence[Any], position: int) -> int | None:
+        """The result at `position` of `messages` (those fed, as they are now) changed: take its turn's
+        failed ids again. Returns the turn's assistant position when they changed, else None."""
+        found = self.turn(position, len(messages))
+        if found is None:
+            return None
+        turn, start, end = found
         ids = {str(m.get("toolCallId")) for m in messages[start + 1:end]
                if m.get("role") == "toolResult" and m.get("isError") is True}
         if ids == (self.errored[start][1] if start in self.errored else set()):

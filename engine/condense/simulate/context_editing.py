@@ -22,13 +22,17 @@ Two readings of when the clearing point moves, both simulated:
   cleared once more.
 
 Cleared copies are made once per message and pinned, so the meter sees the same object for the same
-edit on every request.
+edit on every request. Applied request after request to a growing history, the edits follow it: what
+they know of it (its turns, tool uses and results), the edited lists and their token sums are kept, so a
+request costs what it added, not the session's length; a history that changed other than by growing,
+or a result that arrived for a tool use already cleared, is edited again from scratch.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 from condense.simulate.prompt import Meter
@@ -36,6 +40,7 @@ from condense.simulate.prompt import Meter
 CLEARED_RESULT = "[Tool result cleared]"  # Anthropic does not publish its placeholder; a short one
 
 Message = dict[str, Any]
+Copier = Callable[[Message, str, Callable[[Message], Message]], Message]
 
 
 @dataclass(frozen=True)
@@ -50,20 +55,117 @@ class ClearToolUses:
 @dataclass(frozen=True)
 class _ToolUse:
     call: int  # position of the assistant message
-    call_id: str
+    id: Any  # as the call names it: its result is the newest tool result naming the same
     name: str
-    result: int | None  # position of its result, if any
-
-
-def _tool_uses(messages: Sequence[Message]) -> list[_ToolUse]:
-    results = {m.get("toolCallId"): i for i, m in enumerate(messages) if m.get("role") == "toolResult"}
-    return [_ToolUse(i, str(block.get("id")), str(block.get("name")), results.get(block.get("id")))
-            for i, m in enumerate(messages) if m.get("role") == "assistant"
-            for block in m.get("content") or [] if isinstance(block, dict) and block.get("type") == "toolCall"]
 
 
 def _has_thinking(message: Message) -> bool:
     return any(isinstance(b, dict) and b.get("type") == "thinking" for b in message.get("content") or [])
+
+
+class _History:
+    """What the edits read of the history: where its user messages, thinking turns, tool uses and
+    results are, gathered as it grows."""
+
+    def __init__(self) -> None:
+        self.messages: list[Message] = []
+        self.users: list[int] = []
+        self.thinking: list[int] = []  # assistant messages with thinking
+        self.uses: list[_ToolUse] = []
+        self.results: dict[Any, int] = {}  # a call's id: the position of the newest result naming it
+        self._first_use: dict[Any, int] = {}  # a call's id: the first use naming it, in `uses`
+
+    def grow(self, messages: Sequence[Message], cleared: int) -> bool:
+        """Takes in the messages past those it holds; False when a result names one of the first
+        `cleared` uses (already cleared without it)."""
+        for position in range(len(self.messages), len(messages)):
+            message = messages[position]
+            role = message.get("role")
+            if role == "user":
+                self.users.append(position)
+            elif role == "assistant":
+                self._take_assistant(message, position)
+            elif role == "toolResult":
+                call_id = message.get("toolCallId")
+                if self._first_use.get(call_id, cleared) < cleared:
+                    return False
+                self.results[call_id] = position
+        self.messages += messages[len(self.messages):]
+        return True
+
+    def _take_assistant(self, message: Message, position: int) -> None:
+        if _has_thinking(message):
+            self.thinking.append(position)
+        for block in message.get("content") or []:
+            if isinstance(block, dict) and block.get("type") == "toolCall":
+                self._first_use.setdefault(block.get("id"), len(self.uses))
+                self.uses.append(_ToolUse(position, block.get("id"), str(block.get("name"))))
+
+
+class _Tallied:
+    """A list of messages and the running sum of their tokens, kept while it grows and some of its
+    messages are replaced: the sum is redone from the first replaced position only, adding in the order
+    `Meter.tokens` adds (so the float is the same)."""
+
+    def __init__(self) -> None:
+        self.items: list[Message] = []
+        self._sums = [0.0]  # tokens of items[:n], for n up to `_summed`
+        self._summed = 0
+
+    def put(self, position: int, message: Message) -> None:
+        self.items[position] = message
+        self._summed = min(self._summed, position)
+
+    def tokens(self, meter: Meter) -> float:
+        """What `meter.tokens(self.items)` gives."""
+        del self._sums[self._summed + 1:]
+        self._sums += list(accumulate((meter.segment(m).tokens for m in self.items[self._summed:]),
+                                      initial=self._sums[-1]))[1:]
+        self._summed = len(self.items)
+        return meter.system.tokens + self._sums[-1]
+
+
+class _Clearing:
+    """The history with its thinking cleared and the oldest `end` tool uses cleared as the rule says;
+    `end` only moves forward."""
+
+    def __init__(self, rule: ClearToolUses, copy: Copier) -> None:
+        self.rule = rule
+        self.copy = copy
+        self.edited = _Tallied()
+        self.end = 0
+        self.cleared = 0  # the uses among the first `end` that the rule may clear
+        self._inputs: dict[int, set[str]] = {}  # call position: the ids whose arguments are cleared
+
+    def follow(self, thinned: list[Message], changed: list[int]) -> None:
+        """Takes in what the thinking edit added and `changed` since the last request."""
+        self.edited.items += thinned[len(self.edited.items):]
+        for position in changed:
+            self.edited.put(position, self._call(thinned, position) if position in self._inputs else thinned[position])
+
+    def reach(self, end: int, history: _History, thinned: list[Message]) -> None:
+        calls: set[int] = set()
+        for use in history.uses[self.end:end]:
+            if use.name in self.rule.exclude_tools:
+                continue
+            self.cleared += 1
+            result = history.results.get(use.id)
+            if result is not None:
+                self.edited.put(result, self.copy(thinned[result], "result", _cleared_result))
+            if self.rule.clear_tool_inputs:
+                self._inputs.setdefault(use.call, set()).add(str(use.id))
+                calls.add(use.call)
+        for position in calls:
+            self.edited.put(position, self._call(thinned, position))
+        self.end = max(self.end, end)
+
+    def _call(self, thinned: list[Message], position: int) -> Message:
+        ids = self._inputs[position]
+        return self.copy(thinned[position], "inputs:" + ",".join(sorted(ids)), lambda m: _without_inputs(m, ids))
+
+    def applies(self, thinned_tokens: float, meter: Meter) -> bool:
+        """Whether the edit is made: it clears some use and frees at least `clear_at_least`."""
+        return self.cleared > 0 and thinned_tokens - self.edited.tokens(meter) >= self.rule.clear_at_least
 
 
 class ContextEditing:
@@ -76,8 +178,16 @@ class ContextEditing:
         self.sticky = sticky
         self._cut = 0  # sticky: how many of the oldest clearable tool uses stay cleared
         self._copies: dict[tuple[int, str], tuple[Message, Message]] = {}  # pins the original
+        self._start_over()
 
-    def _copy(self, message: Message, key: str, make: Any) -> Message:
+    def _start_over(self) -> None:
+        self._history = _History()
+        self._thinned = _Tallied()  # the history with the thinking edit made
+        self._thinned_count = 0  # of `_history.thinking`, those cleared
+        self._all_but_newest = _Clearing(self.clear, self._copy)
+        self._at_cut = _Clearing(self.clear, self._copy)
+
+    def _copy(self, message: Message, key: str, make: Callable[[Message], Message]) -> Message:
         pinned = self._copies.get((id(message), key))
         if pinned is None:
             pinned = (message, make(message))
@@ -86,56 +196,56 @@ class ContextEditing:
 
     def apply(self, messages: list[Message]) -> list[Message]:
         """The request as the model reads it; the same list when no edit applies."""
-        return self.clear_tool_uses(self.clear_thinking(messages))
+        self._follow(messages)
+        changed = self._clear_thinking()
+        thinned = list(self._thinned.items) if self._thinned_count else messages
+        uses = len(self._history.uses)
+        ends = ((self._all_but_newest, max(0, uses - self.clear.keep)), (self._at_cut, min(self._cut, uses)))
+        for clearing, end in ends:
+            clearing.follow(self._thinned.items, changed)
+            clearing.reach(end, self._history, self._thinned.items)
+        return self._sticky_edit(thinned) if self.sticky else self._edit(thinned)
 
-    def clear_thinking(self, messages: list[Message]) -> list[Message]:
-        starts = [i for i, m in enumerate(messages) if m.get("role") == "user"]
-        if len(starts) < self.thinking_keep:
-            return messages
-        kept_from = starts[-self.thinking_keep]
-        older = [i for i in range(kept_from) if messages[i].get("role") == "assistant" and _has_thinking(messages[i])]
-        if not older:
-            return messages
-        out = list(messages)
-        for i in older:
-            out[i] = self._copy(messages[i], "thinking", _without_thinking)
-        return out
+    def _follow(self, messages: list[Message]) -> None:
+        history = self._history
+        grown = len(messages) >= len(history.messages) and messages[:len(history.messages)] == history.messages
+        cleared = max(self._all_but_newest.end, self._at_cut.end)
+        if not grown or not history.grow(messages, cleared):
+            self._start_over()
+            self._history.grow(messages, 0)
+        self._thinned.items += messages[len(self._thinned.items):]
 
-    def clear_tool_uses(self, messages: list[Message]) -> list[Message]:
-        if not self.sticky:
-            return self._cleared(messages, None) if self.meter.tokens(messages) > self.clear.trigger else messages
-        kept = self._cleared(messages, self._cut) if self._cut else messages
-        if self.meter.tokens(kept) <= self.clear.trigger:
-            return kept
-        uses = len(_tool_uses(messages))
-        moved = self._cleared(messages, None)
-        if moved is not messages and moved is not kept:
-            self._cut = max(0, uses - self.clear.keep)
-            return moved
-        return kept
+    def _clear_thinking(self) -> list[int]:
+        """Clears the thinking of turns that fell out of the newest `thinking_keep`; the positions changed."""
+        users, thinking = self._history.users, self._history.thinking
+        if len(users) < self.thinking_keep:
+            return []
+        kept_from, changed = users[-self.thinking_keep], []
+        while self._thinned_count < len(thinking) and thinking[self._thinned_count] < kept_from:
+            position = thinking[self._thinned_count]
+            self._thinned.put(position, self._copy(self._history.messages[position], "thinking", _without_thinking))
+            changed.append(position)
+            self._thinned_count += 1
+        return changed
 
-    def _cleared(self, messages: list[Message], cut: int | None) -> list[Message]:
-        """`messages` with the oldest `cut` tool uses cleared (None: all but the newest `keep`); the same
-        list when there is nothing to clear or it would free less than `clear_at_least`."""
-        rule = self.clear
-        uses = _tool_uses(messages)
-        end = max(0, len(uses) - rule.keep) if cut is None else min(cut, len(uses))
-        cleared = [u for u in uses[:end] if u.name not in rule.exclude_tools]
-        if not cleared:
-            return messages
-        out = list(messages)
-        for use in cleared:
-            if use.result is not None:
-                out[use.result] = self._copy(messages[use.result], "result", _cleared_result)
-        if rule.clear_tool_inputs:
-            by_call: dict[int, set[str]] = {}
-            for use in cleared:
-                by_call.setdefault(use.call, set()).add(use.call_id)
-            for position, ids in by_call.items():
-                key = "inputs:" + ",".join(sorted(ids))
-                out[position] = self._copy(messages[position], key, lambda m, ids=ids: _without_inputs(m, ids))
-        freed = self.meter.tokens(messages) - self.meter.tokens(out)
-        return out if freed >= rule.clear_at_least else messages
+    def _edit(self, thinned: list[Message]) -> list[Message]:
+        """Per request: all but the newest `keep` uses cleared while the request is over the trigger."""
+        tokens = self._thinned.tokens(self.meter)
+        edit = self._all_but_newest
+        return list(edit.edited.items) if tokens > self.clear.trigger and edit.applies(tokens, self.meter) \
+            else thinned
+
+    def _sticky_edit(self, thinned: list[Message]) -> list[Message]:
+        """Sticky: the uses up to the cut stay cleared until that request is over the trigger, when the
+        cut moves to all but the newest `keep`."""
+        tokens = self._thinned.tokens(self.meter)
+        at_cut = self._cut > 0 and self._at_cut.applies(tokens, self.meter)
+        if (self._at_cut.edited.tokens(self.meter) if at_cut else tokens) <= self.clear.trigger:
+            return list(self._at_cut.edited.items) if at_cut else thinned
+        if self._all_but_newest.applies(tokens, self.meter):
+            self._cut = max(0, len(self._history.uses) - self.clear.keep)
+            return list(self._all_but_newest.edited.items)
+        return list(self._at_cut.edited.items) if at_cut else thinned
 
 
 def _without_thinking(message: Message) -> Message:

@@ -28,8 +28,14 @@ ALL_CORPUS = ("pi-large-session.jsonl", "pi-before-compaction.jsonl", "pi-compac
               "pi-compaction-check.jsonl")
 
 
-@pytest.mark.parametrize("name", ALL_CORPUS)
-def test_every_request_of_a_corpus_session_renders_as_the_full_render(name: str, tmp_path: Path) -> None:
+PURGING_ARGS = ("pi-before-compaction.jsonl", "pi-compact-hooks.jsonl")  # where the argument purge shrinks some
+
+
+@pytest.mark.parametrize(("name", "purge_args"), [*((name, False) for name in ALL_CORPUS),
+                                                 *((name, True) for name in PURGING_ARGS)])
+def test_every_request_of_a_corpus_session_renders_as_the_full_render(name: str, purge_args: bool,
+                                                                      tmp_path: Path) -> None:
+    """With the opt-in argument purge too: it once made every request a full render."""
     corpus_file = corpus_path(name)
     source = Session.open(corpus_file)
     replayer: Replayer | None = None
@@ -46,7 +52,7 @@ def test_every_request_of_a_corpus_session_renders_as_the_full_render(name: str,
         compared += 1
         reused += replayer.engine.last_render_kind != "full"
 
-    config = CondenseConfig(summarizer_model="extractive")
+    config = CondenseConfig(summarizer_model="extractive", purge_summarized_args=purge_args)
     replayer = Replayer(source, output_session(source, tmp_path / "out.jsonl"), config, 200_000, on_render)
     replayer.engine.check_renders = True  # and every render a flush makes on its way (after a flush: a splice)
     with condense_errors() as errors:

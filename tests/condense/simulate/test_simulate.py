@@ -472,6 +472,43 @@ def test_clear_thinking_keeps_thinking_only_in_the_newest_turn() -> None:
     assert edited[1]["content"] == history[1]["content"][1:]
 
 
+def _thinking_turns(count: int) -> list[dict[str, Any]]:
+    """`count` user turns of two thinking tool calls each (one call reads), their results in turn."""
+    history: list[dict[str, Any]] = []
+    for n in range(count):
+        calls = [{"type": "toolCall", "id": f"c{n}{k}", "name": "read" if k else "bash", "arguments": {"n": n}}
+                 for k in range(2)]
+        history += [user(f"task {n}", 4 * n), {**call("", 4 * n + 1), "content": [
+            {"type": "thinking", "thinking": f"plan {n}"}, *calls]}]
+        history += [result(f"c{n}{k}", f"{n:03d}" + "o" * 200, 4 * n + 2 + k) for k in range(2)]
+    return [_Counted(m) for m in history]
+
+
+@pytest.mark.parametrize("clear", [ClearToolUses(trigger=3_000), ClearToolUses(trigger=3_000, clear_at_least=700),
+                                   ClearToolUses(trigger=3_000, clear_tool_inputs=True,
+                                                 exclude_tools=frozenset({"read"}))])
+@pytest.mark.parametrize("sticky", [False, True])
+def test_context_editing_a_growing_history_reads_only_its_new_messages(clear: ClearToolUses, sticky: bool) -> None:
+    """Applied before every request, Anthropic's edits follow what the history gained (scanning it whole
+    each time made a request's price grow with the session) and edit each request as the edit made from
+    scratch would; a result that arrives for a use already cleared, or a history rewritten, is edited
+    from scratch."""
+    meter = Meter(CharEncoder(1.0), system_tokens=0)
+    history = _thinking_turns(100)
+    editing = ContextEditing(meter, clear, sticky=sticky)
+    _Counted.reads = 0
+    edited = [editing.apply(history[:end]) for end in range(len(history) + 1)]
+    assert _Counted.reads <= 10 * len(history)  # each message's parts once, for the edits and for the meter
+    if not sticky:  # a sticky cut depends on the requests before
+        ends = range(0, len(history) + 1, 7)
+        assert [edited[end] for end in ends] == [ContextEditing(meter, clear).apply(history[:end]) for end in ends]
+    assert _result_texts(edited[-1]).count(CLEARED_RESULT) > 90
+    late = [*history[:-2], history[-1], call("late", 999), result("c990", "late output", 999), history[-2]]
+    rewritten = [user("other", 0), *history[1:]]
+    for changed in (late, rewritten):
+        assert editing.apply(changed) == ContextEditing(meter, clear, sticky=sticky).apply(changed)
+
+
 def test_the_summarising_condenser_keeps_the_first_4_and_newest_55_events_past_120() -> None:
     history = [user("task", 0), *turns(60)]  # 121 events
     condenser = SummarizingCondenser()
