@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from condense.errors import CondenseError
-from condense.host import CancelSignal, CompletionEvent, Host
+from condense.host import CancelSignal, CompletionEvent, Host, Level
 from condense.messages import empty_usage
 from condense.records import Batch
 from condense.summarize.extractive import extractive_range, extractive_summary
@@ -109,6 +109,7 @@ class _FlushSignal:
         self.parent = parent
         self.halted: str | None = None
         self._listeners: list[Callable[[], Any]] = []
+        self.said: set[str] = set()  # failure lines already given in this flush: each is said once
 
     @property
     def aborted(self) -> bool:
@@ -370,16 +371,25 @@ class Summarizer:
             signal.halt(f"{attempt.model}: {attempt.message}")  # the model at fault, not the session's
             return None
         if attempt.failure == "idle":
-            text = (f"pruner: summarizer {attempt.model} stalled (no output for "
-                    f"{_seconds(self.config.summarizer_idle_timeout_ms)}); summarizer call abandoned")
-            self.host.notify(text, "warning")
+            self._say(f"pruner: summarizer {attempt.model} stalled (no output for "
+                      f"{_seconds(self.config.summarizer_idle_timeout_ms)}); summarizer call abandoned", "warning",
+                      signal)
         elif attempt.failure == "ceiling":
-            text = (f"pruner: summarizer {attempt.model} exceeded "
-                    f"{_seconds(self.config.summarizer_max_timeout_ms)} ceiling; summarizer call abandoned")
-            self.host.notify(text, "warning")
+            self._say(f"pruner: summarizer {attempt.model} exceeded "
+                      f"{_seconds(self.config.summarizer_max_timeout_ms)} ceiling; summarizer call abandoned",
+                      "warning", signal)
         elif attempt.failure != "unusable":  # silent, as in the reference: the flush reports its failure
-            self.host.notify(f"pruner: summarization failed: {attempt.message}", "error")
+            self._say(f"pruner: summarization failed: {attempt.message}", "error", signal)
         return None
+
+    def _say(self, text: str, level: Level, signal: CancelSignal) -> None:
+        """A failure line, once per flush: a summariser that cannot be reached fails every batch of the
+        flush alike, and the same line under each of them only buried the transcript."""
+        if isinstance(signal, _FlushSignal):
+            if text in signal.said:
+                return
+            signal.said.add(text)
+        self.host.notify(text, level)
 
     # ----- one streamed call -----
 

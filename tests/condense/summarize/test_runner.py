@@ -399,6 +399,21 @@ async def test_a_host_that_raises_counts_as_a_transient_failure() -> None:
     assert host.levels("error") == ["pruner: summarization failed: connection reset"]
 
 
+async def test_a_summariser_that_fails_every_batch_of_a_flush_is_said_once() -> None:
+    """An unreachable summariser fails each batch alike: one line for the flush, not one per batch."""
+    async def explode() -> AsyncIterator[CompletionEvent]:
+        raise ConnectionError("cannot connect to http://127.0.0.1:9/v1")
+        yield CompletionEvent("done")  # type: ignore[unreachable]  # pragma: no cover - makes this an async generator
+
+    host = FakeHost(lambda _m, _s: explode())
+    summarizer = Summarizer(host, Config())
+    outcomes = (await summarizer.summarize_batches([batch(), batch(), batch()], Signal())).outcomes
+    assert outcomes == [None, None, None]
+    assert host.levels("error") == ["pruner: summarization failed: cannot connect to http://127.0.0.1:9/v1"]
+    await summarizer.summarize_batches([batch()], Signal())
+    assert len(host.levels("error")) == 2, "the next flush says it again"
+
+
 async def test_the_probe_after_the_cooldown_recovers_the_primary_with_one_info_notice() -> None:
     clock = Clock()
     host = FakeHost(by_model(lambda: err("down"), lambda: ok("- ok")))
