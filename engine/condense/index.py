@@ -20,10 +20,11 @@ from typing import Any
 from condense.capture import records_for_keys
 from condense.dedup import content_hash
 from condense.messages import content_text
-from condense.occurrence import bare_id, occ_key, occurrence_of, parse_occ_key, result_timestamp_of
+from condense.occurrence import bare_id, occ_key, occurrence_of, parse_occ_key, result_entries, result_timestamp_of
 from condense.records import DEDUP_ALIAS, INDEX, SUMMARY, SummaryRef, ToolCallRecord
 
 Append = Callable[[str, Any], None]
+Branch = Callable[[], list[dict[str, Any]]]
 Spiller = Callable[[ToolCallRecord], ToolCallRecord]
 """Moves an oversized record's body to a sidecar and returns the record to persist (unchanged when
 small). Raises when the sidecar cannot be written."""
@@ -33,10 +34,13 @@ MISSING_OUTPUT = "(the output's own entry is not on this branch: its text cannot
 
 
 class ToolCallIndexer:
-    def __init__(self, copies: bool = True) -> None:
+    def __init__(self, copies: bool = True, branch: Branch | None = None) -> None:
         """`copies`: persist each record with its output's text and arguments (pi-condense's format);
-        False writes a reference to the output's entry instead, read back on `rebuild`."""
+        False writes a reference to the output's entry instead (its id, found on `branch`), read back on
+        `rebuild`."""
         self.copies = copies
+        self._branch = branch
+        self._entry_of: dict[str, str] = {}  # occurrence key -> the id of the entry holding its result
         self._reset()
 
     def _reset(self) -> None:
@@ -152,7 +156,7 @@ class ToolCallIndexer:
     def add_batch(self, records: list[ToolCallRecord], append: Append) -> None:
         if not records:
             return
-        append(INDEX, {"toolCalls": [record.to_json(self.copies) for record in records]})
+        append(INDEX, self._persisted(records))
         for record in records:
             self._index(record)
             self._seed_hash(record)
@@ -190,7 +194,7 @@ class ToolCallIndexer:
         are written `backfilled`, as pi-condense marks records no summary vouched for."""
         if not records:
             return
-        data: dict[str, Any] = {"toolCalls": [record.to_json(self.copies) for record in records]}
+        data = self._persisted(records)
         if not original:
             data["backfilled"] = True
         aligned = not self.copies and [ref.key for ref in refs] == [record.key for record in records]
@@ -200,6 +204,23 @@ class ToolCallIndexer:
             if original:
                 self._seed_hash(record)
         self.register_summary_refs(refs)
+
+    def _persisted(self, records: list[ToolCallRecord]) -> dict[str, Any]:
+        """An index entry's records. Compact, a record names its output by the id of the result's entry
+        (its call id and timestamps are that entry's: they were two thirds of a compact file's growth),
+        alone where pruning added nothing to it; records all written outside any turn say so once."""
+        items = [record.to_json(self.copies) for record in records]
+        if self.copies:
+            return {"toolCalls": items}
+        entries = self._entries_of(records)
+        outside = all(record.turn_index < 0 for record in records)
+        named = [_by_entry(item, entries.get(record.key), outside) for item, record in zip(items, records, strict=True)]
+        return {"toolCalls": named, "turnIndex": records[0].turn_index} if outside else {"toolCalls": named}
+
+    def _entries_of(self, records: list[ToolCallRecord]) -> dict[str, str]:
+        if self._branch is not None and any(record.key not in self._entry_of for record in records):
+            self._entry_of = {key: entry for entry, key in result_entries(self._branch()).items()}
+        return self._entry_of
 
     # ----- refs and bodies (memory only: their entries are written by the caller) -----
     def reserve_refs(self, keys: Iterable[str]) -> None:
@@ -251,12 +272,17 @@ class ToolCallIndexer:
         branch's own call and result entries."""
         self._reset()
         entries = [entry for entry in branch_entries if isinstance(entry, dict)]
-        outputs = _referenced_outputs(entries)
+        results = result_entries(entries)
+        self._entry_of = {key: entry for entry, key in results.items()}
+        indexes = {id(entry): _raw_records(entry["data"], results) for entry in entries
+                   if entry.get("type") == "custom" and entry.get("customType") == INDEX
+                   and isinstance(entry.get("data"), dict)}
+        outputs = _referenced_outputs(entries, indexes.values())
         aliases: list[dict[str, Any]] = []
         for entry in entries:
             kind, custom_type = entry.get("type"), entry.get("customType")
-            if kind == "custom" and custom_type == INDEX and isinstance(entry.get("data"), dict):
-                self._replay_index(entry["data"], outputs)
+            if kind == "custom" and custom_type == INDEX and id(entry) in indexes:
+                self._replay_index(entry["data"], indexes[id(entry)], outputs)
             elif kind == "custom_message" and custom_type == SUMMARY:
                 self._replay_summary(entry)
             elif kind == "custom" and custom_type == DEDUP_ALIAS and isinstance(entry.get("data"), dict):
@@ -266,10 +292,11 @@ class ToolCallIndexer:
             if keys is not None:
                 self._alias(*keys)
 
-    def _replay_index(self, data: dict[str, Any], outputs: dict[str, ToolCallRecord]) -> None:
+    def _replay_index(self, data: dict[str, Any], raws: list[dict[str, Any]],
+                      outputs: dict[str, ToolCallRecord]) -> None:
         backfilled = data.get("backfilled") is True
         records: list[ToolCallRecord] = []
-        for raw in _dicts(data.get("toolCalls")):
+        for raw in raws:
             if not isinstance(raw.get("toolCallId"), str) or not raw["toolCallId"]:
                 continue
             record = _read_back(raw, outputs)
@@ -327,12 +354,46 @@ def alias_keys(data: dict[str, Any]) -> tuple[str, str] | None:
                     occurrence_of(data, "originalResultOccurrence")))
 
 
-def _referenced_outputs(entries: list[dict[str, Any]]) -> dict[str, ToolCallRecord]:
+def _by_entry(item: dict[str, Any], entry: str | None, outside: bool) -> str | dict[str, Any]:
+    """A compact record naming its output by `entry`: the id alone when nothing else is left."""
+    if entry is None or "resultText" in item:
+        return item
+    named = {"entry": entry, **{k: v for k, v in item.items() if k not in _TOLD_BY_ENTRY_ID
+                                and not (outside and k == "turnIndex")}}
+    return entry if len(named) == 1 else named
+
+
+_TOLD_BY_ENTRY_ID = ("toolCallId", "resultTimestamp", "resultOccurrence")
+
+
+def _raw_records(data: dict[str, Any], results: dict[str, str]) -> list[dict[str, Any]]:
+    """An index entry's records as pi-condense's dicts: a record named by its result's entry id gets
+    that output's identity, and the entry's turn where it says one for all (an entry not on the branch
+    leaves a record without identity, skipped as a damaged one is)."""
+    items = data.get("toolCalls") if isinstance(data.get("toolCalls"), list) else []
+    shared = {"turnIndex": data["turnIndex"]} if "turnIndex" in data else {}
+    raws = []
+    for item in items:
+        raw = {"entry": item} if isinstance(item, str) else item
+        if not isinstance(raw, dict):
+            continue
+        if "entry" in raw:
+            key = results.get(str(raw["entry"]))
+            if key is None:
+                raws.append({})
+                continue
+            parsed = parse_occ_key(key)
+            identity = {"toolCallId": parsed.tool_call_id, "resultTimestamp": parsed.result_timestamp,
+                        "resultOccurrence": parsed.occurrence}
+            raw = {**shared, **identity, **{k: v for k, v in raw.items() if k != "entry"}}
+        raws.append(raw)
+    return raws
+
+
+def _referenced_outputs(entries: list[dict[str, Any]],
+                        indexes: Iterable[list[dict[str, Any]]]) -> dict[str, ToolCallRecord]:
     """The branch's own records of the outputs that index records refer to, by occurrence key."""
-    indexes = [entry["data"] for entry in entries if entry.get("type") == "custom"
-               and entry.get("customType") == INDEX and isinstance(entry.get("data"), dict)]
-    keys = {ToolCallRecord.from_json(raw).key for data in indexes for raw in _dicts(data.get("toolCalls"))
-            if "resultText" not in raw}
+    keys = {ToolCallRecord.from_json(raw).key for raws in indexes for raw in raws if "resultText" not in raw}
     return {record.key: record for record in records_for_keys(entries, keys)} if keys else {}
 
 

@@ -174,3 +174,15 @@ def _original(message: M, sources: dict[int, Mapping[str, Any]]) -> M:
     if source is not None:
         return cast(M, source)  # the host's own message this copy was made of
     return _same_kind(message, {key: value for key, value in message.items() if key != OCCURRENCE})
+
+
+def result_entries(entries: list[dict[str, Any]]) -> dict[str, str]:
+    """The occurrence key of every tool result of a branch by the id of the entry holding it: a compact
+    index record names its output by that id alone (the call id and timestamp are the entry's)."""
+    occurrences, found = Occurrences(), {}
+    for entry in entries:
+        message = entry.get("message") if entry.get("type") == "message" else None
+        if isinstance(message, dict) and message.get("role") == "toolResult" and isinstance(entry.get("id"), str):
+            stamp = result_timestamp_of(message.get("timestamp"))
+            found[entry["id"]] = occ_key(str(message.get("toolCallId", "")), stamp, occurrences.count(message))
+    return found
