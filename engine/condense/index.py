@@ -13,6 +13,7 @@ it cannot pick the wrong occurrence (see `resolve_tool_call_id` and `has_legacy_
 from __future__ import annotations
 
 import copy
+import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -208,14 +209,16 @@ class ToolCallIndexer:
     def _persisted(self, records: list[ToolCallRecord]) -> dict[str, Any]:
         """An index entry's records. Compact, a record names its output by the id of the result's entry
         (its call id and timestamps are that entry's: they were two thirds of a compact file's growth),
-        alone where pruning added nothing to it; records all written outside any turn say so once."""
+        alone where pruning added nothing to it; a turn or a stale mark every record has is said once."""
         items = [record.to_json(self.copies) for record in records]
         if self.copies:
             return {"toolCalls": items}
         entries = self._entries_of(records)
-        outside = all(record.turn_index < 0 for record in records)
-        named = [_by_entry(item, entries.get(record.key), outside) for item, record in zip(items, records, strict=True)]
-        return {"toolCalls": named, "turnIndex": records[0].turn_index} if outside else {"toolCalls": named}
+        named = [_by_entry(item, entries.get(record.key)) for item, record in zip(items, records, strict=True)]
+        by_entry = all("entry" in item for item in named)
+        shared = {field: named[0][field] for field in _SHARED if by_entry
+                  and all(field in item for item in named) and len({json.dumps(i[field]) for i in named}) == 1}
+        return {"toolCalls": [_alone({k: v for k, v in item.items() if k not in shared}) for item in named], **shared}
 
     def _entries_of(self, records: list[ToolCallRecord]) -> dict[str, str]:
         if self._branch is not None and any(record.key not in self._entry_of for record in records):
@@ -354,16 +357,20 @@ def alias_keys(data: dict[str, Any]) -> tuple[str, str] | None:
                     occurrence_of(data, "originalResultOccurrence")))
 
 
-def _by_entry(item: dict[str, Any], entry: str | None, outside: bool) -> str | dict[str, Any]:
-    """A compact record naming its output by `entry`: the id alone when nothing else is left."""
+def _by_entry(item: dict[str, Any], entry: str | None) -> dict[str, Any]:
+    """A compact record naming its output by `entry` (as it is where the entry is unknown, or a copy)."""
     if entry is None or "resultText" in item:
         return item
-    named = {"entry": entry, **{k: v for k, v in item.items() if k not in _TOLD_BY_ENTRY_ID
-                                and not (outside and k == "turnIndex")}}
-    return entry if len(named) == 1 else named
+    return {"entry": entry, **{k: v for k, v in item.items() if k not in _TOLD_BY_ENTRY_ID}}
+
+
+def _alone(item: dict[str, Any]) -> str | dict[str, Any]:
+    """A record naming its output by entry and nothing else is that entry's id."""
+    return item["entry"] if list(item) == ["entry"] else item
 
 
 _TOLD_BY_ENTRY_ID = ("toolCallId", "resultTimestamp", "resultOccurrence")
+_SHARED = ("turnIndex", "supersededBy")  # said once by an entry whose records (all named by entry) agree
 
 
 def _raw_records(data: dict[str, Any], results: dict[str, str]) -> list[dict[str, Any]]:
@@ -371,7 +378,7 @@ def _raw_records(data: dict[str, Any], results: dict[str, str]) -> list[dict[str
     that output's identity, and the entry's turn where it says one for all (an entry not on the branch
     leaves a record without identity, skipped as a damaged one is)."""
     items = data.get("toolCalls") if isinstance(data.get("toolCalls"), list) else []
-    shared = {"turnIndex": data["turnIndex"]} if "turnIndex" in data else {}
+    shared = {field: data[field] for field in _SHARED if field in data}
     raws = []
     for item in items:
         raw = {"entry": item} if isinstance(item, str) else item
