@@ -377,10 +377,10 @@ def _raw_records(data: dict[str, Any], results: dict[str, str]) -> list[dict[str
     """An index entry's records as pi-condense's dicts: a record named by its result's entry id gets
     that output's identity, and the entry's turn where it says one for all (an entry not on the branch
     leaves a record without identity, skipped as a damaged one is)."""
-    items = data.get("toolCalls") if isinstance(data.get("toolCalls"), list) else []
+    items = data.get("toolCalls")
     shared = {field: data[field] for field in _SHARED if field in data}
-    raws = []
-    for item in items:
+    raws: list[dict[str, Any]] = []
+    for item in items if isinstance(items, list) else []:
         raw = {"entry": item} if isinstance(item, str) else item
         if not isinstance(raw, dict):
             continue
