@@ -21,7 +21,7 @@ from typing import Any
 from condense.capture import records_for_keys
 from condense.dedup import content_hash
 from condense.messages import content_text
-from condense.occurrence import bare_id, occ_key, occurrence_of, parse_occ_key, result_entries, result_timestamp_of
+from condense.occurrence import ResultEntries, bare_id, occ_key, occurrence_of, parse_occ_key, result_timestamp_of
 from condense.records import DEDUP_ALIAS, INDEX, SUMMARY, SummaryRef, ToolCallRecord
 
 Append = Callable[[str, Any], None]
@@ -41,7 +41,7 @@ class ToolCallIndexer:
         `rebuild`."""
         self.copies = copies
         self._branch = branch
-        self._entry_of: dict[str, str] = {}  # occurrence key -> the id of the entry holding its result
+        self._results = ResultEntries()  # the entry holding each output, followed as the branch grows
         self._reset()
 
     def _reset(self) -> None:
@@ -221,9 +221,9 @@ class ToolCallIndexer:
         return {"toolCalls": [_alone({k: v for k, v in item.items() if k not in shared}) for item in named], **shared}
 
     def _entries_of(self, records: list[ToolCallRecord]) -> dict[str, str]:
-        if self._branch is not None and any(record.key not in self._entry_of for record in records):
-            self._entry_of = {key: entry for entry, key in result_entries(self._branch()).items()}
-        return self._entry_of
+        if self._branch is not None and any(record.key not in self._results.by_key for record in records):
+            return self._results.of(self._branch())
+        return self._results.by_key
 
     # ----- refs and bodies (memory only: their entries are written by the caller) -----
     def reserve_refs(self, keys: Iterable[str]) -> None:
@@ -275,9 +275,9 @@ class ToolCallIndexer:
         branch's own call and result entries."""
         self._reset()
         entries = [entry for entry in branch_entries if isinstance(entry, dict)]
-        results = result_entries(entries)
-        self._entry_of = {key: entry for entry, key in results.items()}
-        indexes = {id(entry): _raw_records(entry["data"], results) for entry in entries
+        self._results = ResultEntries()
+        results = {entry: key for key, entry in self._results.of(entries).items()}
+        indexes = {id(entry): named_records(entry["data"], results) for entry in entries
                    if entry.get("type") == "custom" and entry.get("customType") == INDEX
                    and isinstance(entry.get("data"), dict)}
         outputs = _referenced_outputs(entries, indexes.values())
@@ -373,7 +373,7 @@ _TOLD_BY_ENTRY_ID = ("toolCallId", "resultTimestamp", "resultOccurrence")
 _SHARED = ("turnIndex", "supersededBy")  # said once by an entry whose records (all named by entry) agree
 
 
-def _raw_records(data: dict[str, Any], results: dict[str, str]) -> list[dict[str, Any]]:
+def named_records(data: dict[str, Any], results: dict[str, str]) -> list[dict[str, Any]]:
     """An index entry's records as pi-condense's dicts: a record named by its result's entry id gets
     that output's identity, and the entry's turn where it says one for all (an entry not on the branch
     leaves a record without identity, skipped as a damaged one is)."""
@@ -390,8 +390,9 @@ def _raw_records(data: dict[str, Any], results: dict[str, str]) -> list[dict[str
                 raws.append({})
                 continue
             parsed = parse_occ_key(key)
-            identity = {"toolCallId": parsed.tool_call_id, "resultTimestamp": parsed.result_timestamp,
-                        "resultOccurrence": parsed.occurrence}
+            identity = {"toolCallId": parsed.tool_call_id, "resultTimestamp": parsed.result_timestamp}
+            if parsed.occurrence > 1:
+                identity["resultOccurrence"] = parsed.occurrence
             raw = {**shared, **identity, **{k: v for k, v in raw.items() if k != "entry"}}
         raws.append(raw)
     return raws
