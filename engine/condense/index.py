@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -209,16 +210,18 @@ class ToolCallIndexer:
     def _persisted(self, records: list[ToolCallRecord]) -> dict[str, Any]:
         """An index entry's records. Compact, a record names its output by the id of the result's entry
         (its call id and timestamps are that entry's: they were two thirds of a compact file's growth),
-        alone where pruning added nothing to it; a turn or a stale mark every record has is said once."""
+        alone where pruning added nothing to it; the turn or stale mark most records have is said once (a
+        record with another, or none, says its own)."""
         items = [record.to_json(self.copies) for record in records]
         if self.copies:
             return {"toolCalls": items}
         entries = self._entries_of(records)
         named = [_by_entry(item, entries.get(record.key)) for item, record in zip(items, records, strict=True)]
-        by_entry = all("entry" in item for item in named)
-        shared = {field: named[0][field] for field in _SHARED if by_entry
-                  and all(field in item for item in named) and len({json.dumps(i[field]) for i in named}) == 1}
-        return {"toolCalls": [_alone({k: v for k, v in item.items() if k not in shared}) for item in named], **shared}
+        if not all("entry" in item for item in named):
+            return {"toolCalls": named}
+        shared = {field: value for field in _SHARED
+                  if (value := _most_common([item.get(field) for item in named])) is not None}
+        return {"toolCalls": [_alone(_against(item, shared)) for item in named], **shared}
 
     def _entries_of(self, records: list[ToolCallRecord]) -> dict[str, str]:
         if self._branch is not None and any(record.key not in self._results.by_key for record in records):
@@ -364,13 +367,25 @@ def _by_entry(item: dict[str, Any], entry: str | None) -> dict[str, Any]:
     return {"entry": entry, **{k: v for k, v in item.items() if k not in _TOLD_BY_ENTRY_ID}}
 
 
+def _most_common(values: list[Any]) -> Any:
+    """The value most records have (None: most have none; the first of the most common)."""
+    counts = Counter(json.dumps(value) for value in values)
+    return next(value for value in values if counts[json.dumps(value)] == max(counts.values()))
+
+
+def _against(item: dict[str, Any], shared: dict[str, Any]) -> dict[str, Any]:
+    """A record as its entry's shared fields leave it: what it has of its own (null for none)."""
+    own = {k: v for k, v in item.items() if k not in shared or v != shared[k]}
+    return {**own, **{field: None for field in shared if field not in item}}
+
+
 def _alone(item: dict[str, Any]) -> str | dict[str, Any]:
     """A record naming its output by entry and nothing else is that entry's id."""
     return item["entry"] if list(item) == ["entry"] else item
 
 
 _TOLD_BY_ENTRY_ID = ("toolCallId", "resultTimestamp", "resultOccurrence")
-_SHARED = ("turnIndex", "supersededBy")  # said once by an entry whose records (all named by entry) agree
+_SHARED = ("turnIndex", "supersededBy")  # said once by an entry whose records are all named by entry
 
 
 def named_records(data: dict[str, Any], results: dict[str, str]) -> list[dict[str, Any]]:
@@ -393,7 +408,8 @@ def named_records(data: dict[str, Any], results: dict[str, str]) -> list[dict[st
             identity = {"toolCallId": parsed.tool_call_id, "resultTimestamp": parsed.result_timestamp}
             if parsed.occurrence > 1:
                 identity["resultOccurrence"] = parsed.occurrence
-            raw = {**shared, **identity, **{k: v for k, v in raw.items() if k != "entry"}}
+            merged = {**shared, **identity, **{k: v for k, v in raw.items() if k != "entry"}}
+            raw = {k: v for k, v in merged.items() if v is not None}  # null: not the entry's shared value
         raws.append(raw)
     return raws
 

@@ -49,4 +49,6 @@ async def test_pruning_then_switching_branch_grows_the_file_by_a_small_share(
                                  make_tools(["read"]), Quiet()),
                        CondenseConfig.model_validate({"summarizer_model": "extractive"}), lambda spec: LiteLLMClient())
     reopened.on_session_start()
-    assert reopened.query(["t1"])[0] == engine.query(["t1"])[0]
+    assert reopened.render(host.agent.messages) == engine.render(host.agent.messages)
+    refs = [ref for record in engine.index.records() if (ref := engine.index.get_short_ref(record.key))]
+    assert len(refs) > 250 and all(reopened.query([ref]) == engine.query([ref]) for ref in refs)
