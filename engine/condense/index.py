@@ -389,9 +389,10 @@ _SHARED = ("turnIndex", "supersededBy")  # said once by an entry whose records a
 
 
 def named_records(data: dict[str, Any], results: dict[str, str]) -> list[dict[str, Any]]:
-    """An index entry's records as pi-condense's dicts: a record named by its result's entry id gets
-    that output's identity, and the entry's turn where it says one for all (an entry not on the branch
-    leaves a record without identity, skipped as a damaged one is)."""
+    """An index entry's records as pi-condense's dicts: a record named by its result's entry id (by
+    `results`, entry id -> occurrence key) gets that output's identity and the turn and stale mark the
+    entry says for its records, unless it says its own (null: none). An entry not on the branch leaves a
+    record without identity, skipped as a damaged one is."""
     items = data.get("toolCalls")
     shared = {field: data[field] for field in _SHARED if field in data}
     raws: list[dict[str, Any]] = []

@@ -177,7 +177,6 @@ def _original(message: M, sources: dict[int, Mapping[str, Any]]) -> M:
     return _same_kind(message, {key: value for key, value in message.items() if key != OCCURRENCE})
 
 
-
 @dataclass
 class ResultEntries:
     """The id of the entry holding each tool result of a growing branch, by the result's occurrence key:
@@ -200,6 +199,7 @@ class ResultEntries:
                               self._occurrences.count(message))
                 self.by_key[key] = entry["id"]
         return self.by_key
+
 
 def result_entries(entries: list[dict[str, Any]]) -> dict[str, str]:
     """The occurrence key of every tool result of a branch by the id of its entry."""
