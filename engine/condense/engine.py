@@ -116,7 +116,7 @@ class CondenseEngine:
         self.host = host
         self.config = config
         self._save_config = save_config
-        self.index = ToolCallIndexer(copies=config.index_copies)
+        self.index = ToolCallIndexer(copies=config.index_copies, branch=host.branch)
         self.stats = PruneStats()
         self.diagnostics = DiagnosticSink(host.append_entry)
         self.summarizer = Summarizer(host, config, on_summary=on_summary)

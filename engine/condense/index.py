@@ -13,17 +13,20 @@ it cannot pick the wrong occurrence (see `resolve_tool_call_id` and `has_legacy_
 from __future__ import annotations
 
 import copy
+import json
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from condense.capture import records_for_keys
 from condense.dedup import content_hash
 from condense.messages import content_text
-from condense.occurrence import bare_id, occ_key, occurrence_of, parse_occ_key, result_timestamp_of
+from condense.occurrence import ResultEntries, bare_id, occ_key, occurrence_of, parse_occ_key, result_timestamp_of
 from condense.records import DEDUP_ALIAS, INDEX, SUMMARY, SummaryRef, ToolCallRecord
 
 Append = Callable[[str, Any], None]
+Branch = Callable[[], list[dict[str, Any]]]
 Spiller = Callable[[ToolCallRecord], ToolCallRecord]
 """Moves an oversized record's body to a sidecar and returns the record to persist (unchanged when
 small). Raises when the sidecar cannot be written."""
@@ -33,10 +36,13 @@ MISSING_OUTPUT = "(the output's own entry is not on this branch: its text cannot
 
 
 class ToolCallIndexer:
-    def __init__(self, copies: bool = True) -> None:
+    def __init__(self, copies: bool = True, branch: Branch | None = None) -> None:
         """`copies`: persist each record with its output's text and arguments (pi-condense's format);
-        False writes a reference to the output's entry instead, read back on `rebuild`."""
+        False writes a reference to the output's entry instead (its id, found on `branch`), read back on
+        `rebuild`."""
         self.copies = copies
+        self._branch = branch
+        self._results = ResultEntries()  # the entry holding each output, followed as the branch grows
         self._reset()
 
     def _reset(self) -> None:
@@ -152,7 +158,7 @@ class ToolCallIndexer:
     def add_batch(self, records: list[ToolCallRecord], append: Append) -> None:
         if not records:
             return
-        append(INDEX, {"toolCalls": [record.to_json(self.copies) for record in records]})
+        append(INDEX, self._persisted(records))
         for record in records:
             self._index(record)
             self._seed_hash(record)
@@ -190,7 +196,7 @@ class ToolCallIndexer:
         are written `backfilled`, as pi-condense marks records no summary vouched for."""
         if not records:
             return
-        data: dict[str, Any] = {"toolCalls": [record.to_json(self.copies) for record in records]}
+        data = self._persisted(records)
         if not original:
             data["backfilled"] = True
         aligned = not self.copies and [ref.key for ref in refs] == [record.key for record in records]
@@ -200,6 +206,27 @@ class ToolCallIndexer:
             if original:
                 self._seed_hash(record)
         self.register_summary_refs(refs)
+
+    def _persisted(self, records: list[ToolCallRecord]) -> dict[str, Any]:
+        """An index entry's records. Compact, a record names its output by the id of the result's entry
+        (its call id and timestamps are that entry's: they were two thirds of a compact file's growth),
+        alone where pruning added nothing to it; the turn or stale mark most records have is said once (a
+        record with another, or none, says its own)."""
+        items = [record.to_json(self.copies) for record in records]
+        if self.copies:
+            return {"toolCalls": items}
+        entries = self._entries_of(records)
+        named = [_by_entry(item, entries.get(record.key)) for item, record in zip(items, records, strict=True)]
+        if not all("entry" in item for item in named):
+            return {"toolCalls": named}
+        shared = {field: value for field in _SHARED
+                  if (value := _most_common([item.get(field) for item in named])) is not None}
+        return {"toolCalls": [_alone(_against(item, shared)) for item in named], **shared}
+
+    def _entries_of(self, records: list[ToolCallRecord]) -> dict[str, str]:
+        if self._branch is not None and any(record.key not in self._results.by_key for record in records):
+            return self._results.of(self._branch())
+        return self._results.by_key
 
     # ----- refs and bodies (memory only: their entries are written by the caller) -----
     def reserve_refs(self, keys: Iterable[str]) -> None:
@@ -251,12 +278,17 @@ class ToolCallIndexer:
         branch's own call and result entries."""
         self._reset()
         entries = [entry for entry in branch_entries if isinstance(entry, dict)]
-        outputs = _referenced_outputs(entries)
+        self._results = ResultEntries()
+        results = {entry: key for key, entry in self._results.of(entries).items()}
+        indexes = {id(entry): named_records(entry["data"], results) for entry in entries
+                   if entry.get("type") == "custom" and entry.get("customType") == INDEX
+                   and isinstance(entry.get("data"), dict)}
+        outputs = _referenced_outputs(entries, indexes.values())
         aliases: list[dict[str, Any]] = []
         for entry in entries:
             kind, custom_type = entry.get("type"), entry.get("customType")
-            if kind == "custom" and custom_type == INDEX and isinstance(entry.get("data"), dict):
-                self._replay_index(entry["data"], outputs)
+            if kind == "custom" and custom_type == INDEX and id(entry) in indexes:
+                self._replay_index(entry["data"], indexes[id(entry)], outputs)
             elif kind == "custom_message" and custom_type == SUMMARY:
                 self._replay_summary(entry)
             elif kind == "custom" and custom_type == DEDUP_ALIAS and isinstance(entry.get("data"), dict):
@@ -266,10 +298,11 @@ class ToolCallIndexer:
             if keys is not None:
                 self._alias(*keys)
 
-    def _replay_index(self, data: dict[str, Any], outputs: dict[str, ToolCallRecord]) -> None:
+    def _replay_index(self, data: dict[str, Any], raws: list[dict[str, Any]],
+                      outputs: dict[str, ToolCallRecord]) -> None:
         backfilled = data.get("backfilled") is True
         records: list[ToolCallRecord] = []
-        for raw in _dicts(data.get("toolCalls")):
+        for raw in raws:
             if not isinstance(raw.get("toolCallId"), str) or not raw["toolCallId"]:
                 continue
             record = _read_back(raw, outputs)
@@ -327,12 +360,65 @@ def alias_keys(data: dict[str, Any]) -> tuple[str, str] | None:
                     occurrence_of(data, "originalResultOccurrence")))
 
 
-def _referenced_outputs(entries: list[dict[str, Any]]) -> dict[str, ToolCallRecord]:
+def _by_entry(item: dict[str, Any], entry: str | None) -> dict[str, Any]:
+    """A compact record naming its output by `entry` (as it is where the entry is unknown, or a copy)."""
+    if entry is None or "resultText" in item:
+        return item
+    return {"entry": entry, **{k: v for k, v in item.items() if k not in _TOLD_BY_ENTRY_ID}}
+
+
+def _most_common(values: list[Any]) -> Any:
+    """The value most records have (None: most have none; the first of the most common)."""
+    counts = Counter(json.dumps(value) for value in values)
+    return next(value for value in values if counts[json.dumps(value)] == max(counts.values()))
+
+
+def _against(item: dict[str, Any], shared: dict[str, Any]) -> dict[str, Any]:
+    """A record as its entry's shared fields leave it: what it has of its own (null for none)."""
+    own = {k: v for k, v in item.items() if k not in shared or v != shared[k]}
+    return {**own, **{field: None for field in shared if field not in item}}
+
+
+def _alone(item: dict[str, Any]) -> str | dict[str, Any]:
+    """A record naming its output by entry and nothing else is that entry's id."""
+    return item["entry"] if list(item) == ["entry"] else item
+
+
+_TOLD_BY_ENTRY_ID = ("toolCallId", "resultTimestamp", "resultOccurrence")
+_SHARED = ("turnIndex", "supersededBy")  # said once by an entry whose records are all named by entry
+
+
+def named_records(data: dict[str, Any], results: dict[str, str]) -> list[dict[str, Any]]:
+    """An index entry's records as pi-condense's dicts: a record named by its result's entry id (by
+    `results`, entry id -> occurrence key) gets that output's identity and the turn and stale mark the
+    entry says for its records, unless it says its own (null: none). An entry not on the branch leaves a
+    record without identity, skipped as a damaged one is."""
+    items = data.get("toolCalls")
+    shared = {field: data[field] for field in _SHARED if field in data}
+    raws: list[dict[str, Any]] = []
+    for item in items if isinstance(items, list) else []:
+        raw = {"entry": item} if isinstance(item, str) else item
+        if not isinstance(raw, dict):
+            continue
+        if "entry" in raw:
+            key = results.get(str(raw["entry"]))
+            if key is None:
+                raws.append({})
+                continue
+            parsed = parse_occ_key(key)
+            identity = {"toolCallId": parsed.tool_call_id, "resultTimestamp": parsed.result_timestamp}
+            if parsed.occurrence > 1:
+                identity["resultOccurrence"] = parsed.occurrence
+            merged = {**shared, **identity, **{k: v for k, v in raw.items() if k != "entry"}}
+            raw = {k: v for k, v in merged.items() if v is not None}  # null: not the entry's shared value
+        raws.append(raw)
+    return raws
+
+
+def _referenced_outputs(entries: list[dict[str, Any]],
+                        indexes: Iterable[list[dict[str, Any]]]) -> dict[str, ToolCallRecord]:
     """The branch's own records of the outputs that index records refer to, by occurrence key."""
-    indexes = [entry["data"] for entry in entries if entry.get("type") == "custom"
-               and entry.get("customType") == INDEX and isinstance(entry.get("data"), dict)]
-    keys = {ToolCallRecord.from_json(raw).key for data in indexes for raw in _dicts(data.get("toolCalls"))
-            if "resultText" not in raw}
+    keys = {ToolCallRecord.from_json(raw).key for raws in indexes for raw in raws if "resultText" not in raw}
     return {record.key: record for record in records_for_keys(entries, keys)} if keys else {}
 
 

@@ -19,6 +19,7 @@ import math
 import operator
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar, cast
 
 from condense.prefix import Following
@@ -174,3 +175,32 @@ def _original(message: M, sources: dict[int, Mapping[str, Any]]) -> M:
     if source is not None:
         return cast(M, source)  # the host's own message this copy was made of
     return _same_kind(message, {key: value for key, value in message.items() if key != OCCURRENCE})
+
+
+@dataclass
+class ResultEntries:
+    """The id of the entry holding each tool result of a growing branch, by the result's occurrence key:
+    a compact index record names its output by that id alone (the call id and timestamp are the
+    entry's). Only the entries new since the last look are read (a flush costs its batch). Two compare
+    by the entries they know (an index's state compares by it)."""
+
+    by_key: dict[str, str] = field(default_factory=dict)
+    _following: Following = field(default_factory=Following, compare=False, repr=False)
+    _occurrences: Occurrences = field(default_factory=Occurrences, compare=False, repr=False)
+
+    def of(self, entries: list[dict[str, Any]]) -> dict[str, str]:
+        seen = self._following.follow(entries)
+        if seen == 0:
+            self._occurrences, self.by_key = Occurrences(), {}
+        for entry in entries[seen:]:
+            message = entry.get("message") if entry.get("type") == "message" else None
+            if isinstance(message, dict) and message.get("role") == "toolResult" and isinstance(entry.get("id"), str):
+                key = occ_key(str(message.get("toolCallId", "")), result_timestamp_of(message.get("timestamp")),
+                              self._occurrences.count(message))
+                self.by_key[key] = entry["id"]
+        return self.by_key
+
+
+def result_entries(entries: list[dict[str, Any]]) -> dict[str, str]:
+    """The occurrence key of every tool result of a branch by the id of its entry."""
+    return {entry: key for key, entry in ResultEntries().of(entries).items()}

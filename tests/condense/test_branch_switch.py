@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from condense.engine import CondenseEngine
 from condense.records import CHAIN, FRONTIER, INDEX, SUMMARY
 from tests.support.memory_host import MemoryHost, make, stubbed
 
@@ -171,3 +172,21 @@ async def test_a_read_stale_only_on_the_old_branch_is_shown_whole_on_the_new_one
     await engine.on_session_tree()
     [output] = [m for m in drive.render() if m.get("role") == "toolResult"]
     assert output["content"][0]["text"] == big("r1"), "whether a read is stale depends on the branch"
+
+
+async def test_the_records_carried_over_refer_to_the_outputs_entries_the_branches_share() -> None:
+    """The carried index records name each output by the id of its result's entry, on both branches, not
+    by a copy of its call id and time."""
+    host, engine, drive = make()
+    await drive.prompt("read both", 100)
+    await drive.tool_turn(110, [("c1", big("c1")), ("c2", big("c2"))])
+    await drive.final(200)
+    _go_back_to(host, _position(host, "assistant", 200) + 1)
+    await engine.on_session_tree()
+    results = {e["id"]: e["message"]["toolCallId"] for e in host.entries
+               if e.get("type") == "message" and e["message"]["role"] == "toolResult"}
+    carried = [record for data in host.custom(INDEX) for record in data["toolCalls"]]
+    assert sorted(results[record] for record in carried) == ["c1", "c2"]
+    reloaded = CondenseEngine(host, engine.config)
+    reloaded.on_session_start()
+    assert reloaded.render(host.messages()) == drive.render()

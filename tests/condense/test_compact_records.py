@@ -45,7 +45,7 @@ async def test_compact_entries_leave_the_dropped_outputs_and_a_deterministic_bod
     assert "rangeSummaryText" not in host.custom(CHAIN)[1]
     for data in host.custom(INDEX):
         for record in data["toolCalls"]:
-            assert not {"resultText", "args", "toolName", "isError"} & set(record)
+            assert isinstance(record, str) or not {"resultText", "args", "toolName", "isError"} & set(record)
 
 
 async def test_a_reopened_compact_session_renders_the_same_bytes_and_answers_every_output() -> None:
@@ -94,3 +94,28 @@ async def test_a_fold_leaves_its_block_to_its_requests_and_reads_back_the_same()
     assert host.custom(FOLD) and all("text" not in fold for fold in host.custom(FOLD))
     assert [f.text for f in _reopened(host).history_fold.folds] == [f.text for f in engine.history_fold.folds]
     assert _reopened(host).render(host.messages()) == drive.render()
+
+
+async def test_a_compact_record_names_its_output_by_the_id_of_the_result_entry() -> None:
+    """The call id and result time each record repeated were two thirds of a compact file's growth."""
+    host, _, _ = await _pruned({})
+    results = {entry["id"]: entry["message"]["toolCallId"] for entry in host.branch()
+               if entry.get("type") == "message" and entry["message"]["role"] == "toolResult"}
+    named = [record for data in host.custom(INDEX) for record in data["toolCalls"]]
+    assert sorted(results[record] for record in named) == ["c1", "c2", "c3"]
+
+
+async def test_a_file_in_the_previous_compact_format_reopens_as_it_was_written() -> None:
+    """pi-tui's first compact records named their output by call id and result time."""
+    host, _, drive = await _pruned({})
+    before = drive.render()
+    results = {entry["id"]: entry["message"] for entry in host.branch()
+               if entry.get("type") == "message" and entry["message"]["role"] == "toolResult"}
+    for data in host.custom(INDEX):
+        turn = {"turnIndex": data.pop("turnIndex")} if "turnIndex" in data else {}
+        data["toolCalls"] = [{"toolCallId": results[r]["toolCallId"], **turn,
+                              "resultTimestamp": results[r]["timestamp"]} for r in data["toolCalls"]]
+    reopened = _reopened(host)
+    assert reopened.render(host.messages()) == before
+    for ref, output in (("t1", BIG), ("t2", BIG.upper()), ("t3", SMALL)):
+        assert reopened.query([ref])[0].endswith("\n\n" + output)

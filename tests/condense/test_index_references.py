@@ -11,6 +11,7 @@ from condense.engine import CondenseEngine
 from condense.index import MISSING_OUTPUT, ToolCallIndexer
 from condense.records import INDEX, ToolCallRecord
 from tests.support.memory_host import SCENARIO_SETTINGS, MemoryHost, assistant, call, make, result, user
+from tests.support.session_checks import index_records
 
 OUTPUT = "def total(cart):\n    return sum(line.price for line in cart)\n" * 200  # 12,000 characters
 
@@ -89,7 +90,7 @@ async def _flushed(config: dict[str, Any]) -> tuple[MemoryHost, CondenseEngine]:
 
 
 def _texts(host: MemoryHost) -> list[Any]:
-    return [record.get("resultText") for data in host.custom(INDEX) for record in data["toolCalls"]]
+    return [record.get("resultText") for records in index_records(host.entries) for record in records]
 
 
 def _index_bytes(host: MemoryHost) -> int:

@@ -21,9 +21,9 @@ from condense.occurrence import (
     parse_occ_key,
     result_timestamp_of,
 )
-from condense.records import INDEX
 from condense.render.stub import summarized_stub
 from tests.support.memory_host import Driver, MemoryHost, assistant, call, make, result, user
+from tests.support.session_checks import index_records
 
 
 def test_occ_key_joins_id_and_timestamp() -> None:
@@ -134,7 +134,7 @@ async def test_two_outputs_sharing_an_id_and_a_millisecond_are_both_recovered(sa
     assert "alpha" in engine.query(["t1"])[0] and "bravo" in engine.query(["t2"])[0]
     both = engine.query(["call_1"])[0]
     assert "## toolRef: call_1@50\n" in both and "## toolRef: call_1@50#2\n" in both and "bravo" in both
-    indexed = [call for data in host.custom(INDEX) for call in data["toolCalls"]]
+    indexed = [call for records in index_records(host.entries) for call in records]
     assert [call.get("resultOccurrence") for call in indexed] == [None, 2]  # the first as it always was
 
 

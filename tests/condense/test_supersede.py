@@ -14,11 +14,11 @@ from condense.config import CondenseConfig
 from condense.messages import ToolCall
 from condense.occurrence import message_key
 from condense.protect import is_protected
-from condense.records import INDEX
 from condense.supersede import SupersededReads, shown_lines, superseded_stub
 from pi_tui.session.store import Session
 from tests.conftest import corpus_path
 from tests.support.memory_host import Driver, assistant, make, result
+from tests.support.session_checks import index_records
 
 OLD = "def f():\n    return 1  # the original body\n" * 40  # 1,680 characters
 Call = tuple[str, str, dict[str, Any], str, bool]  # id, tool, arguments, output, is error
@@ -144,10 +144,10 @@ async def test_stubbed_only_at_a_flush_and_deterministically() -> None:
     await drive.final(400)
     first, second = drive.render(), drive.render()
     assert superseded(drive) == ["r1"] and json.dumps(first) == json.dumps(second)
-    [entry] = [data for data in drive.host.custom(INDEX) if data["toolCalls"][0]["toolCallId"] == "r1"]
-    assert entry["toolCalls"][0]["supersededBy"] == "edit"
+    [records] = [records for records in index_records(drive.host.entries) if records[0]["toolCallId"] == "r1"]
+    assert records[0]["supersededBy"] == "edit"
     await engine.flush("manual")
-    assert [data["toolCalls"][0]["toolCallId"] for data in drive.host.custom(INDEX)].count("r1") == 1
+    assert [records[0]["toolCallId"] for records in index_records(drive.host.entries)].count("r1") == 1
 
 
 

@@ -20,8 +20,9 @@ from typing import Any
 from condense.blobs import read_sidecar
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
+from condense.index import named_records
 from condense.messages import AgentMessage, UserMessage, content_text, tool_calls
-from condense.occurrence import message_key, occ_key, result_timestamp_of
+from condense.occurrence import message_key, occ_key, result_entries, result_timestamp_of
 from condense.records import INDEX, SUMMARY
 from pi_tui.ai.convert import convert_to_llm
 from pi_tui.ai.openai_format import to_openai_messages
@@ -154,6 +155,7 @@ def check_ledger(session: Session) -> int:
     indexed: Counter[str] = Counter()
     ref_of: dict[str, str] = {}
     summaries = 0
+    results = result_entries(session.branch_entries())  # a compact record names its output by entry id
     for entry in session.branch_entries():
         if entry.get("type") == "custom_message" and entry.get("customType") == SUMMARY:
             summaries += 1
@@ -162,7 +164,7 @@ def check_ledger(session: Session) -> int:
                 _claim(ref_of, ref["shortId"], _key(ref))
         elif entry.get("type") == "custom" and entry.get("customType") == INDEX:
             data = entry.get("data") or {}
-            records = data.get("toolCalls") or []
+            records = named_records(data, results)
             for record in records:
                 indexed[_key(record)] += 1
             for position, ref in enumerate(data.get("refs") or []):

@@ -1,11 +1,14 @@
 """Reading back a session file that writers raced or a full disk interrupted: does every entry hang on
-the tree, is no temporary file left behind, and which turns did it keep."""
+the tree, is no temporary file left behind, and which turns did it keep; what its index records name."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+from condense.index import named_records
+from condense.occurrence import result_entries
+from condense.records import INDEX
 from pi_tui.session.store import Session
 
 
@@ -19,6 +22,14 @@ def by_text(session: Session) -> dict[str, dict[str, Any]]:
 def first_texts(session: Session) -> list[str]:
     """The first text of each user and assistant message in the file: which turns survived, in order."""
     return list(by_text(session))
+
+
+def index_records(entries: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The records of each index entry of a branch as pi-condense's dicts (call id, result time): a
+    compact record names its output by its result entry's id."""
+    results = result_entries(entries)
+    return [named_records(e["data"], results) for e in entries
+            if e.get("customType") == INDEX and isinstance(e.get("data"), dict)]
 
 
 def assert_every_parent_resolves(path: Path) -> Session:

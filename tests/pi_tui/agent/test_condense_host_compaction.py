@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from condense.config import CondenseConfig
-from condense.records import INDEX, SUMMARY
+from condense.records import SUMMARY
 from pi_tui.agent.condense_host import install
 from pi_tui.agent.host import AgentHost
 from pi_tui.agent.loop import AgentConfig
@@ -21,6 +21,7 @@ from pi_tui.session.store import Session
 from pi_tui.tools import make_tools
 from tests.conftest import corpus_path
 from tests.support.fake_openai import FakeOpenAI
+from tests.support.session_checks import index_records
 from tests.support.typed import present
 
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -62,8 +63,7 @@ async def test_pruner_now_in_a_compacted_session_leaves_what_the_compaction_repl
     left_out = before_cut(entries)
     summarised = {ref["toolCallId"] for e in entries if e.get("customType") == SUMMARY
                   for ref in e["details"]["toolCallRefs"]}
-    indexed = {record["toolCallId"] for e in entries if e.get("customType") == INDEX
-               for record in e["data"]["toolCalls"]}
+    indexed = {record["toolCallId"] for records in index_records(entries) for record in records}
     chained = {call_id for chain in engine.chains for call_id in chain.dropped_tool_call_ids}
     assert summarised, "the outputs the context holds are summarised"
     assert not (summarised | indexed | chained) & left_out
