@@ -155,6 +155,11 @@ async def test_context_overflow_prunes_everything_then_retries_once(fake_openai:
     assert len(json.dumps(retried)) < len(json.dumps(overflowed)) - 4000
     assert tool_texts(retried) == [], "the closed first task was compressed as a whole (like /pruner compact)"
     assert '<compressed-chain id=\\"b1\\" tools=\\"t1\\">' in json.dumps(retried)
+    # nothing is added after the prompt: the retry still ends with it, and no summary follows it on the branch
+    assert retried["messages"][-1] == {"role": "user", "content": [{"type": "text", "text": "more"}]}
+    prompt = next(i for i, e in enumerate(host.session.branch_entries())
+                  if e.get("type") == "message" and e["message"]["content"] == [{"type": "text", "text": "more"}])
+    assert not [e for e in host.session.branch_entries()[prompt:] if e.get("type") == "custom_message"]
 
 
 async def test_a_second_overflow_is_said_plainly_and_the_session_stays_valid(fake_openai: FakeOpenAI,
@@ -171,23 +176,6 @@ async def test_a_second_overflow_is_said_plainly_and_the_session_stays_valid(fak
     assert len(plain) == 1 and "still over the model's context window" in plain[0]
     reloaded = Session.open(present(host.session.path))
     assert reloaded.warnings == [] and reloaded.messages()[-1].get("stopReason") == "error"
-
-
-async def test_an_overflow_at_the_prompt_prunes_without_adding_anything_after_it(
-        fake_openai: FakeOpenAI, tmp_path: Path) -> None:
-    (tmp_path / "big.txt").write_text("x" * 5000)
-    fake_openai.push(tool_reply(call("read", {"path": "big.txt"}, "c1")), text_reply("first"),
-                     context_overflow(), text_reply("fits now"))
-    host, _ = await agent(fake_openai, tmp_path, prune_on="on-demand")
-    await host.prompt("read")
-    added = await host.prompt("more")
-    assert dicts(added)[-1]["content"][0]["text"] == "fits now"
-    overflowed, retried = fake_openai.requests[-2], fake_openai.requests[-1]
-    assert len(json.dumps(retried)) < len(json.dumps(overflowed)), "a retry is never the same request"
-    assert retried["messages"][-1] == {"role": "user", "content": [{"type": "text", "text": "more"}]}
-    prompt = next(i for i, e in enumerate(host.session.branch_entries())
-                  if e.get("type") == "message" and e["message"]["content"] == [{"type": "text", "text": "more"}])
-    assert not [e for e in host.session.branch_entries()[prompt:] if e.get("type") == "custom_message"]
 
 
 async def test_an_overflow_with_pruning_off_calls_no_summariser(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
