@@ -259,7 +259,7 @@ class SessionTreeScreen(ModalScreen[str | None]):
         if self.search:
             needle = self.search.lower()
             self.rows = [row for row in self.rows if needle in self._haystack(row)]
-        self.search_line.update(Content(f"search: {self.search}▏" if self.search else "type to search"))
+        self.search_line.update(Content(self._search_text()))
         self.list.clear_options()
         self.list.add_options([Option(row_content(row, self.show_times), id=row.entry_id) for row in self.rows])
         shown = {"default": "", "user": " · user messages only", "all": " · every entry"}[self.mode]
@@ -271,6 +271,15 @@ class SessionTreeScreen(ModalScreen[str | None]):
             self.list.highlighted = ids.index(keep)
         elif self.rows:
             self.list.highlighted = next((i for i, row in enumerate(self.rows) if row.active), len(ids) - 1)
+
+    def _search_text(self) -> str:
+        """The line under the header: the search typed, else what to type. With label times on and no label
+        in the tree it says how to set one (a toast there covered the header's end)."""
+        if self.search:
+            return f"search: {self.search}▏"
+        if self.show_times and not any(row.label for row in self.rows):
+            return "no labels yet: Shift+L labels the highlighted entry · type to search"
+        return "type to search"
 
     def _haystack(self, row: Row) -> str:
         """The lowercased text a search matches against, made once per entry (results can be megabytes)."""
@@ -321,8 +330,6 @@ class SessionTreeScreen(ModalScreen[str | None]):
         self.show_times = not self.show_times
         row = self.current
         self.fill(row.entry_id if row else None)
-        if self.show_times and not any(row.label for row in self.rows):
-            self.notify("no labels yet: Shift+L labels the highlighted entry", timeout=4)
 
     def action_set_label(self) -> None:
         """Shift+L: type the highlighted entry's label (the current one is there to edit); an empty one

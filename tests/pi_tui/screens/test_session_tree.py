@@ -251,6 +251,9 @@ async def test_shift_t_at_80x24_keeps_the_header_one_line_and_the_leaf_in_view(m
         await wait_for(pilot, lambda: "label times" in str(tree.title_line.render()))
         await pilot.pause()
         assert tree.title_line.size.height == 1
+        # no label in the tree: the line under the header says how to set one, no toast covers the header
+        assert str(tree.search_line.render()).startswith("no labels yet: Shift+L labels the highlighted entry")
+        assert not app._notifications
         rows, highlighted = tree.list, tree.list.highlighted
         assert highlighted is not None and tree.rows[highlighted].active
         top = round(rows.scroll_offset.y)
