@@ -11,7 +11,7 @@ from typing import Any
 
 from condense.engine import CondenseEngine
 from condense.records import CHAIN, FRONTIER, INDEX, SUMMARY
-from tests.support.memory_host import MemoryHost, make, stubbed
+from tests.support.memory_host import Driver, MemoryHost, make, stubbed
 
 BIG = "line of output\n" * 100  # 1,500 characters: over min_batch_chars
 
@@ -37,14 +37,25 @@ def _summarised(host: MemoryHost) -> Counter[str]:
                    for ref in e["details"]["toolCallRefs"])
 
 
-async def test_a_flush_done_at_a_later_leaf_is_kept_and_nothing_is_summarised_twice() -> None:
-    host, engine, drive = make()
+async def _read_both(config: dict[str, Any] | None = None) -> tuple[MemoryHost, CondenseEngine, Driver]:
+    """A task that read two big outputs and ended: its final reply flushed them."""
+    host, engine, drive = make(config)
     await drive.prompt("read both", 100)
     await drive.tool_turn(110, [("c1", big("c1")), ("c2", big("c2"))])
     await drive.final(200)
-    assert len(host.prompts) == 1 and stubbed(drive.render()) == ["c1", "c2"]
-    _go_back_to(host, _position(host, "assistant", 200) + 1)  # before the summary the final reply flushed
+    return host, engine, drive
+
+
+async def _back_before_the_flush(host: MemoryHost, engine: CondenseEngine) -> None:
+    """`/tree` to the final reply: the summary and records its flush wrote are on the branch left behind."""
+    _go_back_to(host, _position(host, "assistant", 200) + 1)
     await engine.on_session_tree()
+
+
+async def test_a_flush_done_at_a_later_leaf_is_kept_and_nothing_is_summarised_twice() -> None:
+    host, engine, drive = await _read_both()
+    assert len(host.prompts) == 1 and stubbed(drive.render()) == ["c1", "c2"]
+    await _back_before_the_flush(host, engine)
     assert stubbed(drive.render()) == ["c1", "c2"], "still stubs, at once"
     assert engine.index.get_short_ref("c1@111") == "t1" and engine.index.get_short_ref("c2@112") == "t2"
     await drive.prompt("and the third", 300)
@@ -58,12 +69,8 @@ async def test_a_flush_done_at_a_later_leaf_is_kept_and_nothing_is_summarised_tw
 
 
 async def test_a_reload_of_the_new_branch_finds_the_same_work() -> None:
-    host, engine, drive = make()
-    await drive.prompt("read both", 100)
-    await drive.tool_turn(110, [("c1", big("c1")), ("c2", big("c2"))])
-    await drive.final(200)
-    _go_back_to(host, _position(host, "assistant", 200) + 1)
-    await engine.on_session_tree()
+    host, engine, drive = await _read_both()
+    await _back_before_the_flush(host, engine)
     carried = drive.render()
     engine.on_session_start()
     assert drive.render() == carried
@@ -86,23 +93,16 @@ async def test_a_summary_half_on_the_new_branch_is_kept_for_that_half_only() -> 
 
 
 async def test_a_compressed_chain_on_the_new_branch_stays_compressed() -> None:
-    host, engine, drive = make({"chain_compression": {"rolling_window": 0}})
-    await drive.prompt("read both", 100)
-    await drive.tool_turn(110, [("c1", big("c1")), ("c2", big("c2"))])
-    await drive.final(200)
+    host, engine, drive = await _read_both({"chain_compression": {"rolling_window": 0}})
     [chain] = host.custom(CHAIN)
     before = drive.render()
-    _go_back_to(host, _position(host, "assistant", 200) + 1)
-    await engine.on_session_tree()
+    await _back_before_the_flush(host, engine)
     assert host.custom(CHAIN) == [chain]
     assert drive.render() == before
 
 
 async def test_a_chain_cut_by_the_switch_is_left_behind_and_its_outputs_keep_their_summary() -> None:
-    host, engine, drive = make({"chain_compression": {"rolling_window": 0}})
-    await drive.prompt("read both", 100)
-    await drive.tool_turn(110, [("c1", big("c1")), ("c2", big("c2"))])
-    await drive.final(200)
+    host, engine, drive = await _read_both({"chain_compression": {"rolling_window": 0}})
     _go_back_to(host, _position(host, "toolResult", 112) + 1)  # the chain's final reply is not on the branch
     await engine.on_session_tree()
     assert host.custom(CHAIN) == [] and len(engine.chains) == 0
@@ -130,17 +130,13 @@ async def test_the_frontier_reached_on_the_old_branch_is_kept_when_it_lies_on_th
     await drive.final(200)
     frontier = engine.flusher.frontier
     assert frontier is not None and frontier.outcome == "skipped-trivial"
-    _go_back_to(host, _position(host, "assistant", 200) + 1)
-    await engine.on_session_tree()
+    await _back_before_the_flush(host, engine)
     assert engine.flusher.frontier == frontier
     assert [data for data in host.custom(FRONTIER)] == [frontier.to_json()]
 
 
 async def test_switching_to_the_branch_that_holds_the_work_writes_nothing() -> None:
-    host, engine, drive = make()
-    await drive.prompt("read both", 100)
-    await drive.tool_turn(110, [("c1", big("c1")), ("c2", big("c2"))])
-    await drive.final(200)
+    host, engine, _ = await _read_both()
     count = len(host.entries)
     await engine.on_session_tree()
     assert len(host.entries) == count
@@ -151,10 +147,7 @@ def _kinds(host: MemoryHost) -> list[Any]:
 
 
 async def test_each_summary_is_written_before_the_records_that_stub_its_outputs() -> None:
-    host, engine, drive = make()
-    await drive.prompt("read both", 100)
-    await drive.tool_turn(110, [("c1", big("c1")), ("c2", big("c2"))])
-    await drive.final(200)
+    host, engine, _ = await _read_both()
     keep = _position(host, "assistant", 200) + 1
     _go_back_to(host, keep)
     await engine.on_session_tree()
@@ -177,12 +170,8 @@ async def test_a_read_stale_only_on_the_old_branch_is_shown_whole_on_the_new_one
 async def test_the_records_carried_over_refer_to_the_outputs_entries_the_branches_share() -> None:
     """The carried index records name each output by the id of its result's entry, on both branches, not
     by a copy of its call id and time."""
-    host, engine, drive = make()
-    await drive.prompt("read both", 100)
-    await drive.tool_turn(110, [("c1", big("c1")), ("c2", big("c2"))])
-    await drive.final(200)
-    _go_back_to(host, _position(host, "assistant", 200) + 1)
-    await engine.on_session_tree()
+    host, engine, drive = await _read_both()
+    await _back_before_the_flush(host, engine)
     results = {e["id"]: e["message"]["toolCallId"] for e in host.entries
                if e.get("type") == "message" and e["message"]["role"] == "toolResult"}
     carried = [record for data in host.custom(INDEX) for record in data["toolCalls"]]

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from pi_tui.commands import COMMANDS
 from pi_tui.demo.client import NEXT_TASK_HINT
 from pi_tui.modes.print_mode import EXIT_OK, INTERACTIVE, run_print
@@ -53,12 +55,16 @@ def test_a_pi_users_template_and_skill_reach_the_models_json_provider_expanded(
     assert sent.startswith(f'<skill name="{SKILL}" location="') and sent.endswith("</skill>\n\nfor 2.0")
 
 
-def test_an_unknown_slash_word_is_refused_with_exit_2_and_nothing_is_sent(
-        tmp_path: Path, fake_openai: FakeOpenAI) -> None:
-    done = run_cli("-p", "/compcat now", "--model", "openai/fake", "--base-url", fake_openai.base_url, cwd=tmp_path)
+@pytest.mark.parametrize(("prompt", "said"), [
+    ("/compcat now", "unknown command /compcat: no command, prompt template or skill has that name; nothing was sent"),
+    ("/tree", "/tree is an interactive command: run pi-tui and type it there; nothing was sent"),
+])
+def test_a_slash_word_print_mode_cannot_run_is_refused_with_exit_2_and_nothing_is_sent(
+        tmp_path: Path, fake_openai: FakeOpenAI, prompt: str, said: str) -> None:
+    """A mistyped command was a paid request; a TUI command has nothing to do headless."""
+    done = run_cli("-p", prompt, "--model", "openai/fake", "--base-url", fake_openai.base_url, cwd=tmp_path)
     assert done.returncode == 2
-    assert done.stderr.splitlines()[-1] == ("pi-tui: error: unknown command /compcat: no command, prompt template"
-                                            " or skill has that name; nothing was sent")
+    assert done.stderr.splitlines()[-1] == f"pi-tui: error: {said}"
     assert fake_openai.requests == [] and not sessions_root().exists()
 
 
@@ -100,15 +106,6 @@ async def test_compact_in_print_mode_compacts_the_session_and_says_so_in_one_lin
     [line] = err.getvalue().splitlines()[-1:]
     assert re.fullmatch(r"pi-tui: compacted [\d.]+k tokens of conversation into a summary; the session continues "
                         r"from it \(pi-tui show prints it\)", line), line
-
-
-def test_a_tui_command_is_named_as_interactive_with_exit_2_and_nothing_is_sent(
-        tmp_path: Path, fake_openai: FakeOpenAI) -> None:
-    done = run_cli("-p", "/tree", "--model", "openai/fake", "--base-url", fake_openai.base_url, cwd=tmp_path)
-    assert done.returncode == 2
-    assert done.stderr.splitlines()[-1] == ("pi-tui: error: /tree is an interactive command: run pi-tui and type"
-                                            " it there; nothing was sent")
-    assert fake_openai.requests == [] and not sessions_root().exists()
 
 
 def test_print_mode_knows_every_command_of_the_tui() -> None:
