@@ -548,7 +548,7 @@ class CondenseEngine:
     def _write_flush_metrics(self, trigger: FlushTrigger, result: FlushResult) -> None:
         branch = self.host.branch()
         metrics = compute_context_metrics(branch, self.flusher.frontier, self.index.is_summarized,
-                                          self.is_protected, self._metrics)
+                                          self.is_protected, self._metrics, self.flusher.cut().turn)
         data = {"ts": _now_marker(branch), "trigger": trigger, "capturedBatches": result.captured,
                 "processedBatches": result.processed, "outcome": result.outcome, "metrics": metrics.to_json()}
         try:
@@ -558,7 +558,7 @@ class CondenseEngine:
 
     def context_metrics(self) -> ContextMetrics:
         return compute_context_metrics(self.host.branch(), self.flusher.frontier, self.index.is_summarized,
-                                       self.is_protected, self._metrics)
+                                       self.is_protected, self._metrics, self.flusher.cut().turn)
 
     # ----- rendering --------------------------------------------------------------------------
 

@@ -10,7 +10,8 @@ JavaScript's `JSON.stringify` writes them, divided by 4 and rounded half up (the
 - Largest chain share: the larger of the biggest chain (closed, or interrupted by a new user message)
   and the open segment, as a percentage of the whole branch. Near 100 for a single-chain session.
 - Frontier gap: tool results past the frontier that a flush could still summarize (not summarized yet,
-  not protected). 0 when there is nothing left to capture.
+  not protected, not before a compaction's cut, which no request carries). 0 when there is nothing left
+  to capture.
 """
 
 from __future__ import annotations
@@ -145,14 +146,21 @@ class MetricsScan:
                                          self._latest_args.get(call_id, {}), size))
 
     def metrics(self, frontier: Frontier | None, is_summarized: IsSummarized,
-                is_protected: IsProtected) -> ContextMetrics:
+                is_protected: IsProtected, cut_turn: int = 0) -> ContextMetrics:
         if not self._count:
             return ContextMetrics()
         return ContextMetrics(
             open_cycle_thinking_tokens=_tokens(self._open_thinking),
             largest_chain_share_pct=_percent(max(self._largest_chain, self._open), self._total),
-            frontier_gap_tokens=self._frontier_gap_tokens(frontier, is_summarized, is_protected),
+            frontier_gap_tokens=self._frontier_gap_tokens(frontier, is_summarized, is_protected, cut_turn),
         )
+
+    def _turn_start(self, turn: int) -> int:
+        """Where assistant turn `turn` (counted from 0 as capture counts them) starts; the end of the
+        branch when there is no such turn yet."""
+        if turn <= 0:
+            return 0
+        return self._assistants[turn][0] if turn < len(self._assistants) else self._count
 
     def _frontier_boundary(self, frontier: Frontier | None) -> tuple[int, int, frozenset[str]]:
         """Where counting starts: (first position to scan, end of the frontier's own turn, ids of that
@@ -175,8 +183,9 @@ class MetricsScan:
         return position + 1, turn_end, frozenset(ids[: found + 1])
 
     def _frontier_gap_tokens(self, frontier: Frontier | None, is_summarized: IsSummarized,
-                             is_protected: IsProtected) -> int:
+                             is_protected: IsProtected, cut_turn: int) -> int:
         scan_from, turn_end, attempted = self._frontier_boundary(frontier)
+        scan_from = max(scan_from, self._turn_start(cut_turn))
         tokens = 0
         for result in self._results[bisect.bisect_left(self._results, scan_from, key=lambda r: r.position):]:
             if result.position < turn_end and result.call_id in attempted:
@@ -189,11 +198,12 @@ class MetricsScan:
 
 def compute_context_metrics(branch_entries: list[dict[str, Any]], frontier: Frontier | None,
                             is_summarized: IsSummarized, is_protected: IsProtected,
-                            scan: MetricsScan | None = None) -> ContextMetrics:
+                            scan: MetricsScan | None = None, cut_turn: int = 0) -> ContextMetrics:
     """The three metrics of the branch (session entries, root to leaf). Turn indexes count every
-    assistant message from 0, as capture does, so the frontier's turn is found where the flush left it.
+    assistant message from 0, as capture does, so the frontier's turn is found where the flush left it,
+    and a compaction's cut (`cut_turn`, the first turn the context still holds) where the flusher has it.
     `scan` remembers the branch from one flush to the next (a fresh one measures everything)."""
-    return (scan or MetricsScan()).of(branch_entries).metrics(frontier, is_summarized, is_protected)
+    return (scan or MetricsScan()).of(branch_entries).metrics(frontier, is_summarized, is_protected, cut_turn)
 
 
 def status_block(metrics: ContextMetrics | None, rearmed: bool) -> list[str]:

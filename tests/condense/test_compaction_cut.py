@@ -74,3 +74,14 @@ def test_the_cut_follows_the_newest_compaction_as_the_branch_grows() -> None:
     branch.append({"type": "compaction", "id": "k2", "firstKeptEntryId": "gone"})  # a line skipped on load
     assert cut.of(branch) == Cut(5, 2)
     assert CompactionCut().of(branch[:3]) == Cut()
+
+
+async def test_the_frontier_gap_counts_only_what_the_context_still_holds() -> None:
+    host, engine, drive = make({"prune_on": "on-demand", "min_batch_chars": 0})
+    for n in range(4):
+        await task(drive, n, 1_000 * (n + 1))
+    every_output = engine.context_metrics().frontier_gap_tokens  # four outputs of one size, none flushed yet
+    compact_before(host, "request 2")
+    assert engine.context_metrics().frontier_gap_tokens * 2 == every_output, "c0 and c1 no request carries"
+    await engine.flush("manual")
+    assert engine.context_metrics().frontier_gap_tokens == 0
