@@ -152,6 +152,9 @@ class CondenseTree(Tree[Node]):
         return text
 
 
+HINT = "Enter: original output / fold · Ctrl+O: whole summary · /: filter · Esc: close"
+
+
 class PrunerTreeScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [*keymap.TREE]
     DEFAULT_CSS = """
@@ -161,6 +164,7 @@ class PrunerTreeScreen(ModalScreen[None]):
     }
     PrunerTreeScreen .tree-title { color: $accent; text-style: bold; }
     PrunerTreeScreen .tree-hint { color: $muted; }
+    PrunerTreeScreen .tree-hint.-refused { color: $warning; }
     PrunerTreeScreen Tree { height: 1fr; background: $surface; }
     PrunerTreeScreen Input { background: $panel; }
     """
@@ -187,8 +191,7 @@ class PrunerTreeScreen(ModalScreen[None]):
             yield Static(Content(self._title()), classes="tree-title")
             yield self.filter_input
             yield self.tree_view
-            hint = "Enter: original output / fold · Ctrl+O: whole summary · /: filter · Esc: close"
-            yield Static(Content(hint), classes="tree-hint")
+            yield Static(Content(HINT), classes="tree-hint")
 
     def on_mount(self) -> None:
         self.tree_view.show_root = False
@@ -216,6 +219,15 @@ class PrunerTreeScreen(ModalScreen[None]):
             text, _ = self.engine.query([node.key])
             self.app.push_screen(TextViewScreen(f"original output · {node.key}", text))
 
+    def _say(self, text: str, refused: bool) -> None:
+        """The hint line under the tree, which the reader is looking at (a toast would cover the rows)."""
+        hint = self.query_one(".tree-hint", Static)
+        hint.update(Content(text))
+        hint.set_class(refused, "-refused")
+
+    def on_tree_node_highlighted(self, _: Tree.NodeHighlighted[Node]) -> None:
+        self._say(HINT, False)
+
     def _current(self) -> TreeNode[Node] | None:
         return self.tree_view.cursor_node
 
@@ -225,7 +237,7 @@ class PrunerTreeScreen(ModalScreen[None]):
         if node is not None and node.kind == "call" and current is not None and current.parent is not None:
             node = current.parent.data
         if node is None or node.kind not in ("summary", "chain", "fold"):
-            self.notify("move to a summary, a chain or a fold to see its whole text", severity="warning")
+            self._say("Ctrl+O: move to a summary, a chain or a fold first, then it shows the whole text", True)
             return
         plain = node.label.plain
         self.app.push_screen(TextViewScreen(plain, node.body or "(no summary text)", markdown=node.kind != "fold"))

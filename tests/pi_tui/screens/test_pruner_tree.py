@@ -16,7 +16,7 @@ from condense import CallView, ChainView, PruneTree, SummaryView, prune_tree
 from condense.config import CondenseConfig
 from pi_tui.modes.offline import offline_engine
 from pi_tui.screens.form import field_specs, parse_value, to_text
-from pi_tui.screens.pruner_tree import PrunerTreeScreen, condense_tree, filter_nodes
+from pi_tui.screens.pruner_tree import HINT, PrunerTreeScreen, condense_tree, filter_nodes
 from pi_tui.screens.text_view import TextViewScreen
 from pi_tui.session.store import Session
 from pi_tui.settings import Settings
@@ -118,6 +118,24 @@ async def test_slash_filters_the_tree_and_enter_shows_the_original(make_app, fix
         assert isinstance(app.screen, TextViewScreen)
         assert "line 40: total = subtotal - discount + tax" in app.screen.text
 
+
+
+async def test_ctrl_o_on_a_row_without_text_says_so_in_the_hint_line_not_a_toast(make_app, fixed_session, wait) -> None:
+    path = fixed_session()
+    engine_for(path, CHAIN, ALIAS)
+    app = make_app(session=path, model=None)
+    async with app.run_test(size=(110, 32)) as pilot:
+        await wait(pilot)
+        app.push_screen(PrunerTreeScreen(app.runtime.engine, app.runtime.host.session.branch_entries()))
+        await pilot.pause()
+        hint = app.screen.query_one(".tree-hint", Static)
+        await pilot.press("end", "ctrl+o")  # the deduplicated outputs: no summary of their own
+        await pilot.pause()
+        assert "move to a summary, a chain or a fold first" in str(hint.render())
+        assert hint.has_class("-refused") and not app._notifications
+        await pilot.press("home")
+        await pilot.pause()
+        assert str(hint.render()) == HINT and not hint.has_class("-refused")
 
 class Sample(BaseModel):
     flag: bool = Field(True, description="A switch.")
