@@ -6,9 +6,11 @@ Run: .venv/bin/python benchmarks/session_growth.py [--copies]
 Each Pi session of ../shared/corpus is copied to a temporary folder, opened by pi-tui's agent host with
 the extractive summariser (no model), and pruned by the `/pruner now` handler; then the host moves to the
 user message three quarters along the branch (`/tree`, continue from here) and flushes again. Printed per
-session: the growth of the file over the original after each step, and the bytes and count of every
-record type condense wrote. `--copies` writes pi-condense's full copies (`index_copies = true`).
-Goal: a few percent with the default settings (issue 22).
+session: what opening it did (a Pi file older than version 3 is migrated, as Pi migrates it: an id and a
+parent id on every line), the growth of the file as opened after each step (what pruning adds), and the
+bytes of every record type condense wrote (the records of a `context-prune-records` entry each under its
+own type, the entries' envelopes apart). `--copies` writes pi-condense's full copies (`index_copies = true`).
+Goal: pruning adds a few percent with the default settings (issue 22).
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from condense.config import CondenseConfig  # noqa: E402
+from condense.entry_log import dump_line  # noqa: E402
+from condense.record_bursts import expanded  # noqa: E402
+from condense.records import RECORD_PREFIX, RECORDS  # noqa: E402
 from pi_tui.agent.condense_host import install  # noqa: E402
 from pi_tui.agent.host import AgentHost  # noqa: E402
 from pi_tui.agent.loop import AgentConfig  # noqa: E402
@@ -46,12 +51,28 @@ class _Quiet:
 
 
 def written(path: Path, original_lines: int) -> Counter[str]:
-    """Bytes per entry type (custom type where there is one) of what was appended to `path`."""
+    """Bytes per entry type (custom type where there is one) of what was appended to `path`; a records
+    entry's records each under their own type, what is left of its line as its envelope."""
     sizes: Counter[str] = Counter()
     for line in path.read_bytes().splitlines(keepends=True)[original_lines:]:
         entry = json.loads(line)
-        sizes[entry.get("customType") or entry.get("type")] += len(line)
+        kind = entry.get("customType") or entry.get("type")
+        if kind != RECORDS:
+            sizes[kind] += len(line)
+            continue
+        for record in expanded([entry]):
+            size = len(dump_line({"data": [record["customType"].removeprefix(RECORD_PREFIX), record["data"]]})) - 10
+            sizes[record["customType"]] += size
+            sizes[f"{RECORDS} (envelope)"] += -size
+        sizes[f"{RECORDS} (envelope)"] += len(line)
     return sizes
+
+
+def opened_size(path: Path, folder: Path) -> int:
+    """The size of the file as pi-tui (and Pi) open it: migrated to version 3 where it is older."""
+    copy = folder / f"opened-{path.name}"
+    Session.open(path).save_as(copy)
+    return copy.stat().st_size
 
 
 async def prune(path: Path, settings: dict[str, object]) -> AgentHost:
@@ -83,13 +104,18 @@ async def _pruner_now(host: AgentHost) -> None:
 async def measure(name: str, settings: dict[str, object], folder: Path) -> None:
     path = folder / name
     shutil.copyfile(CORPUS / name, path)
-    size, lines = path.stat().st_size, len(path.read_bytes().splitlines())
+    original = path.read_bytes()
+    size, lines = len(original), len(original.splitlines())
+    opened = opened_size(path, folder)
     host = await prune(path, settings)
     pruned = path.stat().st_size
+    added = (pruned - opened) / opened if path.read_bytes() != original else 0.0  # nothing written: not migrated
     await switch_and_prune(host)
     switched = path.stat().st_size
-    print(f"{name}: {size:,} bytes; after /pruner now +{(pruned - size) / size:.1%}, "
-          f"after /tree + flush +{(switched - size) / size:.1%}")
+    print(f"{name}: {size:,} bytes, {opened:,} as opened ({(opened - size) / size:+.1%}: migration);"
+          f" pruning adds {added:+.1%} after /pruner now,"
+          f" {(switched - opened) / opened:+.1%} after /tree + flush"
+          f" (over the original: {(pruned - size) / size:+.1%}, {(switched - size) / size:+.1%})")
     for kind, count in written(path, lines).most_common():
         print(f"  {kind:32} {count:>9,} bytes")
 

@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from condense.capture import branch_records
-from condense.chains.model import ChainEntry
+from condense.chains.model import ChainEntry, newest_message_time
 from condense.fold import FOLD, Fold, user_identity
 from condense.frontier import Frontier
-from condense.host import Host
 from condense.index import ToolCallIndexer
 from condense.messages import SUMMARY_TYPE
 from condense.occurrence import Occurrences, occ_key, result_timestamp_of
+from condense.record_bursts import RecordWriter
 from condense.records import CHAIN, FRONTIER, SummaryRef, ToolCallRecord
 
 
@@ -68,11 +68,12 @@ class _Branch:
 
 
 async def carry_over(held: Held, now: ToolCallIndexer, chains: Iterable[ChainEntry], folds: Iterable[Fold],
-                     frontier: Frontier | None, host: Host) -> int:
-    """Write onto the host's branch the work `held` did for outputs it holds and `now` (its own index,
-    chains, folds and frontier) lacks; returns how many entries were written. A failed write stops
-    there: what was written is whole (every summary before its records), the rest stays raw."""
-    entries = host.branch()
+                     frontier: Frontier | None, writer: RecordWriter) -> int:
+    """Write onto the host's branch (through `writer`, the engine's) the work `held` did for
+    outputs it holds and `now` (its own index, chains, folds and frontier) lacks; returns how many
+    records were written. A failed write stops there: what was written is whole (every summary before
+    its records), the rest stays raw."""
+    entries = writer.host.branch()
     branch = _Branch.of(entries)
     old = held.index
     missing = [record for record in old.records() if record.key in branch.keys and record.key not in now]
@@ -86,7 +87,7 @@ async def carry_over(held: Held, now: ToolCallIndexer, chains: Iterable[ChainEnt
     for text, covered in old.summaries():
         on_branch = [key for key in covered if key in keys]
         if on_branch:
-            await host.append_custom_message(SUMMARY_TYPE, text, False, _details(old, on_branch))
+            await writer.append_custom_message(SUMMARY_TYPE, text, False, _details(old, on_branch))
             summarised.update(on_branch)
             written += 1
     named = {ref for chain in chains_ for ref in chain.tool_refs} | {ref for fold in folds_ for ref in _fold_refs(fold)}
@@ -96,20 +97,20 @@ async def carry_over(held: Held, now: ToolCallIndexer, chains: Iterable[ChainEnt
         chosen = [r for r in records if _is_original(old, r) == original]
         refs = [SummaryRef(ref, r.tool_call_id, r.result_timestamp, r.result_occurrence) for r in chosen
                 if (ref := old.get_short_ref(r.key))]
-        now.add_with_refs(chosen, refs, host.append_entry, original=original)
+        now.add_with_refs(chosen, refs, writer.append, original=original)
         written += bool(chosen)
     indexed = {record.key for record in records} | {r.key for r in now.records()}
     for duplicate, source in old.aliases().items():
         if duplicate in branch.keys and duplicate not in now.aliases() and source in indexed:
-            now.register_duplicate(duplicate, source, host.append_entry)
+            now.register_duplicate(duplicate, source, writer.append)
             written += 1
     for chain in chains_:
-        host.append_entry(CHAIN, chain.to_json(now.copies))
+        writer.append(CHAIN, chain.to_json(now.copies, newest_message_time(entries)))
     for fold in folds_:
-        host.append_entry(FOLD, fold.to_json(now.copies))
+        writer.append(FOLD, fold.to_json(now.copies))
     carried_frontier = _frontier(held.frontier, frontier, entries)
     if carried_frontier is not None:
-        host.append_entry(FRONTIER, carried_frontier.to_json())
+        writer.append(FRONTIER, carried_frontier.to_json())
     return written + len(chains_) + len(folds_) + (carried_frontier is not None)
 
 

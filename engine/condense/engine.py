@@ -28,6 +28,7 @@ from condense.chains import (
     with_closing_message,
 )
 from condense.chains.derive import complete_entries
+from condense.chains.model import newest_message_time
 from condense.chains.select import is_candidate
 from condense.config import CondenseConfig
 from condense.diagnostics import DiagnosticSink, status_suffix
@@ -47,6 +48,7 @@ from condense.occurrence import Numbering, message_key, originals
 from condense.paging import FIRST_PAGE, Page
 from condense.protect import is_protected
 from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_LABEL, QUERY_TOOL_NAME, QUERY_TOOL_PARAMETERS, run_query
+from condense.record_bursts import RecordWriter
 from condense.records import FLUSH_METRICS, SUMMARY, Batch, SummaryRef
 from condense.render.args_purge import ArgsPurgeMemo
 from condense.render.orphans import sweep_dedup_key, sweep_detail
@@ -85,16 +87,6 @@ def _ends_with_prompt(messages: Sequence[Mapping[str, Any]]) -> bool:
     return False
 
 
-def _now_marker(branch: list[dict[str, Any]]) -> int:
-    """The newest message time on the branch: deterministic, unlike the wall clock."""
-    for entry in reversed(branch):
-        message = entry.get("message")
-        stamp = message.get("timestamp") if isinstance(message, dict) else None
-        if isinstance(stamp, int):
-            return stamp
-    return 0
-
-
 def _entry_messages(branch: list[dict[str, Any]]) -> list[Any]:
     """The message of each `message` entry of `branch`, None for any other entry (positions kept)."""
     return [entry.get("message") if entry.get("type") == "message" else None for entry in branch]
@@ -117,10 +109,12 @@ class CondenseEngine:
         self.config = config
         self._save_config = save_config
         self.index = ToolCallIndexer(copies=config.index_copies, branch=host.branch)
+        self.records = RecordWriter(host, lambda: not self.config.index_copies)
         self.stats = PruneStats()
         self.diagnostics = DiagnosticSink(host.append_entry)
         self.summarizer = Summarizer(host, config, on_summary=on_summary)
-        self.flusher = Flusher(host, self.index, self.summarizer, self.stats, lambda: self.config, batch_filter)
+        self.flusher = Flusher(host, self.records, self.index, self.summarizer, self.stats, lambda: self.config,
+                               batch_filter)
         self.chains = ChainRegistry()
         self.pending: list[Batch] = []
         self.flushing = False
@@ -159,6 +153,7 @@ class CondenseEngine:
 
     def rebuild(self) -> None:
         """Rebuild every piece of state from the branch (session start, reload, `/tree`)."""
+        self.records.settle()
         branch = self.host.branch()
         self.index.rebuild(branch)
         self._repair_unindexed_summaries(branch)
@@ -202,7 +197,8 @@ class CondenseEngine:
         records = records_for_keys(branch, promised) if promised else []
         if records:
             try:
-                self.index.add_batch(records, self.host.append_entry)
+                with self.records.burst():
+                    self.index.add_batch(records, self.records.append)
             except Exception as exc:
                 log.exception("pruner: could not repair an interrupted flush: %s", exc)
 
@@ -218,8 +214,9 @@ class CondenseEngine:
                     self.flusher.frontier)
         self.rebuild()
         try:
-            carried = await carry_over(held, self.index, self.chains.entries(), self.history_fold.folds,
-                                       self.flusher.frontier, self.host)
+            with self.records.burst():
+                carried = await carry_over(held, self.index, self.chains.entries(), self.history_fold.folds,
+                                           self.flusher.frontier, self.records)
         except Exception as exc:  # what was written is whole; the rest is summarised again when due
             log.exception("pruner: could not keep the work of the branch left behind: %s", exc)
             carried = 1
@@ -302,10 +299,11 @@ class CondenseEngine:
             return False
         blobs = self.host.blobs_dir()
         if blobs is not None:
-            handled = spill_oversized_batch(batch, self.index, threshold=self.config.spill_threshold,
-                                            preview_bytes=self.config.spill_preview_bytes,
-                                            dedup=self.config.dedup_by_content_hash, blobs_dir=blobs,
-                                            append=self.host.append_entry)
+            with self.records.burst():
+                handled = spill_oversized_batch(batch, self.index, threshold=self.config.spill_threshold,
+                                                preview_bytes=self.config.spill_preview_bytes,
+                                                dedup=self.config.dedup_by_content_hash, blobs_dir=blobs,
+                                                append=self.records.append)
             batch.tool_calls = [r for r in batch.tool_calls if r.key not in handled]
         trimmed = trim_batch(batch, self.flusher.frontier, self.index.is_summarized) if batch.tool_calls else None
         if trimmed is None:
@@ -433,9 +431,15 @@ class CondenseEngine:
 
     async def flush(self, trigger: FlushTrigger, sequential: bool = False, progress: Progress | None = None,
                     closing: AgentMessage | None = None, keep: frozenset[str] = frozenset()) -> FlushResult:
-        """`keep`: occurrence keys this flush leaves pending (the budget triggers' unread outputs)."""
+        """`keep`: occurrence keys this flush leaves pending (the budget triggers' unread outputs). Its
+        records are written as one burst (`condense.record_bursts`), summaries between them."""
         if self.flushing:
             return FlushResult("already-flushing")
+        with self.records.burst():
+            return await self._flush(trigger, sequential, progress, closing, keep)
+
+    async def _flush(self, trigger: FlushTrigger, sequential: bool, progress: Progress | None,
+                     closing: AgentMessage | None, keep: frozenset[str]) -> FlushResult:
         self.rearmed = False
         self.flushing = True
         self._cancel = _Cancel()
@@ -492,12 +496,13 @@ class CondenseEngine:
         fuse = self.summarizer if self.config.chain_compression.fuse_range_summary else None
         try:
             chains = self._unsettled(self._chain_detector.detect(messages, self.is_protected, self._config_version))
-            result = await compress_eligible(
-                chains, keep, messages=messages, registry=self.chains,
-                index=self.index, append=self.host.append_entry, compressed_at=_now_marker(entries),
-                grace_keys=branch.ages.in_grace(self.config.recovery_grace_turns), fuser=fuse, signal=self._cancel,
-                spill=spill, diagnostics=self.diagnostics, stats=self.stats, boundaries=boundaries,
-                names_limit=self.config.summary_names)
+            with self.records.burst():
+                result = await compress_eligible(
+                    chains, keep, messages=messages, registry=self.chains,
+                    index=self.index, append=self.records.append, compressed_at=newest_message_time(entries),
+                    grace_keys=branch.ages.in_grace(self.config.recovery_grace_turns), fuser=fuse,
+                    signal=self._cancel, spill=spill, diagnostics=self.diagnostics, stats=self.stats,
+                    boundaries=boundaries, names_limit=self.config.summary_names)
         except Exception as exc:
             log.exception("pruner: chain compression failed: %s", exc)
             return []
@@ -549,10 +554,10 @@ class CondenseEngine:
         branch = self.host.branch()
         metrics = compute_context_metrics(branch, self.flusher.frontier, self.index.is_summarized,
                                           self.is_protected, self._metrics, self.flusher.cut().turn)
-        data = {"ts": _now_marker(branch), "trigger": trigger, "capturedBatches": result.captured,
+        data = {"ts": newest_message_time(branch), "trigger": trigger, "capturedBatches": result.captured,
                 "processedBatches": result.processed, "outcome": result.outcome, "metrics": metrics.to_json()}
         try:
-            self.host.append_entry(FLUSH_METRICS, data)
+            self.records.append(FLUSH_METRICS, data)
         except Exception as exc:
             log.exception("pruner: could not write flush metrics: %s", exc)
 
@@ -740,10 +745,11 @@ class CondenseEngine:
             if len(records) < len(wanted):  # a host whose messages are not its entries' own objects
                 records = turn_records(self.flusher.turns(), wanted)
             refs = self.index.allocate_summary_refs(records)
-            self.index.add_batch(records, self.host.append_entry)
-            self.index.register_summary_refs(refs)
-            fold = plan.fold(self.index.get_short_ref, [ref.to_json() for ref in refs])
-            self.host.append_entry(FOLD, fold.to_json(self.index.copies))
+            with self.records.burst():
+                self.index.add_batch(records, self.records.append)
+                self.index.register_summary_refs(refs)
+                fold = plan.fold(self.index.get_short_ref, [ref.to_json() for ref in refs])
+                self.records.append(FOLD, fold.to_json(self.index.copies))
         except Exception as exc:
             log.exception("pruner: folding history failed: %s", exc)
             return

@@ -21,6 +21,7 @@ from condense.config import CondenseConfig
 from condense.frontier import BatchOutcome, Frontier, trim_batch
 from condense.host import CancelSignal, Host
 from condense.index import ToolCallIndexer
+from condense.record_bursts import RecordWriter
 from condense.records import FRONTIER, STATS, SUMMARY, Batch, ToolCallRecord
 from condense.stats import PruneStats
 from condense.summarize import Summarizer, build_summary_content
@@ -61,9 +62,12 @@ class Flusher:
     """Runs flushes for one engine. Besides the frontier it keeps only what it learnt of the branch (its
     turns, its superseded reads), so a flush in a long session walks what grew since the last one."""
 
-    def __init__(self, host: Host, index: ToolCallIndexer, summarizer: Summarizer, stats: PruneStats,
-                 config_source: Callable[[], CondenseConfig], batch_filter: BatchFilter | None = None) -> None:
+    def __init__(self, host: Host, records: RecordWriter, index: ToolCallIndexer, summarizer: Summarizer,
+                 stats: PruneStats, config_source: Callable[[], CondenseConfig],
+                 batch_filter: BatchFilter | None = None) -> None:
+        """`records`: where its records and summaries are written (the engine's, in bursts)."""
         self.host = host
+        self.records = records
         self.index = index
         self.summarizer = summarizer
         self.stats = stats
@@ -110,7 +114,7 @@ class Flusher:
         if not stale:
             return batches
         try:
-            self.index.backfill_chain_records(stale, self.host.append_entry, None)
+            self.index.backfill_chain_records(stale, self.records.append, None)
         except Exception as exc:
             log.exception("pruner: could not index superseded reads: %s", exc)
             return batches
@@ -125,7 +129,7 @@ class Flusher:
         for record in batch.tool_calls:
             original = self.index.lookup_by_content(record.tool_name, record.result_text)
             if original is not None and original != record.key:
-                self.index.register_duplicate(record.key, original, self.host.append_entry)
+                self.index.register_duplicate(record.key, original, self.records.append)
                 deduped.append(record)
             else:
                 kept.append(record)
@@ -151,8 +155,8 @@ class Flusher:
             return "skipped-oversized", len(content)
         details = {"toolCallRefs": [r.to_json() for r in refs], "toolNames": names,
                    "turnIndex": batch.turn_index, "timestamp": batch.timestamp}
-        await self.host.append_custom_message(SUMMARY, content, False, details)
-        self.index.add_batch(batch.tool_calls, self.host.append_entry)
+        await self.records.append_custom_message(SUMMARY, content, False, details)
+        self.index.add_batch(batch.tool_calls, self.records.append)
         self.index.register_summary_refs(refs)
         self.index.register_summary_body([r.key for r in batch.tool_calls], content)
         return "summarized", len(content)
@@ -212,8 +216,8 @@ class Flusher:
             last_attempted_turn_index=item.batch.turn_index, last_attempted_timestamp=record.timestamp,
             attempted_batch_count=len(outcomes), attempted_tool_call_count=calls,
             raw_char_count=raw, summary_char_count=summary_chars, outcome=outcome)
-        self.host.append_entry(FRONTIER, self.frontier.to_json())
-        self.host.append_entry(STATS, self.stats.to_json())
+        self.records.append(FRONTIER, self.frontier.to_json())
+        self.records.append(STATS, self.stats.to_json())
         self._notices(result, outcomes)
         return result
 

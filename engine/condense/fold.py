@@ -26,6 +26,7 @@ from typing import Any
 from condense.measure import model_chars
 from condense.messages import content_text, tool_calls
 from condense.occurrence import message_key
+from condense.record_bursts import records_of
 
 FOLD = "context-prune-fold"
 FOLD_REF = re.compile(r"f(\d+)")
@@ -100,13 +101,7 @@ def _before(ref: str) -> list[str]:
 
 def reconstruct_folds(branch: Sequence[Mapping[str, Any]]) -> list[Fold]:
     """The branch's folds, oldest first (invalid entries are skipped)."""
-    folds = []
-    for entry in branch:
-        if entry.get("type") == "custom" and entry.get("customType") == FOLD:
-            fold = Fold.from_json(entry.get("data"))
-            if fold is not None:
-                folds.append(fold)
-    return folds
+    return [fold for data in records_of(branch, FOLD) if (fold := Fold.from_json(data)) is not None]
 
 
 # ----- planning a fold ---------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, TypeGuard, get_args
 
+from condense.record_bursts import records_of
 from condense.records import FRONTIER, Batch
 
 BatchOutcome = Literal["summarized", "skipped-oversized", "skipped-trivial", "skipped-deduped"]
@@ -80,9 +81,8 @@ class Frontier:
 def reconstruct(branch_entries: Sequence[Mapping[str, Any]]) -> Frontier | None:
     """The last valid frontier entry of the branch (an invalid later one does not erase it)."""
     frontier = None
-    for entry in branch_entries:
-        if entry.get("type") == "custom" and entry.get("customType") == FRONTIER:
-            frontier = Frontier.from_json(entry.get("data")) or frontier
+    for data in records_of(branch_entries, FRONTIER):
+        frontier = Frontier.from_json(data) or frontier
     return frontier
 
 

@@ -16,14 +16,16 @@ import copy
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from condense.capture import records_for_keys
 from condense.dedup import content_hash
 from condense.messages import content_text
 from condense.occurrence import ResultEntries, bare_id, occ_key, occurrence_of, parse_occ_key, result_timestamp_of
+from condense.record_bursts import expanded
 from condense.records import DEDUP_ALIAS, INDEX, SUMMARY, SummaryRef, ToolCallRecord
+from condense.ref_ranges import packed, unpacked
 
 Append = Callable[[str, Any], None]
 Branch = Callable[[], list[dict[str, Any]]]
@@ -200,7 +202,8 @@ class ToolCallIndexer:
         if not original:
             data["backfilled"] = True
         aligned = not self.copies and [ref.key for ref in refs] == [record.key for record in records]
-        append(INDEX, {**data, "refs": [ref.short_id if aligned else ref.to_json() for ref in refs]})
+        named = packed([ref.short_id for ref in refs]) if aligned else [ref.to_json() for ref in refs]
+        append(INDEX, {**data, "refs": named})
         for record in records:
             self._index(record)
             if original:
@@ -277,7 +280,8 @@ class ToolCallIndexer:
         A record written as a reference (no `resultText`) gets its text and arguments from the
         branch's own call and result entries."""
         self._reset()
-        entries = [entry for entry in branch_entries if isinstance(entry, dict)]
+        entries = [entry for entry in expanded(e for e in branch_entries if isinstance(e, Mapping))
+                   if isinstance(entry, dict)]
         self._results = ResultEntries()
         results = {entry: key for key, entry in self._results.of(entries).items()}
         indexes = {id(entry): named_records(entry["data"], results) for entry in entries
@@ -454,8 +458,8 @@ def _dicts(value: Any) -> list[dict[str, Any]]:
 
 def _refs(raw: Any, records: list[ToolCallRecord]) -> list[SummaryRef]:
     """The refs of an index entry: pi-condense's objects, or (compact) each ref alone, naming the record
-    at its position."""
-    items = raw if isinstance(raw, list) else []
+    at its position (as ranges: `condense.ref_ranges`)."""
+    items = list(unpacked(raw)) if isinstance(raw, str) else raw if isinstance(raw, list) else []
     if items and all(isinstance(item, str) for item in items) and len(items) == len(records):
         return [SummaryRef(short, r.tool_call_id, r.result_timestamp, r.result_occurrence)
                 for short, r in zip(items, records, strict=True)]

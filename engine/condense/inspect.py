@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
-from condense.chains.model import ChainEntry
+from condense.chains.model import ChainEntry, chain_records
 from condense.fold import Fold, reconstruct_folds
 from condense.index import alias_keys
 from condense.messages import content_text
 from condense.occurrence import occ_key
-from condense.records import CHAIN, DEDUP_ALIAS, SUMMARY, SummaryRef, ToolCallRecord
+from condense.record_bursts import records_of
+from condense.records import DEDUP_ALIAS, SUMMARY, SummaryRef, ToolCallRecord
 from condense.render.stub import lookup_key
 
 if TYPE_CHECKING:
@@ -137,21 +138,15 @@ def _call(engine: CondenseEngine, key: str, ref: str, fallback_tool: str = "",
                     superseded=record.superseded_by is not None, same_as=same_as)
 
 
-def _customs(branch: Iterable[dict[str, Any]], custom_type: str, entry_type: str = "custom"
-             ) -> Iterator[dict[str, Any]]:
+def _summary_entries(branch: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
     for entry in branch:
-        if entry.get("type") == entry_type and entry.get("customType") == custom_type:
+        if entry.get("type") == "custom_message" and entry.get("customType") == SUMMARY:
             yield entry
 
 
-def _chain_entries(branch: Iterable[dict[str, Any]]) -> dict[int, ChainEntry]:
+def _chain_entries(branch: Iterable[Mapping[str, Any]]) -> dict[int, ChainEntry]:
     """The branch's compressed chains by the timestamp of the user message that starts each (last wins)."""
-    chains: dict[int, ChainEntry] = {}
-    for entry in _customs(branch, CHAIN):
-        chain = ChainEntry.from_json(entry.get("data"))
-        if chain is not None:
-            chains[chain.start_user_timestamp] = chain
-    return chains
+    return {chain.start_user_timestamp: chain for chain in chain_records(branch)}
 
 
 def _ref_order(ref: str) -> tuple[int, str]:
@@ -217,12 +212,11 @@ def _fold(engine: CondenseEngine, fold: Fold) -> FoldView:
 
 def prune_tree(engine: CondenseEngine, branch: list[dict[str, Any]]) -> PruneTree:
     """Everything condense did on `branch`, as `/pruner tree` shows it."""
-    summaries = tuple(_summary(engine, entry) for entry in _customs(branch, SUMMARY, "custom_message"))
+    summaries = tuple(_summary(engine, entry) for entry in _summary_entries(branch))
     covered = {call.ref or call.key for summary in summaries for call in summary.calls}
     spilled = tuple(_call(engine, record.key, "") for record in engine.index.records()
                     if record.spill_path and (engine.index.get_short_ref(record.key) or record.key) not in covered)
-    aliases = tuple(_alias(engine, entry["data"]) for entry in _customs(branch, DEDUP_ALIAS)
-                    if isinstance(entry.get("data"), dict))
+    aliases = tuple(_alias(engine, data) for data in records_of(branch, DEDUP_ALIAS) if isinstance(data, dict))
     tasks = _user_texts(branch)
     chains = tuple(_chain(engine, chain, tasks) for chain in _chain_entries(branch).values())
     folds = tuple(_fold(engine, fold) for fold in reconstruct_folds(branch))

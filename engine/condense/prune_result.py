@@ -16,6 +16,7 @@ from condense.host import Level
 from condense.inspect import chain_marks
 from condense.measure import Sizes, message_chars, model_chars
 from condense.messages import AgentMessage
+from condense.record_bursts import records_of
 from condense.records import DEDUP_ALIAS, SUMMARY
 
 if TYPE_CHECKING:
@@ -95,7 +96,7 @@ class PruneMeter:
         new = list(self.engine.index.records())[before.records:]
         refs = tuple(self.engine.index.get_short_ref(r.key) or r.key for r in new)
         entries = self.host.entries[before.entries:]
-        aliases = sum(1 for e in entries if e.get("type") == "custom" and e.get("customType") == DEDUP_ALIAS)
+        aliases = sum(1 for _ in records_of(entries, DEDUP_ALIAS))
         return PruneResult(
             refs=refs, outputs=len(refs) + aliases,
             chains=tuple(mark.block for mark in chain_marks(entries).values()),

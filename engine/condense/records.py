@@ -15,6 +15,7 @@ from condense.messages import SUMMARY_TYPE
 from condense.occurrence import occ_key, occurrence_of, result_timestamp_of
 
 # customType values of the session entries condense writes
+RECORD_PREFIX = "context-prune-"
 SUMMARY = SUMMARY_TYPE  # custom_message, in the model's context
 INDEX = "context-prune-index"
 DEDUP_ALIAS = "context-prune-dedup-alias"
@@ -23,6 +24,7 @@ STATS = "context-prune-stats"
 CHAIN = "context-prune-chain"
 DIAGNOSTIC = "context-prune-diagnostic"
 FLUSH_METRICS = "context-prune-flush-metrics"
+RECORDS = "context-prune-records"  # the compact format's records of one burst of writing (condense.record_bursts)
 
 QUERY_TOOL = "context_tree_query"
 

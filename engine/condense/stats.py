@@ -14,6 +14,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from condense.diagnostics import DiagnosticKind, status_suffix
+from condense.record_bursts import records_of
 from condense.records import STATS
 
 _WIRE_NAMES = {
@@ -107,12 +108,7 @@ class PruneStats:
 
     def reconstruct(self, branch: Sequence[Mapping[str, Any]]) -> None:
         """Reload from the last `context-prune-stats` entry of the branch (each is a full snapshot)."""
-        snapshots = [
-            entry["data"]
-            for entry in branch
-            if entry.get("type") == "custom" and entry.get("customType") == STATS
-            and isinstance(entry.get("data"), Mapping)
-        ]
+        snapshots = [data for data in records_of(branch, STATS) if isinstance(data, Mapping)]
         self._load(snapshots[-1] if snapshots else {})
         self._reclaim = None  # measured on another branch (or another run): the next render measures anew
 

@@ -21,6 +21,8 @@ from condense.blobs import blob_dir
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
 from condense.messages import AgentMessage, ToolResultMessage, tool_calls
+from condense.record_bursts import records_of
+from condense.records import FLUSH_METRICS
 from pi_tui.errors import UserError
 from pi_tui.modes.offline import offline_host
 from pi_tui.session import atomic
@@ -122,7 +124,7 @@ class Replayer:
         await self._close_turn()
         self.engine.on_agent_end()
         summaries = sum(1 for e in self.out.entries if e.get("customType") == "context-prune-summary")
-        flushes = sum(1 for e in self.out.entries if e.get("customType") == "context-prune-flush-metrics")
+        flushes = sum(1 for _ in records_of(self.out.entries, FLUSH_METRICS))
         return ReplayReport(len(entries), self.requests, flushes, summaries)
 
 

@@ -10,6 +10,7 @@ from collections import Counter
 from typing import Any
 
 from condense.engine import CondenseEngine
+from condense.record_bursts import expanded
 from condense.records import CHAIN, FRONTIER, INDEX, SUMMARY
 from tests.support.memory_host import Driver, MemoryHost, make, stubbed
 
@@ -143,7 +144,7 @@ async def test_switching_to_the_branch_that_holds_the_work_writes_nothing() -> N
 
 
 def _kinds(host: MemoryHost) -> list[Any]:
-    return [e.get("customType") for e in host.entries if e.get("customType") in (SUMMARY, INDEX)]
+    return [e.get("customType") for e in expanded(host.entries) if e.get("customType") in (SUMMARY, INDEX)]
 
 
 async def test_each_summary_is_written_before_the_records_that_stub_its_outputs() -> None:
@@ -151,7 +152,7 @@ async def test_each_summary_is_written_before_the_records_that_stub_its_outputs(
     keep = _position(host, "assistant", 200) + 1
     _go_back_to(host, keep)
     await engine.on_session_tree()
-    assert [e.get("customType") for e in host.entries[keep:]][:2] == [SUMMARY, INDEX]
+    assert [e.get("customType") for e in expanded(host.entries[keep:])][:2] == [SUMMARY, INDEX]
 
 
 async def test_a_read_stale_only_on_the_old_branch_is_shown_whole_on_the_new_one() -> None:

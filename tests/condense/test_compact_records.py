@@ -9,7 +9,8 @@ from typing import Any
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
 from condense.fold import FOLD
-from condense.records import CHAIN, INDEX
+from condense.record_bursts import expanded
+from condense.records import CHAIN, INDEX, RECORDS
 from tests.support.memory_host import SCENARIO_SETTINGS, Driver, MemoryHost, make
 
 SMALL = "x = 1\n" * 40  # below min_batch_chars: no summary covers it, its chain gets a deterministic body
@@ -38,9 +39,12 @@ def _reopened(host: MemoryHost) -> CondenseEngine:
 
 
 async def test_compact_entries_leave_the_dropped_outputs_and_a_deterministic_body_to_the_branch() -> None:
-    host, _, _ = await _pruned({})
+    host, engine, _ = await _pruned({})
     for chain in host.custom(CHAIN):
         assert "droppedToolCallIds" not in chain and "droppedOccurrenceKeys" not in chain
+        assert "compressedAt" not in chain, "the time of the newest message before it"
+    assert [c["toolRefs"] for c in host.custom(CHAIN)] == ["t1-t2", "t3"]
+    assert [c.compressed_at for c in _reopened(host).chains] == [c.compressed_at for c in engine.chains] == [200, 400]
     assert [c.get("bodySource") for c in host.custom(CHAIN)] == [None, "deterministic"]
     assert "rangeSummaryText" not in host.custom(CHAIN)[1]
     for data in host.custom(INDEX):
@@ -103,6 +107,25 @@ async def test_a_compact_record_names_its_output_by_the_id_of_the_result_entry()
                if entry.get("type") == "message" and entry["message"]["role"] == "toolResult"}
     named = [record for data in host.custom(INDEX) for record in data["toolCalls"]]
     assert sorted(results[record] for record in named) == ["c1", "c2", "c3"]
+
+
+async def test_a_file_with_an_entry_per_record_reopens_as_it_was_written() -> None:
+    """pi-tui's compact records before bursts: one entry each, a chain's refs listed, its time said."""
+    host, engine, drive = await _pruned({})
+    before = drive.render()
+    entries = [dict(entry) for entry in expanded(host.entries)]
+    for number, entry in enumerate(entries):  # every record an entry of its own, with an id of its own
+        if entry.get("type") == "custom":
+            entry["id"] = f"record{number}"
+        entry["parentId"] = entries[number - 1]["id"] if number else None
+    for data, chain in zip([e["data"] for e in entries if e.get("customType") == CHAIN], engine.chains, strict=True):
+        data.update(toolRefs=list(chain.tool_refs), compressedAt=chain.compressed_at)
+    host.entries[:] = entries
+    assert RECORDS not in [e.get("customType") for e in host.entries]
+    reopened = _reopened(host)
+    assert reopened.render(host.messages()) == before
+    for ref, output in (("t1", BIG), ("t2", BIG.upper()), ("t3", SMALL)):
+        assert reopened.query([ref])[0].endswith("\n\n" + output)
 
 
 async def test_a_file_in_the_previous_compact_format_reopens_as_it_was_written() -> None:

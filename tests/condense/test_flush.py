@@ -6,6 +6,7 @@ from typing import Any
 
 from condense.commands import run_command
 from condense.host import ContextUsage
+from condense.record_bursts import expanded
 from tests.support.memory_host import make, stubbed
 
 BIG = "x" * 1500  # over min_batch_chars
@@ -16,7 +17,7 @@ async def test_final_reply_flushes_summary_then_index_and_stubs_render() -> None
     await drive.prompt("go", 100)
     await drive.tool_turn(110, [("c1", BIG)])
     await drive.final(200)
-    kinds = [e.get("customType") for e in host.entries if e["type"] != "message"]
+    kinds = [e.get("customType") for e in expanded(host.entries) if e["type"] != "message"]
     assert kinds[:2] == ["context-prune-summary", "context-prune-index"], "summary persisted before its index"
     assert "context-prune-frontier" in kinds and "context-prune-flush-metrics" in kinds
     rendered = drive.render()

@@ -23,6 +23,7 @@ from condense.engine import CondenseEngine
 from condense.index import named_records
 from condense.messages import AgentMessage, UserMessage, content_text, tool_calls
 from condense.occurrence import message_key, occ_key, result_entries, result_timestamp_of
+from condense.record_bursts import expanded
 from condense.records import INDEX, SUMMARY
 from pi_tui.ai.convert import convert_to_llm
 from pi_tui.ai.openai_format import to_openai_messages
@@ -156,7 +157,7 @@ def check_ledger(session: Session) -> int:
     ref_of: dict[str, str] = {}
     summaries = 0
     results = result_entries(session.branch_entries())  # a compact record names its output by entry id
-    for entry in session.branch_entries():
+    for entry in expanded(session.branch_entries()):
         if entry.get("type") == "custom_message" and entry.get("customType") == SUMMARY:
             summaries += 1
             for ref in (entry.get("details") or {}).get("toolCallRefs") or []:

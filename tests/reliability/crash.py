@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from condense.record_bursts import expanded
 from condense.records import INDEX, SUMMARY
 from pi_tui.modes.offline import offline_engine
 from pi_tui.runtime.build import LaunchOptions, build_runtime
@@ -113,7 +114,7 @@ def reference(path: Path, writes: int) -> Reference:
         if entry.get("customType") == SUMMARY:
             ref.summary_writes.append(write)
             ref.summaries += 1
-        elif entry.get("customType") == INDEX:
+        elif any(record.get("customType") == INDEX for record in expanded([entry])):
             ref.index_writes.append(write)
     return ref
 

@@ -19,6 +19,7 @@ import pytest
 
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
+from condense.record_bursts import expanded
 from condense.records import INDEX, SUMMARY
 from pi_tui.agent.condense_host import install
 from pi_tui.agent.events import AutoRetryStartEvent
@@ -190,7 +191,7 @@ def _big_file(cwd: Path) -> None:
 
 def _pruner_entries(host: AgentHost) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     assert host.session.path is not None
-    entries = Session.open(host.session.path).entries
+    entries = list(expanded(Session.open(host.session.path).entries))
     return ([e for e in entries if e.get("customType") == SUMMARY],
             [e for e in entries if e.get("customType") == INDEX])
 

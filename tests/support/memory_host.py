@@ -25,6 +25,7 @@ from condense.messages import (
     Usage,
     UserMessage,
 )
+from condense.record_bursts import expanded
 
 USAGE: Usage = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15,
          "cost": {"input": 0.001, "output": 0.002, "cacheRead": 0, "cacheWrite": 0, "total": 0.003}}
@@ -85,7 +86,8 @@ class MemoryHost(LocalHost):
         self.append_message(message)
 
     def custom(self, custom_type: str) -> list[Any]:
-        return [e.get("data", e.get("content")) for e in self.entries if e.get("customType") == custom_type]
+        """The data of every record (the content of every custom message) of `custom_type`, however stored."""
+        return [e.get("data", e.get("content")) for e in expanded(self.entries) if e.get("customType") == custom_type]
 
     def append_entry(self, custom_type: str, data: Any) -> None:
         if self.fail_appends:

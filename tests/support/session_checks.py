@@ -8,6 +8,7 @@ from typing import Any
 
 from condense.index import named_records
 from condense.occurrence import result_entries
+from condense.record_bursts import records_of
 from condense.records import INDEX
 from pi_tui.session.store import Session
 
@@ -28,8 +29,7 @@ def index_records(entries: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     """The records of each index entry of a branch as pi-condense's dicts (call id, result time): a
     compact record names its output by its result entry's id."""
     results = result_entries(entries)
-    return [named_records(e["data"], results) for e in entries
-            if e.get("customType") == INDEX and isinstance(e.get("data"), dict)]
+    return [named_records(data, results) for data in records_of(entries, INDEX) if isinstance(data, dict)]
 
 
 def assert_every_parent_resolves(path: Path) -> Session:

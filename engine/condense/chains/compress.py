@@ -102,7 +102,7 @@ async def compress_eligible(
         if entry is None:
             result.skipped.append(Skipped(chain.start_user_timestamp, "no-summary"))
             continue
-        append(CHAIN, entry.to_json(index.copies))
+        append(CHAIN, entry.to_json(index.copies, compressed_at))
         registry.register(entry)
         result.entries.append(entry)
         if stats is not None:

@@ -8,13 +8,15 @@ while the timestamps of a user message and of an assistant reply are stamped onc
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from condense.block_refs import BlockRefIssuer
 from condense.occurrence import result_timestamp_of
+from condense.record_bursts import expanded
 from condense.records import CHAIN
+from condense.ref_ranges import packed, unpacked
 
 BodySource = Literal["deterministic"]
 
@@ -60,10 +62,12 @@ class ChainEntry:
     body_names: int | None = None  # set when a deterministic body can be made again (`summary_names` it used)
     read_back: bool = False  # read from a compact entry: its dropped ids and keys come from the branch
 
-    def to_json(self, copy: bool = True) -> dict[str, Any]:
+    def to_json(self, copy: bool = True, written_after: int | None = None) -> dict[str, Any]:
         """pi-condense's entry; with `copy` False, without what the branch tells again (`derive.py`): the
         ids and keys of the dropped outputs (the calls between the range's two boundaries) and a
-        deterministic body (made from those outputs' records)."""
+        deterministic body (made from those outputs' records); the refs as ranges (`condense.ref_ranges`),
+        and the time of compression left out when it is `written_after`, the time of the newest message
+        on the branch before the entry (`newest_message_time`), which a reader takes for it."""
         data: dict[str, Any] = {"blockId": self.block_id, "startUserTimestamp": self.start_user_timestamp}
         if copy:
             data["droppedToolCallIds"] = list(self.dropped_tool_call_ids)
@@ -72,8 +76,9 @@ class ChainEntry:
         if self.protected_tool_call_ids:
             data["protectedToolCallIds"] = list(self.protected_tool_call_ids)
         data["finalAssistantTimestamp"] = self.final_assistant_timestamp
-        data["toolRefs"] = list(self.tool_refs)
-        data["compressedAt"] = self.compressed_at
+        data["toolRefs"] = list(self.tool_refs) if copy else packed(self.tool_refs)
+        if copy or self.compressed_at != written_after:
+            data["compressedAt"] = self.compressed_at
         derived_body = not copy and self.body_names is not None
         if self.range_summary_text and not derived_body:
             data["rangeSummaryText"] = self.range_summary_text
@@ -84,8 +89,9 @@ class ChainEntry:
         return data
 
     @classmethod
-    def from_json(cls, data: Any) -> ChainEntry | None:
-        """None for anything that cannot name a range (no block id, no start timestamp)."""
+    def from_json(cls, data: Any, written_after: int = 0) -> ChainEntry | None:
+        """None for anything that cannot name a range (no block id, no start timestamp). `written_after`:
+        the time of the newest message before the entry, the time of compression a compact one left out."""
         if not isinstance(data, dict):
             return None
         block_id, start = data.get("blockId"), result_timestamp_of(data.get("startUserTimestamp"))
@@ -97,8 +103,8 @@ class ChainEntry:
             start_user_timestamp=start,
             dropped_tool_call_ids=_strings(data.get("droppedToolCallIds")),
             final_assistant_timestamp=result_timestamp_of(data.get("finalAssistantTimestamp")),
-            tool_refs=_strings(data.get("toolRefs")),
-            compressed_at=result_timestamp_of(data.get("compressedAt")) or 0,
+            tool_refs=unpacked(data.get("toolRefs")),
+            compressed_at=result_timestamp_of(data.get("compressedAt", written_after)) or 0,
             dropped_occurrence_keys=_strings(data.get("droppedOccurrenceKeys")),
             protected_tool_call_ids=_strings(data.get("protectedToolCallIds")),
             range_summary_text=text if isinstance(text, str) and text else None,
@@ -111,6 +117,33 @@ class ChainEntry:
     @property
     def lookup_keys(self) -> tuple[str, ...]:
         return self.dropped_occurrence_keys or self.dropped_tool_call_ids
+
+
+def chain_records(branch_entries: Iterable[Mapping[str, Any]]) -> list[ChainEntry]:
+    """The branch's compressed chains as its `context-prune-chain` records say them, in order (one that
+    names no range is skipped)."""
+    chains: list[ChainEntry] = []
+    newest = 0
+    for raw in expanded(branch_entries):
+        stamp = message_time(raw)
+        newest = newest if stamp is None else stamp
+        if (raw.get("type") == "custom" and raw.get("customType") == CHAIN
+                and (entry := ChainEntry.from_json(raw.get("data"), newest)) is not None):
+            chains.append(entry)
+    return chains
+
+
+def message_time(entry: Mapping[str, Any]) -> int | None:
+    """The timestamp of an entry's message; None for an entry without one."""
+    message = entry.get("message")
+    stamp = message.get("timestamp") if isinstance(message, dict) else None
+    return stamp if isinstance(stamp, int) else None
+
+
+def newest_message_time(branch: Sequence[Mapping[str, Any]]) -> int:
+    """The newest message time on the branch (0 for none): what a chain compressed now records as the
+    time of its compression, deterministic, unlike the wall clock."""
+    return next((stamp for entry in reversed(branch) if (stamp := message_time(entry)) is not None), 0)
 
 
 def _strings(value: Any) -> tuple[str, ...]:
@@ -157,8 +190,7 @@ class ChainRegistry:
         count for the counter: an id once written is never issued again."""
         self._by_start = {}
         self.version += 1
-        read = [entry for raw in branch_entries if isinstance(raw, dict) and raw.get("type") == "custom"
-                and raw.get("customType") == CHAIN and (entry := ChainEntry.from_json(raw.get("data"))) is not None]
+        read = chain_records(branch_entries)
         for entry in complete(read) if complete is not None else read:
             self.register(entry)
         self.block_refs.rebuild_from([entry.block_id for entry in read])

@@ -10,6 +10,7 @@ import pytest
 
 from condense.config import CondenseConfig
 from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_PARAMETERS
+from condense.record_bursts import expanded
 from pi_tui.agent.condense_host import install
 from pi_tui.agent.host import AgentHost
 from pi_tui.agent.loop import AgentConfig
@@ -83,7 +84,7 @@ async def test_final_reply_flushes_and_the_next_request_carries_stubs_and_the_su
     assert any("Summarized tool refs" in json.dumps(u) for u in users)
     assert "context_tree_query" in [t["function"]["name"] for t in last["tools"]]
     assert present(notes.status["condense"]).startswith("│ prune: ON · ")
-    kinds = [e.get("customType") for e in Session.open(present(host.session.path)).entries]
+    kinds = [e.get("customType") for e in expanded(Session.open(present(host.session.path)).entries)]
     assert "context-prune-summary" in kinds and "context-prune-index" in kinds
 
 
@@ -209,7 +210,7 @@ async def test_a_rejected_key_stops_pruner_now_at_the_first_batch_and_keeps_all_
     assert len(fake_openai.requests) == asked + 1  # one summariser call, not one per batch
     errors = [text for level, text in notes.notices if level in ("error", "warning")]
     assert len(errors) == 1 and "Incorrect API key provided" in errors[0] and "3 batches" in errors[0]
-    kinds = [e.get("customType") for e in host.session.entries]
+    kinds = [e.get("customType") for e in expanded(host.session.entries)]
     assert "context-prune-summary" not in kinds and "context-prune-index" not in kinds
     fake_openai.push(*(text_reply(f"- read {n}.txt") for n in "abc"))  # the key works again
     await present(host.commands["pruner"].handler("now"))

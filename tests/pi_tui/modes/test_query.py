@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from condense import OpenAICondenser
+from condense.record_bursts import records_of
 from pi_tui.cli import main
+from pi_tui.session.store import Session
 
 LOG = "\n".join(f"{n:05d} INFO served in {n % 97:2d}s" for n in range(1, 10_001))  # 250,000 bytes
 ONE_LINE = "".join(f'{{"id": {n}}},' for n in range(30_000))  # 408,890 bytes, no line break
@@ -91,7 +93,7 @@ def test_a_fold_ref_is_answered_and_the_command_succeeds(tmp_path: Path, capsys:
                                 {"role": "assistant", "content": f"reply {n}"}])
             condenser.flush_sync()
     [path] = (tmp_path / "store").glob("*.jsonl")
-    assert '"context-prune-fold"' in path.read_text()
+    assert list(records_of(Session.open(path).entries, "context-prune-fold"))
     assert main(["query", str(path), "f1"]) == 0
     printed = capsys.readouterr()
     assert printed.out.startswith("## toolRef: f1\nFolded history") and printed.err == ""

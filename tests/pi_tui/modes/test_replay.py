@@ -12,6 +12,7 @@ import pytest
 from condense.config import CondenseConfig
 from condense.local_host import context_estimate
 from condense.measure import estimate_tokens
+from condense.record_bursts import expanded, records_of
 from pi_tui.ai.models import parse_model_ref
 from pi_tui.cli import main
 from pi_tui.modes.offline import next_request, offline_engine, session_model
@@ -49,7 +50,7 @@ def test_replay_output_holds_the_recording_and_what_condense_persisted(replayed:
     recorded = [m for m in source.messages()]
     kept = [m for m in out.messages() if m.get("role") != "custom"]
     assert kept == recorded, "every recorded message, in order, unchanged"
-    kinds = {e.get("customType") for e in out.entries if e["type"] in ("custom", "custom_message")}
+    kinds = {e.get("customType") for e in expanded(out.entries) if e["type"] in ("custom", "custom_message")}
     assert {"context-prune-summary", "context-prune-index", "context-prune-frontier"} <= kinds
 
 
@@ -90,7 +91,7 @@ def test_every_ref_in_the_context_returns_its_original_output(replayed: Path) ->
 
 
 def test_every_compressed_chain_lists_its_refs_in_the_order_its_calls_ran(replayed: Path) -> None:
-    chains = [e["data"] for e in Session.open(replayed).entries if e.get("customType") == "context-prune-chain"]
+    chains = list(records_of(Session.open(replayed).entries, "context-prune-chain"))
     assert len(chains) > 20
     for chain in chains:  # `toolRefs` are in call order; stale reads and backfills took numbers out of it
         numbers = [int(ref[1:]) for ref in chain["toolRefs"]]
