@@ -76,9 +76,8 @@ class RecordWriter:
         try:
             self.write()
         except Exception as exc:  # kept: the next write tries again
-            log.exception("pruner: could not write %d records; kept for the next write: %s", len(self._held), exc)
-            self.host.notify(f"pruner: could not write {len(self._held)} records to the session ({exc}); they are"
-                             " kept and written with the next", "warning")
+            log.exception("pruner: could not write %d records: %s; they are kept and written with the next write",
+                          len(self._held), exc)
 
     def settle(self) -> None:
         """Before the engine rebuilds from the branch: write what is held, or, where it cannot be written,

@@ -25,6 +25,7 @@ from condense.messages import AgentMessage, UserMessage, content_text, tool_call
 from condense.occurrence import message_key, occ_key, result_entries, result_timestamp_of
 from condense.record_bursts import expanded
 from condense.records import INDEX, SUMMARY
+from condense.ref_ranges import unpacked
 from pi_tui.ai.convert import convert_to_llm
 from pi_tui.ai.openai_format import to_openai_messages
 from pi_tui.ai.transform import transform_messages
@@ -168,7 +169,8 @@ def check_ledger(session: Session) -> int:
             records = named_records(data, results)
             for record in records:
                 indexed[_key(record)] += 1
-            for position, ref in enumerate(data.get("refs") or []):
+            for position, ref in enumerate(unpacked(data["refs"]) if isinstance(data.get("refs"), str)
+                                           else data.get("refs") or []):
                 # a compact entry names each ref alone, for the record at its position
                 short, named = (ref, records[position]) if isinstance(ref, str) else (ref["shortId"], ref)
                 _claim(ref_of, short, _key(named))

@@ -13,6 +13,7 @@ from condense.config import CondenseConfig
 from condense.local_host import context_estimate
 from condense.measure import estimate_tokens
 from condense.record_bursts import expanded, records_of
+from condense.ref_ranges import unpacked
 from pi_tui.ai.models import parse_model_ref
 from pi_tui.cli import main
 from pi_tui.modes.offline import next_request, offline_engine, session_model
@@ -94,7 +95,7 @@ def test_every_compressed_chain_lists_its_refs_in_the_order_its_calls_ran(replay
     chains = list(records_of(Session.open(replayed).entries, "context-prune-chain"))
     assert len(chains) > 20
     for chain in chains:  # `toolRefs` are in call order; stale reads and backfills took numbers out of it
-        numbers = [int(ref[1:]) for ref in chain["toolRefs"]]
+        numbers = [int(ref[1:]) for ref in unpacked(chain["toolRefs"])]
         assert numbers == sorted(numbers), (chain["blockId"], chain["toolRefs"])
 
 

@@ -11,6 +11,7 @@ import pytest
 from condense.records import FLUSH_METRICS
 from pi_tui.logs import install_log_file, log_file
 from pi_tui.session.store import Session
+from pi_tui.settings import load_settings
 from tests.support.log_handlers import remove_log_handlers
 
 
@@ -36,7 +37,10 @@ async def test_a_failed_metrics_write_is_shown_once_and_logged_with_its_tracebac
         return real_append(self, custom_type, data)
 
     monkeypatch.setattr(Session, "append_custom", full_disk_for_metrics)
-    app = make_app()
+    # pi-condense's format writes each record as it comes, so the metrics' write can fail alone (the compact
+    # format writes a flush's records together: tests/condense/test_record_bursts.py)
+    condense = load_settings().settings.condense.model_copy(update={"index_copies": True})
+    app = make_app(settings=load_settings().settings.model_copy(update={"condense": condense}))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait(pilot)
         await send(pilot, "fix the failing test")  # the demo flushes on its final reply: metrics fail
