@@ -216,6 +216,7 @@ class CondenseEngine:
         did for the outputs it holds (condense/branch_switch.py), so none is summarised a second time."""
         held = Held(self.index.detached(), self.chains.entries(), list(self.history_fold.folds),
                     self.flusher.frontier)
+        spent = self.stats.session_delta()
         self.rebuild()
         try:
             carried = await carry_over(held, self.index, self.chains.entries(), self.history_fold.folds,
@@ -225,6 +226,7 @@ class CondenseEngine:
             carried = 1
         if carried:
             self.rebuild()
+        self.stats.keep_spent(spent)
         self._measure_loaded()
 
     def _measure_loaded(self) -> None:
