@@ -212,6 +212,7 @@ class CondenseEngine:
         did for the outputs it holds (condense/branch_switch.py), so none is summarised a second time."""
         held = Held(self.index.detached(), self.chains.entries(), list(self.history_fold.folds),
                     self.flusher.frontier)
+        spent = self.stats.session_delta()
         self.rebuild()
         try:
             with self.records.burst():
@@ -222,6 +223,7 @@ class CondenseEngine:
             carried = 1
         if carried:
             self.rebuild()
+        self.stats.keep_spent(spent)
         self._measure_loaded()
 
     def _measure_loaded(self) -> None:

@@ -2,7 +2,8 @@
 
 The spend is persisted as full snapshots (`context-prune-stats`, last one wins), so totals survive a
 reload. The snapshot found at reload is also the baseline of `session_delta`: spend reported to the
-user as "this session" must not count what earlier runs already paid.
+user as "this session" must not count what earlier runs already paid, nor forget what this run paid
+when `/tree` moves to a branch whose snapshot is older (the money is spent all the same).
 """
 
 from __future__ import annotations
@@ -89,6 +90,11 @@ class PruneStats:
             self.total_output_tokens - self._baseline.output_tokens,
         )
 
+    def keep_spent(self, spent: CostDelta) -> None:
+        """After a reload onto another branch: `spent` (this run's spend so far) stays this run's."""
+        self._baseline = CostDelta(self.total_cost - spent.total_cost, self.total_input_tokens - spent.input_tokens,
+                                   self.total_output_tokens - spent.output_tokens)
+
     def set_live_reclaim(self, before_chars: int, after_chars: int) -> None:
         self._reclaim = Reclaim(before_chars, after_chars)
 
@@ -122,7 +128,7 @@ class PruneStats:
         """The `/pruner stats` block."""
         session = self.session_delta()
         return "\n".join([
-            f"summarizer:   {self.call_count} calls, "
+            f"summarizer:   {self.call_count} calls on this branch, "
             f"{format_compact_count(self.total_input_tokens)} tokens in, "
             f"{format_compact_count(self.total_output_tokens)} out, {format_cost(self.total_cost)} "
             f"({format_cost(session.total_cost)} this session)",

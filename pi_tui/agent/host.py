@@ -18,7 +18,9 @@ from typing import Any, Literal, Protocol
 from condense.host import CancelSignal, ContextUsage
 from condense.json_text import valid_json, valid_text
 from condense.local_host import context_estimate
+from condense.measure import estimate_from_chars
 from condense.messages import AgentMessage, CustomMessage, ImageContent, TextContent, UserMessage
+from condense.stats import format_tokens
 from condense.timefmt import now_ms
 from pi_tui.abort import AbortSignal
 from pi_tui.agent.compaction import NothingToCompact, plan_compaction, write_summary
@@ -252,10 +254,11 @@ class AgentHost:
             self._not_compacting.set()
         return entry
 
-    async def _compact_for_overflow(self, signal: AbortSignal) -> bool:
-        """Pi's answer to a request too long with nothing left to prune: compact once, then retry. A
-        conversation too short to compact says nothing here (the request's error stands); a compaction
-        that fails says why."""
+    async def _compact_for_overflow(self, signal: AbortSignal, refused_chars: int) -> bool:
+        """Pi's answer to a request too long with nothing left to prune: compact once, then retry, but
+        only a request smaller than the one refused (a summary plus Pi's kept ~20k tokens can outweigh a
+        pruned, folded history; sending it would be refused again, and paid). A conversation too short to
+        compact says nothing here (the request's error stands); a compaction that fails says why."""
         await self.bus.emit({"type": "auto_compaction_start", "reason": "overflow"})
         try:
             entry = await self.compact("", signal)
@@ -263,6 +266,15 @@ class AgentHost:
             await self.bus.emit({"type": "auto_compaction_end", "willRetry": False, "errorMessage": str(exc)})
             if not isinstance(exc, NothingToCompact):
                 self.ui.notify(f"the request is too long for {self.config.model.ref}, and {exc}", "error")
+            return False
+        now = await self.agent.next_request_chars()
+        if now >= refused_chars:
+            text = (f"the request is too long for {self.config.model.ref}: compacted, but the next one "
+                    f"({format_tokens(estimate_from_chars(now))} tokens) is no smaller than the one it refused "
+                    f"({format_tokens(estimate_from_chars(refused_chars))}), so it was not sent again; /new starts "
+                    "a fresh session, /model a larger window")
+            await self.bus.emit({"type": "auto_compaction_end", "willRetry": False, "errorMessage": text})
+            self.ui.notify(text, "error")
             return False
         await self.bus.emit({"type": "auto_compaction_end", "willRetry": True,
                              "tokensBefore": int(entry.get("tokensBefore") or 0)})

@@ -17,6 +17,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from condense.json_text import valid_json
+from condense.measure import json_chars
 from condense.messages import (
     AgentMessage,
     AssistantMessage,
@@ -38,7 +39,8 @@ from pi_tui.tools.base import Tool, ToolContext, ToolError, ToolOutput
 
 QueueMode = Literal["one-at-a-time", "all"]
 SKIPPED_TEXT = "Skipped due to queued user message."
-OverflowCompaction = Callable[[AbortSignal], Awaitable[bool]]  # compacted (True: retry the request)
+# compacted (True: retry the request); given the characters of the request the provider refused
+OverflowCompaction = Callable[[AbortSignal, int], Awaitable[bool]]
 
 
 @dataclass
@@ -147,6 +149,7 @@ class Agent:
         self._running = False
         self._sleep = sleep
         self._added: list[AgentMessage] = []  # what the current run added, whatever a compaction rebuilt
+        self._sent: list[AgentMessage] = []  # the last request's messages, as the extensions rendered them
         # the host's compaction (Pi's), for a request too long with nothing left to prune
         self.compact_on_overflow: OverflowCompaction | None = None
 
@@ -288,7 +291,7 @@ class Agent:
                 return True
         if not overflow.compacted and self.compact_on_overflow is not None:
             overflow.compacted = True
-            if await self.compact_on_overflow(self._signal):
+            if await self.compact_on_overflow(self._signal, json_chars(self._sent)):
                 overflow.retried = True
                 return True
         if overflow.retried:
@@ -325,11 +328,15 @@ class Agent:
         return ModelRequest(model, self.config.system_prompt, llm_messages, specs, self.config.thinking_level,
                             idle_timeout=idle)
 
+    async def next_request_chars(self) -> int:
+        """Characters of the messages the next request would carry, as the extensions render them."""
+        return json_chars(await self.bus.emit_context(list(self.messages)))
+
     async def _stream_once(self) -> tuple[AssistantMessage, int | None]:
         """One reply, and the wait its provider asked for before a retry (None when it did not say)."""
         if self._signal.aborted:
             return await self._aborted_reply(), None
-        context = await self.bus.emit_context(list(self.messages))
+        context = self._sent = await self.bus.emit_context(list(self.messages))
         request = self._request(context)
         final: AssistantMessage | None = None
         asked_ms: int | None = None

@@ -24,6 +24,7 @@ from typing import TextIO
 from condense.messages import AgentMessage
 from condense.stats import format_tokens
 from pi_tui.abort import AbortSignal
+from pi_tui.agent.compaction import NothingToCompact
 from pi_tui.agent.events import (
     AutoRetryStartEvent,
     MessageStartEvent,
@@ -167,6 +168,9 @@ async def run_compact(host: AgentHost, focus: str, err: TextIO) -> int:
     await host.start("startup")
     try:
         entry = await host.compact(focus, cancel)
+    except NothingToCompact as exc:  # the session is as compact as it gets: what was asked holds, no failure
+        _say(f"pi-tui: /compact: {exc}; the session is left as it was", err)
+        return EXIT_OK
     except UserError as exc:
         _say(f"pi-tui: error: /compact: {exc}", err)
         return EXIT_FAILED

@@ -69,6 +69,16 @@ async def test_a_flush_done_at_a_later_leaf_is_kept_and_nothing_is_summarised_tw
     assert engine.index.get_short_ref("c3@311") == "t3"
 
 
+
+async def test_what_this_run_paid_the_summariser_stays_this_runs_after_the_switch() -> None:
+    """`/tree` back before the flush: the branch's own snapshot has no calls yet, but the money is spent
+    (`/pruner stats` said "$0.000 this session" after a switch)."""
+    host, engine, _ = await _read_both()
+    spent = engine.stats.session_delta()
+    assert spent.total_cost > 0
+    await _back_before_the_flush(host, engine)
+    assert engine.stats.session_delta() == spent
+
 async def test_a_reload_of_the_new_branch_finds_the_same_work() -> None:
     host, engine, drive = await _read_both()
     await _back_before_the_flush(host, engine)

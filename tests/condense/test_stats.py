@@ -114,7 +114,7 @@ def test_describe_shows_totals_and_this_session() -> None:
     stats.reconstruct([stats_entry(SNAPSHOT)])
     stats.add_call(usage(1500, 100, 0.0004))
     assert stats.describe() == (
-        "summarizer:   8 calls, 2.5k tokens in, 500 out, $0.500 (<$0.001 this session)\n"
+        "summarizer:   8 calls on this branch, 2.5k tokens in, 500 out, $0.500 (<$0.001 this session)\n"
         "chains:       2 compressed, 1 with a fused summary"
     )
 

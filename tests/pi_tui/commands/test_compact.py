@@ -121,3 +121,19 @@ async def test_a_request_too_long_is_compacted_and_sent_again_in_view(
         assert [(n.level, n.message["text"]) for n in notes] == [
             ("warning", "the request was too long for the model: compacted 30k tokens of conversation into a "
                         "summary (the transcript now starts with it) and sent it again")]
+
+
+async def test_a_compaction_that_leaves_the_request_no_smaller_sends_nothing_again(
+        tmp_path: Path, fake_openai: FakeOpenAI, send, wait_for, shown) -> None:
+    """The summary outweighs what it replaced: resending would be refused again (and paid); it said "sent
+    it again" and sent a bigger request than the refused one."""
+    fake_openai.push(context_overflow(), text_reply("## Goal\n" + "every detail " * 10_000))
+    app = app_on(fake_openai, tmp_path)
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait_for(pilot, lambda: app.ready.is_set())
+        await send(pilot, "go on")
+        await wait_for(pilot, lambda: "so it was not sent again" in shown(app))
+        assert len(fake_openai.requests) == 2, "the refused request and the compaction's, nothing more"
+        assert len(compactions(app)) == 1
+        notes = [item.message["text"] for item in app.main.transcript.conversation.items if item.kind == "note"]
+        assert not any("sent it again" in note for note in notes)

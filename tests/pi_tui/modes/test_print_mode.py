@@ -108,5 +108,21 @@ async def test_compact_in_print_mode_compacts_the_session_and_says_so_in_one_lin
                         r"from it \(pi-tui show prints it\)", line), line
 
 
+
+async def test_compact_with_nothing_to_compact_is_no_failure(tmp_path: Path) -> None:
+    """A script that compacts routinely: a session already compact is not a failed run (it exited 1, as a
+    provider error does)."""
+    copy = tmp_path / "before.jsonl"
+    shutil.copy(corpus_path("pi-before-compaction.jsonl"), copy)
+    options = LaunchOptions(model="demo", session=str(copy), launch_dir=tmp_path)
+    runtime = build_runtime(options, LiveSettings(load_settings().settings))
+    assert await run_print(runtime.host, "/compact", io.StringIO(), io.StringIO()) == EXIT_OK
+    size = copy.stat().st_size
+    err = io.StringIO()
+    assert await run_print(runtime.host, "/compact", io.StringIO(), err) == EXIT_OK
+    assert copy.stat().st_size == size
+    [line] = err.getvalue().splitlines()[-1:]
+    assert line.startswith("pi-tui: /compact: already compacted") and line.endswith("the session is left as it was")
+
 def test_print_mode_knows_every_command_of_the_tui() -> None:
     assert {command.name for command in COMMANDS} - {"compact"} == INTERACTIVE
