@@ -278,6 +278,23 @@ class ChainLayout:
         item = self.applied[before - 1] if before else None
         return item if item is not None and position <= item.end else None
 
+    def placed(self, changed: Sequence[int], begin: int) -> tuple[int, list[int]]:
+        """Of the positions `changed` before `begin` (in order), those whose message the output shows where
+        it was; and `begin`, moved back to the start of a range whose output they change: one holding
+        protected outputs (relocated into its synthetic message) or ending at one of them. Elsewhere in
+        a range a changed message (a result or a call: phases 1 and 2 change no other) is dropped with it."""
+        shown = []
+        for position in changed:
+            if position >= begin:
+                break
+            holder = self.holding(position)
+            if holder is None:
+                shown.append(position)
+            elif position == holder.end or holder.entry.protected_tool_call_ids:
+                begin = holder.start
+                break
+        return begin, [position for position in shown if position < begin]
+
     def _shift(self, position: int, by: int) -> None:
         self.marks.append(position)
         self.shifts.append((self.shifts[-1] if self.shifts else 0) + by)
@@ -317,14 +334,17 @@ class ChainPhase:
         out, changed = self._emit(messages, 0, layout, scan)
         return (out if changed else messages), layout
 
-    def resume(self, messages: list[Any], begin: int, layout: ChainLayout, scan: ChainScan,
-               changed_keys: AbstractSet[str]) -> tuple[int, int, list[Any], bool] | None:
-        """Phase 3 after a flush, from where it may differ from `layout`'s pass: `begin` (the first message
-        phases 1 and 2 changed), the first new range or summary it drops, moved to the start of a range
-        holding it. Returns that position, where it was in `layout`'s output, the output of the messages
-        from it and whether that differs from them; `layout` becomes this pass's. None, with `layout`
-        untouched, unless the registry only gained chains after every range `layout` resolved and no body
-        it rendered may read differently (then a full pass runs)."""
+    def resume(self, messages: list[Any], begin: int, changed: Sequence[int], layout: ChainLayout, scan: ChainScan,
+               changed_keys: AbstractSet[str]) -> tuple[int, int, list[Any], list[tuple[int, Any]]] | None:
+        """Phase 3 after a flush, from where it may differ from `layout`'s pass: `begin` (the first new
+        message), the first new range or summary it drops, moved to the start of a range holding it; the
+        earlier positions phases 1 and 2 changed (`changed`, in order) are placed in the output as they
+        are, unless one is a range's final reply or relocated with its range's protected outputs (then
+        that range runs again). Returns that position, where it was in `layout`'s output, the output of
+        the messages from it, and where each change before it goes in `layout`'s output, with its message;
+        `layout` becomes this pass's. None, with `layout` untouched, unless the registry only gained chains
+        after every range `layout` resolved and no body it rendered may read differently (then a full
+        pass runs)."""
         entries, old = self.registry.entries(), layout.entries
         if len(entries) < len(old) or not all(map(is_, old, entries)) or not changed_keys.isdisjoint(layout.body_keys):
             return None
@@ -342,15 +362,17 @@ class ChainPhase:
         bare = set().union(*(c.seen for c in contents)) - layout.dropped_bare
         begin = min([begin, *(item.start for item in added), *boundaries.summaries_about(keys, bare)])
         holder = layout.holding(begin)
-        begin = holder.start if holder is not None else begin
+        begin, shown = layout.placed(changed, holder.start if holder is not None else begin)
         at = layout.output_position(begin)
+        placed = [(layout.output_position(position), messages[position]) for position in shown]
         kept = bisect.bisect_left(layout.marks, begin)
         del layout.marks[kept:], layout.shifts[kept:]
         layout.size, layout.earliest = len(messages), boundaries.earliest
         layout._take(fresh, boundaries, added)
         self._drop(layout, contents)
-        out, changed = self._emit(messages, begin, layout, scan)
-        return begin, at, out, changed
+        out, _ = self._emit(messages, begin, layout, scan)
+        return begin, at, out, placed
+
 
     @staticmethod
     def _drop(layout: ChainLayout, contents: Iterable[_RangeContent]) -> None:

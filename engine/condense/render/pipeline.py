@@ -13,7 +13,6 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from itertools import chain
 from operator import is_
 from typing import Any
 
@@ -61,7 +60,7 @@ class _Pass:
     orphans: OrphanScan
     swept: list[str] = field(default_factory=list)
     swept_at: list[int] = field(default_factory=list)  # where the swept results were in phase 3's output
-    stubbed: list[list[Any]] = field(default_factory=list)  # phase 2's output, in the pieces it was made
+    stubbed: list[Any] = field(default_factory=list)  # phase 2's output, grown and patched in place
     args: dict[int, Any] = field(default_factory=dict)  # phase 1b: the assistant messages it rendered, by position
 
 
@@ -139,7 +138,7 @@ def _full_pass(messages: list[Any], index: StubIndex, options: RenderOptions, sc
     if out is purged and out is not messages:
         out = list(out)  # the output grows in place later; phase 2's piece must not
     return _Pass(len(messages), None if out is messages else out, ages, grace, errored, cooled, purges, layout,
-                 orphans, swept, swept_at, [purged], args)
+                 orphans, swept, swept_at, purged, args)
 
 
 def prune_messages(messages: list[Any], index: StubIndex, options: RenderOptions) -> list[Any]:
@@ -212,8 +211,8 @@ class IncrementalRender:
             last = grown
         self._changes_seen = len(getattr(index, "changed_keys", ()))
         self._options = options
-        # the caller's list may grow in place later: never keep it, only what was rendered from it
-        last.stubbed = [list(part) if part is messages else part for part in last.stubbed]
+        if last.stubbed is messages:  # the caller's list may grow in place later: never keep it
+            last.stubbed = list(messages)
         self._last, self._key = last, key
         return messages if last.out is None else last.out
 
@@ -287,59 +286,66 @@ class IncrementalRender:
             out.extend(new)  # never handed out: a render returns a copy
         elif len(new) != len(suffix) or not all(map(is_, new, suffix)):
             out = messages[:start] + new
-        return replace(last, size=len(messages), out=out, grace=grace, cooled=cooled,
-                       stubbed=[*last.stubbed, stubbed])
+        last.stubbed.extend(stubbed)
+        return replace(last, size=len(messages), out=out, grace=grace, cooled=cooled)
 
     def _refresh(self, last: _Pass, messages: list[Any], index: StubIndex, options: RenderOptions,
                  ) -> _Pass | None:
         """After a flush (new index records, new compressed chains), settings unchanged: phase 1 is
         decided again only for the results whose keys the index changed, and for the new messages;
-        phases 2 to 4 run again from the first message that may render differently, the output before
-        it kept as it was (a stubbed failure pairs its turn's failed calls again first). None when that
-        cannot be told (a chain that may move an earlier range): a full render."""
+        phase 2 only for the turns that changes; phases 3 and 4 patch the earlier output where those
+        changed it and run again from the first message they may render differently (a stubbed failure
+        pairs its turn's failed calls again first). Phase 2's output is `last`'s, patched in place. None
+        when that cannot be told (a chain that may move an earlier range): a full render."""
         changed = getattr(index, "changed_keys", None)
         if changed is None or len(changed) < self._changes_seen:
             return None
         keys = set(changed[self._changes_seen:])
-        ids = keys | {bare_id(key) for key in keys}
         start = last.size
         last.ages.feed(messages[last.ages.fed:])
         grace = last.ages.in_grace(options.grace_turns)
         if grace != last.grace:
             return None
-        stubbed = list(chain.from_iterable(last.stubbed))
-        begin = start
+        stubbed = last.stubbed
+        was: dict[int, Any] = {}  # phase 2's earlier output where this pass decides again
+        failed = self._restub(stubbed, messages, keys, index, options, grace, was)
+        new = replace_stubs(messages[start:], index, options.is_protected, grace, options.memo, options.version)
+        grown = last.errored.feed(new, start)
+        stubbed += new
+        args = self._args_again(last, messages, stubbed, list(was), options.args_memo)
+        paired = {p for p in (last.errored.redecide(stubbed, q) for q in failed) if p is not None}
+        cooled = _cooled(last.errored, options)
+        again = paired | args.keys()
+        purges, at = last.purges, last.args  # superseded by this pass, or by a full one
+        for position in again:
+            purges.pop(position, None)
+        repurged = _repurged(last, grown | again, cooled)
+        at.update(args)
+        purges.update(_purges(lambda p: at.get(p, messages[p]), last.errored, repurged, options))
+        for position in {*repurged, *again}:
+            was.setdefault(position, stubbed[position])
+            stubbed[position] = purges.get(position, at.get(position, messages[position]))
+        changes = sorted(p for p, before in was.items() if p < start and stubbed[p] is not before)
+        return self._splice(last, messages, changes, keys, options,
+                            replace(last, size=len(messages), grace=grace, cooled=cooled))
+
+    def _restub(self, stubbed: list[Any], messages: list[Any], keys: set[str], index: StubIndex,
+                options: RenderOptions, grace: set[str], was: dict[int, Any]) -> list[int]:
+        """Phase 1 again, into `stubbed`, for the results of these keys (and of their ids, for the legacy
+        bare-id lookup); `was` takes what `stubbed` held where it changed. Returns where a failure was."""
+        ids = keys | {bare_id(key) for key in keys}
         positions = sorted({p for key in keys for p in self._at_key.get(key, ())}
                            | {p for i in ids for p in self._at_id.get(i, ())})
         redecided = replace_stubs([messages[p] for p in positions], index, options.is_protected, grace,
                                   options.memo, options.version)
         failed = []  # a stub is no failure: phase 2 pairs that turn's failed calls again
-        flipped = []  # the results phase 1 renders differently
         for position, message in zip(positions, redecided, strict=True):
             if message is not stubbed[position]:
                 if stubbed[position].get("isError") is True:
                     failed.append(position)
+                was[position] = stubbed[position]
                 stubbed[position] = message
-                flipped.append(position)
-                begin = min(begin, position)
-        new = replace_stubs(messages[start:], index, options.is_protected, grace, options.memo, options.version)
-        grown = last.errored.feed(new, start)
-        stubbed += new
-        args = self._args_again(last, messages, stubbed, flipped, options.args_memo)
-        paired = {p for p in (last.errored.redecide(stubbed, q) for q in failed) if p is not None}
-        cooled = _cooled(last.errored, options)
-        again = paired | args.keys()
-        purges = {p: m for p, m in last.purges.items() if p not in again}
-        repurged = _repurged(last, grown | again, cooled)
-        at = last.args  # superseded by this pass, or by a full one
-        at.update(args)
-        purges.update(_purges(lambda p: at.get(p, messages[p]), last.errored, repurged, options))
-        for position in {*repurged, *again}:
-            stubbed[position] = purges.get(position, at.get(position, messages[position]))
-        begin = min([begin, *repurged, *again])
-        return self._splice(last, messages, stubbed, begin, keys, options,
-                            replace(last, size=len(messages), grace=grace, cooled=cooled, purges=purges,
-                                    stubbed=[stubbed], args=at))
+        return failed
 
     @staticmethod
     def _args_again(last: _Pass, messages: list[Any], stubbed: list[Any], flipped: list[int],
@@ -352,37 +358,58 @@ class IncrementalRender:
         flipped = flipped + [p for p in range(start, len(messages)) if stubbed[p] is not messages[p]]
         return _turn_args(messages, stubbed.__getitem__, flipped, last.errored, memo)
 
-    def _splice(self, last: _Pass, messages: list[Any], purged: list[Any], begin: int, keys: set[str],
+    def _splice(self, last: _Pass, messages: list[Any], changes: list[int], keys: set[str],
                 options: RenderOptions, new: _Pass) -> _Pass | None:
-        """Phases 3 and 4 of `purged` (phase 2's output) from `begin` on (or from where phase 3 says it may
-        differ), after the output `last` had before it: the checkpoint a flush resumes from."""
-        layout = last.chains
+        """Phases 3 and 4 of phase 2's output (`new.stubbed`) after a flush: the output `last` had, patched
+        where `changes` (earlier positions phase 2 renders differently) show, and run again from the new
+        messages on (or from where phase 3 says it may differ): the checkpoint a flush resumes from."""
+        layout, purged, begin = last.chains, new.stubbed, last.size
         if isinstance(options.chains, ChainPhase) and layout is not None:
-            resumed = options.chains.resume(purged, begin, layout, self._chains, keys)
+            resumed = options.chains.resume(purged, begin, changes, layout, self._chains, keys)
             if resumed is None:
                 return None
-            begin, at, tail, changed = resumed  # `at`: where `begin` was in phase 3's output
+            begin, at, tail, placed = resumed  # `at`: where `begin` was in phase 3's output
         elif options.chains is None and layout is not None and not layout.entries:
-            at, tail, changed = begin, purged[begin:], False
+            at, tail, placed = begin, purged[begin:], [(p, purged[p]) for p in changes]
             layout.size = len(messages)
         else:
             return None
         kept = bisect.bisect_left(last.swept_at, at)
         end = at - kept  # in the output, as it was
-        before = last.out if last.out is not None else self._seen.items[:last.size]
-        new.orphans = OrphanScan.after(before, end)
+        new.orphans = OrphanScan.after(messages if last.out is None else last.out, end)
         swept_at = new.orphans.feed(tail)
         new.swept = last.swept[:kept] + [str(tail[i].get("toolCallId")) for i in swept_at]
         new.swept_at = last.swept_at[:kept] + [at + i for i in swept_at]
         if new.swept:
             options.report_orphans(new.swept)
         tail = without_positions(tail, swept_at) if swept_at else tail
-        if self._chars_out is not None:
-            self._chars_out += self._sizes.total(tail) - self._sizes.total(before[end:])
-        new.out = before[:end] + tail
-        if end == begin and not changed and len(new.out) == len(messages) and all(map(is_, new.out, messages)):
-            new.out = None  # nothing changed anywhere: the very same messages
+        new.out = self._patched(last, messages, placed, end, tail)
         return new
+
+    def _patched(self, last: _Pass, messages: list[Any], placed: list[tuple[int, Any]], end: int,
+                 tail: list[Any]) -> list[Any] | None:
+        """`last`'s output with the messages `placed` in phase 3's output put in, and `tail` after its
+        first `end`: patched in place, its size counted by the difference; None while that is still
+        the messages themselves."""
+        out, swept_at = last.out, last.swept_at
+        if out is None:
+            if not placed and len(tail) == len(messages) - end and all(map(is_, tail, messages[end:])):
+                return None
+            out = messages[:last.size]
+        sizes, chars = self._sizes, 0
+        for position, message in placed:
+            before = bisect.bisect_left(swept_at, position)
+            if before < len(swept_at) and swept_at[before] == position:
+                continue  # an orphan, swept still
+            chars += sizes.of(message) - sizes.of(out[position - before])
+            out[position - before] = message
+        chars += sizes.total(tail) - sizes.total(out[end:])
+        del out[end:]
+        out += tail
+        if self._chars_out is not None:
+            self._chars_out += chars
+        return out
+
 
 
 def _settings(options: RenderOptions | None) -> object:

@@ -5,18 +5,27 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from condense.chains import ChainDetector, detect_chains
+from condense.chains.render import ChainPhase
 from condense.config import CondenseConfig
+from condense.index import ToolCallIndexer
 from condense.measure import estimate_tokens
 from condense.messages import AgentMessage
+from condense.records import ToolCallRecord
+from condense.render.orphans import OrphanScan
+from condense.render.pipeline import IncrementalRender, RenderOptions, prune_messages
+from condense.render.stub import StubMemo
 from pi_tui.modes.replay import Replayer, output_session
 from pi_tui.session.store import Session
 from tests.conftest import corpus_path
+from tests.support import chains
 from tests.support.log_handlers import condense_errors
 from tests.support.memory_host import make, stubbed
 from tests.support.typed import plain
@@ -122,3 +131,50 @@ def test_a_message_list_that_the_host_grows_in_place_renders_as_the_full_render(
 
     asyncio.run(run())
     assert stubbed(engine.render(live)) == ["c0", "c1", "c2"]
+
+
+def test_a_refresh_that_stubs_one_early_result_patches_it_and_walks_no_later_message(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A flush that stubs an early output (a read superseded by a later edit) changes one message of the
+    request: the render after it puts that one in and leaves the rest as it was, instead of running
+    phases 3 and 4 again over everything after it."""
+    early = [chains.user(1), chains.calls(2, "early"), chains.result(3, "early", "x" * 500), chains.final(4)]
+    chain = [chains.user(10), chains.calls(11, "c1"), chains.result(12, "c1"), chains.final(13)]
+    later = [m for turn in range(100, 400, 10)
+             for m in (chains.user(turn), chains.calls(turn + 1, f"k{turn}"), chains.result(turn + 2, f"k{turn}"),
+                       chains.final(turn + 3))]
+    messages = early + chain + later
+    index = ToolCallIndexer()
+    registry = chains.registry_of(chains.entry("b1", 10, ["c1"], 13))
+    options = RenderOptions(chains.nothing_protected, 0, True, 2, 500, lambda swept: None,
+                            ChainPhase(registry, index, strip_final_thinking=False), StubMemo(), (0, "settings"))
+    renderer = IncrementalRender()
+    renderer.render(messages, index, options, "before the flush")
+    walked: list[int] = []
+    monkeypatch.setattr(OrphanScan, "feed", _counting(OrphanScan.feed, walked))
+    monkeypatch.setattr(ChainPhase, "_emit", _counting_emit(ChainPhase._emit, walked))
+
+    record = ToolCallRecord("early", "read", {"path": "a.py"}, "x" * 500, False, 1, 3, 3, superseded_by="edit")
+    index.add_batch([record], lambda kind, data: None)
+    refreshed = replace(options, version=(1, "settings"))
+    out = renderer.render(messages, index, refreshed, "after the flush")
+
+    assert renderer.kind == "refresh"
+    assert sum(walked) == 0, f"phases 3 and 4 walked {sum(walked)} messages of {len(messages)} again"
+    assert json.dumps(out) == json.dumps(prune_messages(messages, index, replace(refreshed, memo=None)))
+    assert stubbed(out) == ["early"]
+
+
+def _counting(feed: Callable[..., list[int]], walked: list[int]) -> Callable[..., list[int]]:
+    def counted(scan: OrphanScan, messages: list[Any], offset: int = 0) -> list[int]:
+        walked.append(len(messages))
+        return feed(scan, messages, offset)
+    return counted
+
+
+def _counting_emit(emit: Callable[..., tuple[list[Any], bool]], walked: list[int],
+                   ) -> Callable[..., tuple[list[Any], bool]]:
+    def counted(phase: ChainPhase, messages: list[Any], begin: int, *rest: Any) -> tuple[list[Any], bool]:
+        walked.append(len(messages) - begin)
+        return emit(phase, messages, begin, *rest)
+    return counted
