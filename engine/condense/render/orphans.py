@@ -9,7 +9,6 @@ is a barrier that closes the turn. Only the most recent, uninterrupted assistant
 from __future__ import annotations
 
 import hashlib
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,7 +22,7 @@ class OrphanScan:
     with the same decisions as one pass; `feed` returns the positions (from `offset`) of orphans."""
 
     def __init__(self) -> None:
-        self._open: Counter[str] = Counter()  # a reply may call one id twice: each call vouches for one result
+        self._open: dict[str, int] = {}  # a reply may call one id twice: each call vouches for one result
 
     @classmethod
     def after(cls, swept: Sequence[Any], end: int) -> OrphanScan:
@@ -35,8 +34,10 @@ class OrphanScan:
         while start and swept[start - 1].get("role") == "toolResult":
             start -= 1
         if start and swept[start - 1].get("role") == "assistant":
-            scan._open = Counter(str(call.get("id")) for call in tool_calls(swept[start - 1]))
-            scan._open.subtract(str(swept[i].get("toolCallId")) for i in range(start, end))
+            scan._open = _calls(swept[start - 1])
+            for index in range(start, end):
+                call_id = str(swept[index].get("toolCallId"))
+                scan._open[call_id] = scan._open.get(call_id, 0) - 1
         return scan
 
     def feed(self, messages: Sequence[Any], offset: int = 0) -> list[int]:
@@ -44,16 +45,25 @@ class OrphanScan:
         for index, message in enumerate(messages, start=offset):
             role = message.get("role")
             if role == "assistant":
-                self._open = Counter(str(call.get("id")) for call in tool_calls(message))
+                self._open = _calls(message)
             elif role == "toolResult":
                 call_id = str(message.get("toolCallId"))
-                if self._open[call_id] > 0:
+                if self._open.get(call_id, 0) > 0:
                     self._open[call_id] -= 1
                 else:
                     swept_at.append(index)
-            else:
-                self._open = Counter()
+            elif self._open:
+                self._open = {}
         return swept_at
+
+
+def _calls(message: dict[str, Any]) -> dict[str, int]:
+    """How many results each call id of an assistant message vouches for."""
+    counts: dict[str, int] = {}
+    for call in tool_calls(message):
+        call_id = str(call.get("id"))
+        counts[call_id] = counts.get(call_id, 0) + 1
+    return counts
 
 
 def without_positions(messages: list[Any], swept_at: list[int]) -> list[Any]:

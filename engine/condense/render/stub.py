@@ -34,9 +34,10 @@ def spill_stub(record: ToolCallRecord, ref: str) -> str:
             f"Full output: {record.spill_path}. Use context_tree_query({ref}) to retrieve.]")
 
 
-def lookup_key(message: dict[str, Any], index: StubIndex) -> str | None:
-    """The index key this result is summarised under: its occurrence key, else (legacy records only) its id."""
-    key = message_key(message)
+def lookup_key(message: dict[str, Any], index: StubIndex, key: str | None = None) -> str | None:
+    """The index key this result is summarised under: its occurrence key (`key`, when known), else
+    (legacy records only) its id."""
+    key = message_key(message) if key is None else key
     if index.is_summarized(key):
         return key
     bare = str(message.get("toolCallId", ""))
@@ -117,7 +118,7 @@ class StubMemo:
 def _decide(message: dict[str, Any], index: StubIndex, is_protected: Callable[[str, dict[str, Any]], bool],
             ) -> Decision:
     own = message_key(message)
-    key = lookup_key(message, index)
+    key = lookup_key(message, index, own)
     record = index.get_record(key) if key is not None else None
     if key is None or record is None or is_protected(record.tool_name, record.args):
         return own, None

@@ -12,13 +12,14 @@ from typing import Any
 
 import pytest
 
-from condense.chains import ChainDetector, detect_chains
+from condense.chains import ChainDetector, ChainEntry, detect_chains
 from condense.chains.render import ChainPhase
 from condense.config import CondenseConfig
 from condense.index import ToolCallIndexer
 from condense.measure import estimate_tokens
 from condense.messages import AgentMessage
 from condense.records import ToolCallRecord
+from condense.render.args_purge import ArgsPurgeMemo
 from condense.render.orphans import OrphanScan
 from condense.render.pipeline import IncrementalRender, RenderOptions, prune_messages
 from condense.render.stub import StubMemo
@@ -139,30 +140,78 @@ def test_a_refresh_that_stubs_one_early_result_patches_it_and_walks_no_later_mes
     request: the render after it puts that one in and leaves the rest as it was, instead of running
     phases 3 and 4 again over everything after it."""
     early = [chains.user(1), chains.calls(2, "early"), chains.result(3, "early", "x" * 500), chains.final(4)]
-    chain = [chains.user(10), chains.calls(11, "c1"), chains.result(12, "c1"), chains.final(13)]
-    later = [m for turn in range(100, 400, 10)
-             for m in (chains.user(turn), chains.calls(turn + 1, f"k{turn}"), chains.result(turn + 2, f"k{turn}"),
-                       chains.final(turn + 3))]
-    messages = early + chain + later
-    index = ToolCallIndexer()
-    registry = chains.registry_of(chains.entry("b1", 10, ["c1"], 13))
-    options = RenderOptions(chains.nothing_protected, 0, True, 2, 500, lambda swept: None,
-                            ChainPhase(registry, index, strip_final_thinking=False), StubMemo(), (0, "settings"))
-    renderer = IncrementalRender()
-    renderer.render(messages, index, options, "before the flush")
+    messages = early + _chain(10, "c1") + [m for turn in range(100, 400, 10) for m in _chain(turn, f"k{turn}")]
     walked: list[int] = []
-    monkeypatch.setattr(OrphanScan, "feed", _counting(OrphanScan.feed, walked))
-    monkeypatch.setattr(ChainPhase, "_emit", _counting_emit(ChainPhase._emit, walked))
-
-    record = ToolCallRecord("early", "read", {"path": "a.py"}, "x" * 500, False, 1, 3, 3, superseded_by="edit")
-    index.add_batch([record], lambda kind, data: None)
-    refreshed = replace(options, version=(1, "settings"))
-    out = renderer.render(messages, index, refreshed, "after the flush")
+    renderer, out = _refreshed(messages, chains.entry("b1", 10, ["c1"], 13), "early", monkeypatch, walked)
 
     assert renderer.kind == "refresh"
     assert sum(walked) == 0, f"phases 3 and 4 walked {sum(walked)} messages of {len(messages)} again"
-    assert json.dumps(out) == json.dumps(prune_messages(messages, index, replace(refreshed, memo=None)))
     assert stubbed(out) == ["early"]
+
+
+def test_a_result_stubbed_inside_a_range_that_relocates_it_renders_that_range_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A compressed chain shows its protected outputs inside its own message: stubbing one of them
+    changes that message, although the result itself is dropped with the range."""
+    messages = [*_chain(10, "c1"), *_chain(20, "k1")]
+    entry = chains.entry("b1", 10, ["c1"], 13, protected_tool_call_ids=("c1",))
+    renderer, out = _refreshed(messages, entry, "c1", monkeypatch, [])
+
+    assert renderer.kind == "refresh"
+    assert "context_tree_query" in chains.text_of(chains.synthetics_of(out)[0])
+
+
+def test_an_orphan_result_stubbed_by_a_flush_stays_swept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An output no call vouches for is swept from every request: stubbing it changes nothing in view,
+    and no message near where it was."""
+    orphan = [chains.user(1), chains.result(2, "lost", "x" * 500), chains.final(3)]
+    messages = [*orphan, *_chain(10, "c1"), *_chain(20, "k1")]
+    renderer, out = _refreshed(messages, chains.entry("b1", 10, ["c1"], 13), "lost", monkeypatch, [])
+
+    assert renderer.kind == "refresh"
+    assert "lost" not in json.dumps(out)
+
+
+def test_a_range_whose_final_reply_a_flush_shrinks_renders_that_range_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chain's final reply stays in view: when stubbing the output of a call it made shrinks that call's
+    arguments (phase 1b), the range shows the shrunk reply."""
+    write = chains.call("w1", "write", {"path": "a.py", "content": "y" * 500})
+    messages = [chains.user(10), chains.calls(11, "c1"), chains.result(12, "c1"), chains.calls(13, write),
+                chains.result(14, "w1"), *_chain(20, "k1")]
+    renderer, out = _refreshed(messages, chains.entry("b1", 10, ["c1"], 13), "w1", monkeypatch, [], ArgsPurgeMemo())
+
+    assert renderer.kind == "refresh"
+    assert "y" * 500 not in json.dumps(out)
+
+
+def _chain(start: int, call_id: str) -> list[dict[str, Any]]:
+    return [chains.user(start), chains.calls(start + 1, call_id), chains.result(start + 2, call_id),
+            chains.final(start + 3)]
+
+
+def _refreshed(messages: list[Any], entry: ChainEntry, stubbed_id: str, monkeypatch: pytest.MonkeyPatch,
+               walked: list[int], args_memo: ArgsPurgeMemo | None = None) -> tuple[IncrementalRender, list[Any]]:
+    """`messages` rendered with `entry` compressed, then again after a flush that stubs the result of
+    `stubbed_id` (`walked`: how many messages phases 3 and 4 walked on the way); that render, which
+    must be the full render's."""
+    index = ToolCallIndexer()
+    options = RenderOptions(chains.nothing_protected, 0, True, 2, 500, lambda swept: None,
+                            ChainPhase(chains.registry_of(entry), index, strip_final_thinking=False), StubMemo(),
+                            (0, "settings"), args_memo)
+    renderer = IncrementalRender()
+    renderer.render(messages, index, options, "before the flush")
+    position = next(i for i, m in enumerate(messages) if m.get("toolCallId") == stubbed_id)
+    stamp = messages[position]["timestamp"]
+    index.add_batch([ToolCallRecord(stubbed_id, "read", {"path": "a.py"}, "x", False, 1, stamp, stamp,
+                                    superseded_by="edit")], lambda kind, data: None)
+    refreshed = replace(options, version=(1, "settings"))
+    monkeypatch.setattr(OrphanScan, "feed", _counting(OrphanScan.feed, walked))
+    monkeypatch.setattr(ChainPhase, "_emit", _counting_emit(ChainPhase._emit, walked))
+    out = renderer.render(messages, index, refreshed, "after the flush")
+    monkeypatch.undo()
+    assert json.dumps(out) == json.dumps(prune_messages(messages, index, replace(refreshed, memo=None)))
+    return renderer, out
 
 
 def _counting(feed: Callable[..., list[int]], walked: list[int]) -> Callable[..., list[int]]:
