@@ -1,6 +1,6 @@
 """Render cost of condense per model request, against serialising that request (which the host pays anyway).
 
-Run: .venv/bin/python benchmarks/render.py
+Run: .venv/bin/python benchmarks/render.py [--length 16000]
 
 Replays both corpus sessions with condense active (extractive summaries) and times every
 `IncrementalRender.render` the engine makes, side by side with `json.dumps` of the request that render
@@ -12,11 +12,14 @@ full (everything, the first render for one). Both are timed in CPU time of this 
 machine, wall time puts every preemption into whichever render it lands in (a 5 µs render read as 12 ms).
 Printed: the median and 95th percentile of the per-render ratio render / json.dumps, over every render and
 apart by kind; the goal is a refresh's p95 at most 0.2x.
-The no-op row is the whole session rendered again with nothing changed.
+The no-op row is the whole session rendered again with nothing changed. `--length N` adds a session of N
+messages built from pi-large-session (`longsession.py`), where a render that walked the whole history
+would show it.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import statistics
@@ -29,6 +32,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from longsession import build  # noqa: E402
 
 from condense.config import CondenseConfig  # noqa: E402
 from condense.engine import CondenseEngine  # noqa: E402
@@ -103,22 +109,31 @@ def p95(values: list[float]) -> float:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--length", type=int, action="append", default=[],
+                        help="also replay a session of this many messages built from pi-large-session")
+    lengths = parser.parse_args().length
     print(f"{'session':<28} {'render kind':<28} {'renders':>8} {'render ms':>10} {'dumps ms':>9}"
           f" {'median':>8} {'p95':>8}")
-    for name in ("pi-large-session.jsonl", "pi-before-compaction.jsonl"):
-        path = CORPUS / name
-        if not path.exists():
-            print(f"{name}: corpus file missing")
-            continue
-        for kind, samples in measure(path).items():
-            if not samples:
-                continue
-            ratios = [s[0] / s[1] for s in samples if s[1] > 0]
-            render_ms = statistics.median(s[0] for s in samples) * 1000
-            dumps_ms = statistics.median(s[1] for s in samples) * 1000
-            print(f"{name:<28} {kind:<28} {len(samples):>8} {render_ms:>10.3f} {dumps_ms:>9.3f}"
-                  f" {statistics.median(ratios):>7.3f}x {p95(ratios):>7.3f}x")
+    with tempfile.TemporaryDirectory() as tmp:
+        built = [build(length, Path(tmp) / f"built-{length}.jsonl") for length in lengths]
+        for path in [CORPUS / "pi-large-session.jsonl", CORPUS / "pi-before-compaction.jsonl", *built]:
+            report(path)
     print("ratio = render time / json.dumps time of the request it becomes, per render (median, 95th percentile)")
+
+
+def report(path: Path) -> None:
+    if not path.exists():
+        print(f"{path.name}: corpus file missing")
+        return
+    for kind, samples in measure(path).items():
+        if not samples:
+            continue
+        ratios = [s[0] / s[1] for s in samples if s[1] > 0]
+        render_ms = statistics.median(s[0] for s in samples) * 1000
+        dumps_ms = statistics.median(s[1] for s in samples) * 1000
+        print(f"{path.name:<28} {kind:<28} {len(samples):>8} {render_ms:>10.3f} {dumps_ms:>9.3f}"
+              f" {statistics.median(ratios):>7.3f}x {p95(ratios):>7.3f}x")
 
 
 if __name__ == "__main__":
