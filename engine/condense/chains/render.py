@@ -373,7 +373,6 @@ class ChainPhase:
         out, _ = self._emit(messages, begin, layout, scan)
         return begin, at, out, placed
 
-
     @staticmethod
     def _drop(layout: ChainLayout, contents: Iterable[_RangeContent]) -> None:
         for content in contents:
