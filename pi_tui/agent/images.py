@@ -23,6 +23,7 @@ CLIPBOARD_TOOLS = (
 )
 CLIPBOARD_SECONDS = 3
 MAX_IMAGE_BYTES = 20 * 1024 * 1024  # what providers take at most in one image
+MAX_PATH_CHARS = 4096  # PATH_MAX on Linux, more than macOS allows: a longer paste names no file
 
 
 def image_block(data: bytes) -> ImageContent | None:
@@ -56,9 +57,11 @@ def clipboard_image() -> ImageContent | None:
 
 def pasted_path(text: str, cwd: Path) -> Path | None:
     """The file a paste names, when it is one path: terminals paste a dropped file as its path, quoted,
-    with `\\ ` for spaces, or as a `file://` URL."""
+    with `\\ ` for spaces, or as a `file://` URL. Anything else is text: more than one line (by any
+    line-break convention: terminals paste line breaks as CR), longer than any path can be, or a name the
+    file system refuses (a NUL byte, a part too long, `~nosuchuser`)."""
     line = text.strip()
-    if not line or "\n" in line:
+    if not line or len(line) > MAX_PATH_CHARS or len(line.splitlines()) > 1:
         return None
     if line[0] == line[-1] and line[0] in "'\"" and len(line) > 1:
         line = line[1:-1]
@@ -66,8 +69,11 @@ def pasted_path(text: str, cwd: Path) -> Path | None:
         line = unquote(urlparse(line).path)
     else:
         line = line.replace("\\ ", " ")
-    path = (cwd / Path(line).expanduser()).resolve()
-    return path if path.is_file() else None
+    try:
+        path = (cwd / Path(line).expanduser()).resolve()
+        return path if path.is_file() else None
+    except (OSError, ValueError, RuntimeError):  # too long, NUL, an unknown user's ~, a symlink loop
+        return None
 
 
 def image_at(text: str, cwd: Path) -> tuple[str, ImageContent] | None:

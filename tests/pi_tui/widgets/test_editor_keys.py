@@ -121,6 +121,24 @@ async def test_a_pasted_image_path_attaches_the_image_and_ctrl_c_drops_it(make_a
         await wait_for(pilot, lambda: not editor.images and editor.text == "")
 
 
+@pytest.mark.parametrize("pasted", [
+    "\r".join(f"line {n} of a pasted note" for n in range(1, 7)),  # tmux paste-buffer -p: line breaks as CR
+    "a long line " * 30,  # one line longer than a file name may be (ENAMETOOLONG)
+    "~nosuchuser/shot.png",  # a home folder that does not exist
+], ids=["cr-lines", "long-line", "unknown-user"])
+async def test_pasted_text_that_names_no_image_lands_in_the_editor_whole(make_app, wait, wait_for,
+                                                                         pasted: str) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        editor = app.main.editor
+        type_raw(app, "my draft: ")
+        type_raw(app, f"\x1b[200~{pasted}\x1b[201~")
+        expected = "my draft: " + pasted.replace("\r", "\n")
+        await wait_for(pilot, lambda: editor.text == expected)
+        assert app.is_running and not editor.images
+
+
 async def test_alt_up_takes_the_queued_messages_back_and_the_agent_goes_on(make_app, wait, wait_for) -> None:
     async with two_queued(make_app) as (app, pilot):
         editor = app.main.editor
