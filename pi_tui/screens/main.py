@@ -9,7 +9,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 from pi_tui.widgets.completion import Completer, CompletionMenu
-from pi_tui.widgets.editor import PromptEditor
+from pi_tui.widgets.editor import KeyBindings, PromptEditor
 from pi_tui.widgets.footer import PiFooter
 from pi_tui.widgets.status import StatusArea
 from pi_tui.widgets.tool_card import Clock
@@ -20,12 +20,12 @@ class MainScreen(Screen[None]):
     CSS_PATH = Path(__file__).with_name("main.tcss")
     AUTO_FOCUS = "#editor"
 
-    def __init__(self, clock: Clock, completer: Completer) -> None:
+    def __init__(self, clock: Clock, completer: Completer, bindings: KeyBindings) -> None:
         super().__init__(id="main")
         self.transcript = Transcript(clock)
         self.status = StatusArea()
         self.menu = CompletionMenu()
-        self.editor = PromptEditor(self.menu, completer)
+        self.editor = PromptEditor(self.menu, completer, bindings)
         self.footer = PiFooter()
 
     def compose(self) -> Iterator[Widget]:

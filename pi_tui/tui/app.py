@@ -259,7 +259,7 @@ class PiApp(App[int]):
         completer = Completer(lambda: self.commands.names() if self.ready.is_set() else {},
                               lambda name: self.commands.arguments(name) if self.ready.is_set() else {},
                               lambda: self.runtime.host.cwd if self.ready.is_set() else launch.launch_dir)
-        self.main = MainScreen(clock, completer)
+        self.main = MainScreen(clock, completer, self.editor_bindings)
         self.live: LiveView | None = None
         self._last_ctrl_c = -1.0
         self._last_escape = -1.0
@@ -573,6 +573,25 @@ class PiApp(App[int]):
         else:
             await host.prompt(text, images)  # steers the running agent
         self.live.queue("follow-up" if follow_up else "steer", text)
+
+    # ----- keys ---------------------------------------------------------------------------------
+
+    async def _check_bindings(self, key: str, priority: bool = False) -> bool:
+        """Textual runs a priority binding as its key reaches the app, and any other once the key comes back
+        from the focused widget unused: both before the keys queued ahead of (or after) it at the editor are
+        handled (`hello wor` and Ctrl+D in one burst quit on an editor still empty). So while the editor
+        has focus, it runs every key's bindings itself, at the key's turn (`editor_bindings`)."""
+        if self.focused is self.main.editor:
+            return False
+        return await super()._check_bindings(key, priority)
+
+    async def editor_bindings(self, key: str, priority: bool) -> bool:
+        """Run `key`'s bindings as Textual finds them (priority: the app's first; else from the editor up),
+        for the editor, at the key's turn; none while another screen is on top (the key was typed before
+        it opened, so it stays the editor's)."""
+        if self.screen is not self.main:
+            return False
+        return await super()._check_bindings(key, priority)
 
     # ----- actions ------------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ users can remap them.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -26,6 +27,8 @@ from pi_tui.widgets.completion import Completer, CompletionMenu, Suggestion
 from pi_tui.widgets.kill_ring import KillRing
 
 Cut = Literal["line_end", "line_start", "word_left", "word_right"]
+
+KeyBindings = Callable[[str, bool], Awaitable[bool]]  # run a key's bindings (priority ones or the rest)
 
 HISTORY_LIMIT = 200
 PLACEHOLDER = "Ask anything · / commands · @ files · !cmd runs a shell command"
@@ -54,11 +57,13 @@ class PromptEditor(TextArea):
 
         text: str
 
-    def __init__(self, menu: CompletionMenu, completer: Completer) -> None:
+    def __init__(self, menu: CompletionMenu, completer: Completer, bindings: KeyBindings) -> None:
         super().__init__(id="editor", soft_wrap=True, show_line_numbers=False, tab_behavior="focus",
                          placeholder=PLACEHOLDER)
         self.menu = menu
         self.completer = completer
+        self.bindings = bindings
+        self._followed = ""  # the text the menu and the history walk were last brought up to date with
         self.prompts: list[str] = []
         self._history_pos: int | None = None  # index into history while walking it
         self._draft = ""
@@ -70,8 +75,7 @@ class PromptEditor(TextArea):
     # ----- keys ---------------------------------------------------------------------------------
 
     def key_actions(self) -> dict[str, str]:
-        """The editor's keys (after the user's `[keymap]` remapping) and their actions. The editor runs
-        them from its own key handler, so they act on the text typed just before them."""
+        """The editor's keys (after the user's `[keymap]` remapping) and their actions."""
         remapped: dict[str, str] = getattr(self.app, "key_remaps", {})
         actions: dict[str, str] = {}
         for binding in keymap.EDITOR:
@@ -80,14 +84,25 @@ class PromptEditor(TextArea):
         return actions
 
     async def _on_key(self, event: events.Key) -> None:
+        """Each key does its work at its turn, on the text every key before it left: keys typed in one burst
+        (tmux send-keys, a busy machine, SSH) all wait in the editor's queue, so the app leaves its bindings
+        to the editor while it has focus (`bindings`: the app's priority ones first, then the editor's, then
+        the rest of the chain, as Textual would order them), and the menu and the history walk follow the
+        text before a key acts, not when that text's change message comes after it."""
+        self._follow_text()
         action = self.key_actions().get(event.key)
-        if action is None:
+        if await self.bindings(event.key, True):
+            action = ""
+        elif action is not None:
+            await self.run_action(action)
+        elif await self.bindings(event.key, False):
+            action = ""
+        else:
             self._last_action = ""
-            await super()._on_key(event)
+            await super()._on_key(event)  # typing
             return
         event.stop()
         event.prevent_default()
-        await self.run_action(action)
         self._last_action = action.partition("(")[0]
 
     # ----- history ------------------------------------------------------------------------------
@@ -157,13 +172,6 @@ class PromptEditor(TextArea):
         self._show_images()
 
     def action_submit(self) -> None:
-        if self.menu.is_open:
-            # keys typed in one burst (a paste, tmux send-keys) reach us before the text-changed
-            # messages that refresh the menu: a menu made for older text is replaced (a current one keeps
-            # the entry the user picked with Up/Down)
-            start, suggestions = self._suggest()
-            if (start, suggestions) != (self.menu.start, self.menu.suggestions):
-                self.menu.show(start, suggestions)
         if self.menu.is_open:
             self.accept(self.menu.chosen())
             if not self.text.startswith("/"):
@@ -306,8 +314,16 @@ class PromptEditor(TextArea):
             self.refresh_menu()  # a folder opens its entries; a command its arguments
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        if event.text_area is not self:
+        if event.text_area is self:
+            self._follow_text()
+
+    def _follow_text(self) -> None:
+        """The history walk and the menu after a change of the text: before the next key acts, or when the
+        change's message comes, whichever is first; once per text, so a late message never resets the row
+        a key after it chose."""
+        if self.text == self._followed:
             return
+        self._followed = self.text
         self._history_pos = None if self.text != self._current_history_text() else self._history_pos
         if self._history_pos is not None:
             # a recalled prompt opens no menu: Up and Down must go on walking the history, not the menu

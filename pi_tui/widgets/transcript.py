@@ -188,6 +188,8 @@ class Transcript(VerticalScroll):
         way are rendered first, so every key of a burst moves one page through the history."""
         target = self.scroll_y + direction * self.scrollable_content_region.height
         self._move_view(target + self._render_towards(target, up=direction < 0))
+        if direction > 0 and self.scroll_y >= self.max_scroll_y + self.history.rows_not_laid_out:
+            self.follow()  # now: output streaming in before the scroll's own check would move the bottom away
 
     def _render_towards(self, target: float, up: bool) -> int:
         """Render a page of the items not rendered yet when the view at `target` would reach their line:

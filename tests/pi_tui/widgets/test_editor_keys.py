@@ -152,3 +152,40 @@ async def test_alt_up_takes_the_queued_messages_back_and_the_agent_goes_on(make_
         assert [message["content"][0]["text"] for message in user_messages(app)] == ["fix the failing test"]
         replies = [item for item in app.main.transcript.conversation.items if item.kind == "assistant"]
         assert replies[-1].message["stopReason"] == "stop"  # the task ran to its end
+
+
+CTRL_A, CTRL_C, CTRL_D, CTRL_E, CTRL_T, HOME, END = "\x01", "\x03", "\x04", "\x05", "\x14", "\x1b[H", "\x1b[F"
+
+
+@pytest.mark.parametrize(("burst", "text"), [
+    ("hello wor" + CTRL_D, "hello wor"),  # not empty when Ctrl+D comes: no quit, nothing lost
+    ("abc def" + CTRL_A + "X" + CTRL_E + "Y", "Xabc defY"),
+    ("abc def" + HOME + "X" + END + "Y", "Xabc defY"),
+    ("some text" + CTRL_C + "new", "new"),  # Ctrl+C clears what was typed before it, not after
+    ("look at @inv\t", "look at @invoicer/"),  # Tab completes what was typed, as typed slowly
+    ("look at @invoicer/pri\tnow", "look at @invoicer/pricing.py now"),
+], ids=["ctrl-d", "ctrl-a-ctrl-e", "home-end", "ctrl-c", "tab", "tab-then-typing"])
+async def test_every_key_of_a_burst_acts_on_the_text_typed_before_it(make_app, wait, wait_for, burst: str,
+                                                                      text: str) -> None:
+    """Keys that come in one burst (tmux send-keys, typing ahead on a busy machine, SSH), fed as one chunk of
+    terminal bytes: all are queued before the first is handled."""
+    app = make_app(clock_step=1.0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        type_raw(app, burst)
+        await wait_for(pilot, lambda: app.main.editor.text == text)
+        await wait(pilot)
+        assert app.is_running and app.main.editor.text == text
+
+
+async def test_the_apps_keys_work_with_the_focus_away_from_the_editor(make_app, wait, wait_for) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        app.set_focus(None)
+        await pilot.pause()
+        transcript = app.main.transcript
+        type_raw(app, CTRL_T)
+        await wait_for(pilot, lambda: transcript.show_thinking)
+        type_raw(app, CTRL_D)  # the editor is empty: quit
+        await wait_for(pilot, lambda: not app.is_running)
