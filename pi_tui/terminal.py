@@ -31,6 +31,12 @@ def visible_controls(text: str) -> str:
     return _CONTROL.sub(_escape, text)
 
 
+def without_controls(text: str) -> str:
+    """`text` without the control characters `visible_controls` would escape (typed or pasted text, which
+    has no business moving a cursor)."""
+    return _CONTROL.sub("", text)
+
+
 # what JSON leaves unescaped inside a string that a terminal may still obey: DEL and the C1 controls
 _JSON_RAW_CONTROL = re.compile(r"[\x7f-\x9f]")
 

@@ -719,7 +719,7 @@ class PiApp(App[int]):
         editor = self.main.editor
         try:
             with self.suspend():
-                text = edit_text(command, editor.text)
+                text = edit_text(command, editor.full_text)
         except SuspendNotSupported:
             await self.main.transcript.add_note("Ctrl+G: this terminal cannot be handed to an editor", "warning")
             return

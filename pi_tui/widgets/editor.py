@@ -4,9 +4,9 @@ Enter sends (the app steers the agent with it while it works), Alt+Enter queues 
 Shift+Enter or Ctrl+J starts a new line. Up on the first line and Down on the last walk the
 history; anywhere else they move the cursor. `/` and `@` open the completion menu as you type;
 Tab completes. Ctrl+K, Ctrl+U, Ctrl+W and Alt+D cut into a kill ring, Ctrl+Y puts the last cut back and
-Alt+Y swaps it for an earlier one, as in Pi. Ctrl+V attaches the clipboard's image to the next message,
-and so does pasting (or dropping) an image file's path. Keys come from `pi_tui.widgets.keymap`, so
-users can remap them.
+Alt+Y swaps it for an earlier one, as in Pi. A large paste shows as a marker (`pi_tui.widgets.pastes`).
+Ctrl+V attaches the clipboard's image to the next message, and so does pasting (or dropping) an image
+file's path. Keys come from `pi_tui.widgets.keymap`, so users can remap them.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from condense.messages import ImageContent
 from pi_tui.widgets import keymap
 from pi_tui.widgets.completion import Completer, CompletionMenu, Suggestion
 from pi_tui.widgets.kill_ring import KillRing
+from pi_tui.widgets.pastes import Pastes, clean
 
 Cut = Literal["line_end", "line_start", "word_left", "word_right"]
 
@@ -71,6 +72,7 @@ class PromptEditor(TextArea):
         self._last_action = ""  # the previous key's action: cuts in a row join, Alt+Y follows Ctrl+Y
         self._yanked: tuple[Location, Location] | None = None  # where Ctrl+Y put its text
         self.images: list[tuple[str, ImageContent]] = []  # (name, block): sent with the next message
+        self.pastes = Pastes()  # large pastes, shown as markers
 
     # ----- keys ---------------------------------------------------------------------------------
 
@@ -155,8 +157,13 @@ class PromptEditor(TextArea):
 
     # ----- sending ------------------------------------------------------------------------------
 
+    @property
+    def full_text(self) -> str:
+        """The message as it is sent: the editor's text with each paste marker's whole paste in its place."""
+        return self.pastes.expand(self.text)
+
     def _send(self, follow_up: bool) -> None:
-        text = self.text
+        text = self.full_text
         if not text.strip() and not self.images:
             return
         images = [block for _, block in self.images]
@@ -169,6 +176,7 @@ class PromptEditor(TextArea):
         """No text and no attachment (sent, or Ctrl+C)."""
         self.load_text("")
         self.images = []
+        self.pastes.clear()
         self._show_images()
 
     def action_submit(self) -> None:
@@ -248,16 +256,42 @@ class PromptEditor(TextArea):
                                            "pngpaste, or paste the image file's path"))
 
     async def _on_paste(self, event: events.Paste) -> None:
-        """A pasted (or dropped) image file's path attaches the image instead of the path's text (any
-        other paste goes on to TextArea's own handler, which Textual calls next)."""
+        """A pasted (or dropped) image file's path attaches the image; any other paste goes in as text, its
+        line breaks of any kind as line breaks, a large one as a marker standing for it (as in Pi)."""
         from pi_tui.agent.images import image_at
 
-        found = image_at(event.text, self.completer.cwd)
-        if found is None:
-            return
         event.stop()
-        event.prevent_default()
-        self.attach(*found)
+        event.prevent_default()  # TextArea's own handler would insert the paste as it came
+        found = image_at(event.text, self.completer.cwd)
+        if found is not None:
+            self.attach(*found)
+            return
+        text = self.pastes.add(clean(event.text))
+        if text:
+            self.move_cursor(self.replace(text, *self.selection, maintain_selection_offset=False).end_location)
+
+    # ----- paste markers: one unit ----------------------------------------------------------------
+
+    def _outside_marker(self, location: Location, leftwards: bool) -> Location:
+        """`location`, or the edge of the paste marker it falls inside: a marker moves and deletes as one
+        unit, as in Pi (these four are what TextArea moves, deletes and Ctrl+W/Alt+D cut by)."""
+        row, column = location
+        for start, end in self.pastes.spans(self.document.get_line(row)):
+            if start < column < end:
+                return row, start if leftwards else end
+        return location
+
+    def get_cursor_left_location(self) -> Location:
+        return self._outside_marker(super().get_cursor_left_location(), leftwards=True)
+
+    def get_cursor_right_location(self) -> Location:
+        return self._outside_marker(super().get_cursor_right_location(), leftwards=False)
+
+    def get_cursor_word_left_location(self) -> Location:
+        return self._outside_marker(super().get_cursor_word_left_location(), leftwards=True)
+
+    def get_cursor_word_right_location(self) -> Location:
+        return self._outside_marker(super().get_cursor_word_right_location(), leftwards=False)
 
     # ----- keys the app answers -----------------------------------------------------------------
 

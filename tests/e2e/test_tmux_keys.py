@@ -79,3 +79,39 @@ def test_ctrl_z_suspends_to_the_shell_and_fg_redraws(shell: Pane, tmp_path: Path
                    "the shell's prompt")
     shell.keys("echo BACK-$((40 + 2))", "Enter")
     shell.wait_for(lambda s: "BACK-42" in s, "the shell answering")
+
+
+# an editor that says how many lines the message it got has, and gives it back unchanged
+COUNTING_EDITOR = """#!/bin/sh
+printf 'IN-THE-EDITOR: %s lines\\n' "$(wc -l < "$1")"
+read answer
+"""
+
+
+def test_keys_of_a_burst_and_pastes_as_a_terminal_sends_them(shell: Pane, tmp_path: Path) -> None:
+    editor = tmp_path / "editor.sh"
+    editor.write_text(COUNTING_EDITOR, encoding="utf-8")
+    editor.chmod(0o755)
+    start_pi_tui(shell, tmp_path, f"EDITOR={shlex.quote(str(editor))}")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("".join(f"note line {n}\n" for n in range(1, 7)), encoding="utf-8")
+    shell.run("load-buffer", "-b", "notes", str(notes))
+    shell.run("paste-buffer", "-p", "-b", "notes", "-t", shell.name)  # bracketed; line breaks sent as CR
+    shell.wait_for(lambda s: "note line 1" in s and "note line 6" in s and "prune:" in s, "six lines pasted")
+    shell.keys("C-c")
+    shell.wait_for(lambda s: "note line" not in s, "the editor cleared")
+    shell.keys("hello wor", "C-d", "C-a", "X", "C-e", "ld")  # one send-keys: one burst
+    shell.wait_for(lambda s: "Xhello world" in s and "prune:" in s, "every key on the text typed before it")
+    shell.keys("C-u")  # (a second Ctrl+C this soon would quit)
+    shell.wait_for(lambda s: "Xhello world" not in s, "the line cut")
+    log = tmp_path / "log.txt"
+    log.write_text("".join(f"log line {n}\n" for n in range(1, 3001)), encoding="utf-8")
+    shell.run("load-buffer", "-b", "log", str(log))
+    shell.run("paste-buffer", "-p", "-b", "log", "-t", shell.name)
+    shell.wait_for(lambda s: "[paste #1 +3001 lines]" in s, "the large paste as one marker")
+    shell.keys("C-g")  # the external editor gets the whole text
+    shell.wait_for(lambda s: "IN-THE-EDITOR: 3000 lines" in s, "the whole paste in the editor")
+    shell.keys("Enter")
+    shell.wait_for(lambda s: "log line 3000" in s and "prune:" in s, "pi-tui back, the paste expanded")
+    shell.keys("C-c", "C-c")
+    shell.wait_for(lambda s: "PI-TUI-EXITED 0" in s, "pi-tui exiting with status 0")
