@@ -30,7 +30,7 @@ def _clip(text: str, lines: int | None) -> str:
     return "\n".join(rows[:lines]) + f"\n… ({len(rows) - lines} more lines)"
 
 
-def _image(block: dict[str, Any]) -> str:
+def image_label(block: Mapping[str, Any]) -> str:
     """An image as a reader needs it: what kind and how big, not kilobytes of base64."""
     data = block.get("data") or ""
     padding = len(data) - len(data.rstrip("="))
@@ -47,7 +47,7 @@ def _content(content: Any) -> str:
         if block.get("type") == "text":
             parts.append(block.get("text", ""))
         elif block.get("type") == "image":
-            parts.append(_image(block))
+            parts.append(image_label(block))
     return "\n".join(parts)
 
 

@@ -16,6 +16,7 @@ from textual.widgets import Static
 
 from condense.messages import content_text
 from pi_tui.conversation.model import Item, user_text
+from pi_tui.conversation.text import image_label
 
 PREVIEW_CHARS = 100
 BASH_PREVIEW_LINES = 5
@@ -27,9 +28,16 @@ def _one_line(text: str, limit: int = PREVIEW_CHARS) -> str:
 
 
 def user_content(message: Mapping[str, Any], chain: str) -> Content:
-    """A user message, and under it the mark of the chain condense compressed from it."""
-    text = Content(user_text(message).rstrip())
-    return Content("\n").join([text, Content.styled(chain, "$custom-message-label")]) if chain else text
+    """A user message, a line for each image it carries (as `pi-tui show` writes it: no picture in a
+    terminal, but the model saw one), and under it the mark of the chain condense compressed from it."""
+    content = message.get("content")
+    images = [block for block in content if block.get("type") == "image"] if isinstance(content, list) else []
+    text = user_text(message).rstrip()
+    lines = [Content(text)] if text or not images else []
+    lines += [Content.styled(image_label(block), "$muted") for block in images]
+    if chain:
+        lines.append(Content.styled(chain, "$custom-message-label"))
+    return Content("\n").join(lines)
 
 
 def thinking_content(text: str, expanded: bool, redacted: bool = False) -> Content:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from pi_tui.tui.app import PiApp
-from tests.support.tui import transcript_notes, two_queued, type_raw
+from tests.support.tui import screen_text, transcript_notes, two_queued, type_raw
 
 # a 1x1 PNG
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJ"
@@ -119,6 +119,28 @@ async def test_a_pasted_image_path_attaches_the_image_and_ctrl_c_drops_it(make_a
         await wait_for(pilot, lambda: editor.text == "not a path")
         await pilot.press("ctrl+c")
         await wait_for(pilot, lambda: not editor.images and editor.text == "")
+
+
+async def test_a_message_sent_with_an_image_shows_its_image_line_live_and_reopened(make_app, wait, wait_for,
+                                                                                  tmp_path: Path) -> None:
+    picture = tmp_path / "shot.png"
+    picture.write_bytes(PNG)
+    line = "[image: image/png, 1 KB]"  # as `pi-tui show` prints it
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        type_raw(app, "what is this?" + f"\x1b[200~{picture}\x1b[201~")
+        await wait_for(pilot, lambda: len(app.main.editor.images) == 1)
+        type_raw(app, "\r")
+        await wait(pilot)
+        rows = screen_text(app).splitlines()
+        question = next(n for n, row in enumerate(rows) if "what is this?" in row)
+        assert line in rows[question + 1]
+        path = app.runtime.host.session.path
+    reopened = make_app(session=path)
+    async with reopened.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        assert line in screen_text(reopened)
 
 
 @pytest.mark.parametrize("pasted", [
