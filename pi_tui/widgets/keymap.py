@@ -15,6 +15,7 @@ from textual import events
 from textual.binding import Binding
 from textual.keys import Keys, _character_to_key
 
+# While the editor has focus it runs these too, at each key's turn (PiApp._check_bindings).
 APP = [
     Binding("ctrl+c", "clear_or_quit", "clear editor (twice: quit)", id="app.clear-or-quit", priority=True),
     Binding("ctrl+d", "quit_if_empty", "quit (empty editor)", id="app.quit", priority=True),
