@@ -156,6 +156,7 @@ class LiveView:
             card = self.transcript.card(str(message.get("toolCallId", "")))
             if card is not None:
                 card.finish(message)
+                self.transcript.output_added()
             return
         item = conversation.add(message)
         if item is None:
@@ -178,6 +179,7 @@ class LiveView:
             return
         _, block = self._streaming
         await block.stream(event["assistantMessageEvent"], event["message"], self.transcript.conversation)
+        self.transcript.output_added()
 
     async def _on_message_end(self, event: MessageEndEvent) -> None:
         message = event["message"]
@@ -204,6 +206,7 @@ class LiveView:
         partial = event["partialResult"]
         if card is not None:
             card.progress(content_text(partial.get("content") or []))
+            self.transcript.output_added()
 
     def _on_tool_end(self, event: ToolExecutionEndEvent) -> None:
         card = self.transcript.card(str(event.get("toolCallId", "")))

@@ -259,11 +259,17 @@ class Transcript(VerticalScroll):
             return widget
         self.live.append(widget)
         await self.mount(widget)
-        if not self.is_following:  # asked after the mount: keys handled meanwhile may have moved the view
-            self.new_below.display = True
-        elif len(self.live) > self.LIMIT:
+        self.output_added()  # after the mount: keys handled meanwhile may have moved the view
+        if self.is_following and len(self.live) > self.LIMIT:
             await self._drop_oldest(len(self.live) - self.KEEP)
         return widget
+
+    def output_added(self) -> None:
+        """Output was added at the end: an item, and as much a streamed reply's text or a tool's output
+        growing in the newest one (a slow reply streams for a minute without a new item), so a reader
+        scrolled up learns of it by the mark."""
+        if not self.is_following:
+            self.new_below.display = True
 
     async def _insert(self, item: Item, widget: Widget) -> None:
         """Mount `widget` where `item` stands among the mounted items; one placed among those not mounted

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import pytest
+
+from pi_tui.ai.litellm_client import LiteLLMClient
 from pi_tui.conversation.model import Conversation
+from pi_tui.runtime.build import LaunchOptions, build_runtime
+from pi_tui.settings import LiveSettings, Settings
+from pi_tui.tui.app import PiApp, TuiBridge
 from pi_tui.widgets.transcript import Transcript
+from tests.support.fake_openai import FakeOpenAI, Reply
 
 PAGE_UP, PAGE_DOWN = "\x1b[5~", "\x1b[6~"
 
@@ -135,3 +143,30 @@ async def test_a_click_on_the_new_output_mark_jumps_to_it(make_app, wait, wait_f
         await wait_for(pilot, lambda: transcript.new_below.display)
         await pilot.click(transcript.new_below)
         await wait_for(pilot, lambda: "while up 2" in shown(app) and transcript.is_following)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (130, 40)])
+async def test_a_reply_streaming_below_the_view_is_marked_until_the_reader_is_back(
+        tmp_path: Path, fake_openai: FakeOpenAI, size: tuple[int, int], wait, wait_for, shown) -> None:
+    # one slow text reply: no new item arrives while it streams, only its text grows
+    fake_openai.push(Reply(text="slow words " * 400, chunk_size=6, delay=0.02))
+    settings, bridge, client = LiveSettings(Settings()), TuiBridge(), LiteLLMClient()
+    options = LaunchOptions(model="openai/fake-model", base_url=fake_openai.base_url, launch_dir=tmp_path)
+    runtime = build_runtime(options, settings, ui=bridge, client=client)
+    app = PiApp(runtime, settings, bridge, options, client=client, watch=False)
+    async with app.run_test(size=size) as pilot:
+        await wait(pilot)
+        transcript = app.main.transcript
+        await write_lines(transcript, pilot, 30, "before")
+        app.main.editor.load_text("tell me slowly")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "slow words" in shown(app))
+        items = len(transcript.conversation.items)
+        await pilot.press("pageup", "pageup")
+        await wait_for(pilot, lambda: "▼ new output below" in shown(app) and not runtime.host.is_idle)
+        assert len(transcript.conversation.items) == items  # the mark is for the growing reply
+        await pilot.press("ctrl+end")
+        await wait_for(pilot, lambda: "new output below" not in shown(app) and transcript.is_following)
+        await wait_for(pilot, lambda: runtime.host.is_idle)
+        await wait(pilot)
+        assert "new output below" not in shown(app)
