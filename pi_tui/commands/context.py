@@ -29,6 +29,10 @@ T = TypeVar("T")
 class CommandContext(Protocol):
     """Exactly what the app's commands use; anything a new command needs is added here, by name."""
 
+    scoped_models: list[str] | None
+    """The models `/scoped-models` chose for this run of pi-tui and did not save (Pi's session-only scope:
+    a toggle applies at once, saving is a step of its own); None: the saved `enabled_models` hold."""
+
     @property
     def runtime(self) -> Runtime:
         """The runtime in use (host, session, model, engine); a rebuild replaces it."""

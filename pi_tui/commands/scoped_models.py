@@ -1,6 +1,7 @@
 """`/scoped-models` and Ctrl+P / Shift+Ctrl+P: Pi's scoped models. Choose the models the keys cycle
-through (saved as `enabled_models`, Pi's `enabledModels`); with none chosen they cycle through every
-model that has a key. A model whose key is missing is passed over, as in Pi."""
+through; with none chosen they cycle through every model that has a key. As in Pi, a choice applies to
+this run at once and is saved (as `enabled_models`, Pi's `enabledModels`) only when asked, so closing
+the list keeps it for the session and says so. A model whose key is missing is passed over, as in Pi."""
 
 from __future__ import annotations
 
@@ -24,10 +25,15 @@ def usable(context: CommandContext, ref: str) -> bool:
     return missing_key(spec) is None
 
 
+def chosen_models(context: CommandContext) -> list[str]:
+    """The models chosen for Ctrl+P: this session's choice, else the saved one."""
+    return list(context.settings.enabled_models if context.scoped_models is None else context.scoped_models)
+
+
 def cycle(context: CommandContext) -> list[str]:
     """The models Ctrl+P goes through, in order: the chosen ones that can be used, else every model with
     a key (the demo only while it runs: switching to it starts a new session)."""
-    chosen = [ref for ref in context.settings.enabled_models if usable(context, ref)]
+    chosen = [ref for ref in chosen_models(context) if usable(context, ref)]
     if chosen:
         return chosen
     current = model_ref(context.runtime)
@@ -38,7 +44,7 @@ async def cycle_model(context: CommandContext, step: int) -> None:
     """The next (`step` 1) or previous (-1) model of the cycle; from a model outside it, its first or last."""
     refs, current = cycle(context), model_ref(context.runtime)
     if not refs or (len(refs) == 1 and current in refs):
-        scope = "chosen" if context.settings.enabled_models else "with a key"
+        scope = "chosen" if chosen_models(context) else "with a key"
         context.notify(f"only one model {scope}: choose the models Ctrl+P cycles with /scoped-models", "warning")
         return
     start = refs.index(current) if current in refs else (-1 if step > 0 else 0)
@@ -54,15 +60,24 @@ def valid_ref(context: CommandContext, ref: str) -> bool:
     return True
 
 
-def _choices(candidates: list[str], chosen: list[str]) -> list[Choice]:
+HINT = "Enter adds or removes · ✓ save writes settings.toml · Esc closes: the choice holds for this session only"
+
+
+def _choices(candidates: list[str], chosen: list[str], saved: bool) -> list[Choice]:
     done = f"{len(chosen)} chosen" if chosen else "none chosen: Ctrl+P cycles every model with a key"
-    rows = [Choice(SAVE, "✓ save", done)]
+    rows = [Choice(SAVE, "✓ save", done if saved else f"{done} (not saved)")]
     return rows + [Choice(ref, f"[{'x' if ref in chosen else ' '}] {ref}") for ref in candidates]
 
 
+def _cycled(chosen: list[str]) -> str:
+    return ", ".join(chosen) if chosen else "every model with a key"
+
+
 async def scoped_models(context: CommandContext, _: str) -> None:
-    """Toggle models with Enter (a typed provider/id is added), then save; Esc leaves them as they were."""
-    chosen = list(context.settings.enabled_models)
+    """Toggle models with Enter (a typed provider/id is added): each toggle applies to this session at
+    once, as in Pi; the save row writes them to settings.toml, Esc keeps them for the session only."""
+    saved = list(context.settings.enabled_models)
+    chosen = chosen_models(context)
     candidates = [ref for ref in keyed_refs(context) if ref != DEMO_REF]
     current: object = SAVE
     while True:
@@ -70,22 +85,29 @@ async def scoped_models(context: CommandContext, _: str) -> None:
             if ref not in candidates:
                 candidates.append(ref)
         answer = await context.ask(PickerScreen(
-            "Models Ctrl+P cycles · Enter adds or removes one · a typed provider/id is added",
-            _choices(candidates, chosen), current=current, custom=lambda text: text))
-        if answer is None:
-            return
-        if answer is SAVE:
+            "Models Ctrl+P cycles · type to filter, or a provider/id to add",
+            _choices(candidates, chosen, chosen == saved), current=current, custom=lambda text: text, hint=HINT))
+        if answer is None or answer is SAVE:
             break
         if answer not in candidates and not valid_ref(context, answer):
             continue
         current = answer
         chosen = [ref for ref in chosen if ref != answer] if answer in chosen else [*chosen, answer]
+        context.scoped_models = chosen
+    if answer is SAVE:
+        await _save(context, chosen)
+    elif chosen != saved:
+        await context.note(f"Ctrl+P and Shift+Ctrl+P cycle through {_cycled(chosen)} for this session, not saved: "
+                           "/scoped-models and ✓ save keep them", "warning")
+
+
+async def _save(context: CommandContext, chosen: list[str]) -> None:
     error = save_setting(context, ("enabled_models",), chosen)
     if error:
-        await context.note(f"/scoped-models: {error}", "error")
+        await context.note(f"/scoped-models: {error} (the choice holds for this session)", "error")
         return
-    what = ", ".join(chosen) if chosen else "every model with a key"
-    await context.note(f"Ctrl+P and Shift+Ctrl+P now cycle through {what} (saved in settings.toml)")
+    context.scoped_models = None  # the saved choice is the one in use
+    await context.note(f"Ctrl+P and Shift+Ctrl+P now cycle through {_cycled(chosen)} (saved in settings.toml)")
 
 
 COMMANDS = (Command("scoped-models", "choose the models Ctrl+P cycles through", scoped_models),)

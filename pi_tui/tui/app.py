@@ -110,6 +110,7 @@ class AppCommandContext:
     def __init__(self, app: PiApp) -> None:
         self.app = app
         self.signal: AbortSignal | None = None
+        self.scoped_models: list[str] | None = None
 
     @property
     def runtime(self) -> Runtime:

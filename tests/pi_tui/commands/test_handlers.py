@@ -49,6 +49,7 @@ class RecordingContext:
         self.status_changes = 0
         self.quit_called = False
         self.current_theme = "dark"
+        self.scoped_models: list[str] | None = None
         self._runtime = self.build_runtime(LaunchOptions(model="demo", launch_dir=launch_dir))
 
     # the host's UI

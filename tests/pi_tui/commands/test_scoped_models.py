@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pi_tui.commands import app_registry
-from pi_tui.commands.scoped_models import SAVE
+from pi_tui.commands.scoped_models import SAVE, cycle
 from pi_tui.paths import settings_file
 from pi_tui.screens.picker import PickerScreen
 from pi_tui.settings import Settings
@@ -35,10 +35,41 @@ async def test_scoped_models_toggles_models_and_saves_them(tmp_path: Path) -> No
     assert context.notes[-1].startswith(f"Ctrl+P and Shift+Ctrl+P now cycle through {OPENAI}, {GROQ}")
 
 
-async def test_escape_leaves_the_choice_as_it_was(tmp_path: Path) -> None:
-    context = RecordingContext(tmp_path, [OPENAI, None])
+async def test_escape_keeps_the_choice_for_the_session_says_so_and_saves_nothing(tmp_path: Path) -> None:
+    context = RecordingContext(tmp_path, [OPENAI, GROQ, None])
     assert await app_registry(context).dispatch("/scoped-models")
     assert not settings_file().exists() and context.settings.enabled_models == []
+    assert cycle(context) == [OPENAI, GROQ]  # as in Pi: a toggle applies to the session at once
+    assert context.notes == [f"warning: Ctrl+P and Shift+Ctrl+P cycle through {OPENAI}, {GROQ} for this session, "
+                             "not saved: /scoped-models and ✓ save keep them"]
+    context.answers = [SAVE]  # opened again: the session's choice, saved with the save row
+    assert await app_registry(context).dispatch("/scoped-models")
+    assert tomllib.loads(settings_file().read_text(encoding="utf-8"))["enabled_models"] == [OPENAI, GROQ]
+    assert context.scoped_models is None and cycle(context) == [OPENAI, GROQ]
+
+
+async def test_escape_with_nothing_toggled_closes_without_a_word(tmp_path: Path) -> None:
+    context = RecordingContext(tmp_path, [None])
+    assert await app_registry(context).dispatch("/scoped-models")
+    assert context.notes == [] and not settings_file().exists()
+
+
+async def test_the_list_says_what_esc_does_and_that_a_toggle_is_not_saved(make_app, wait, wait_for,
+                                                                          shown) -> None:
+    app = make_app(model=OPENAI)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait(pilot)
+        app.main.editor.load_text("/scoped-models")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        assert "Esc closes: the choice holds for this session only" in str(picker.hint_line.render())
+        await pilot.press("down", "enter")  # the first model toggled; the list opens again
+        await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen) and "(not saved)" in shown(app))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: "for this session, not saved" in " ".join(shown(app).split()))
+        assert not settings_file().exists()
 
 
 async def test_ctrl_p_cycles_the_scoped_models_forward_and_back(make_app, wait, wait_for, shown) -> None:
