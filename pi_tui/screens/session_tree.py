@@ -56,9 +56,9 @@ class Row:
     labelled_at: str = ""  # the label entry's timestamp (ISO)
 
 
-def _one_line(text: str) -> str:
-    flat = " ".join(text[: TEXT_CAP * 4].split())
-    return flat if len(flat) <= TEXT_CAP else flat[: TEXT_CAP - 1] + "…"
+def _one_line(text: str, cap: int = TEXT_CAP) -> str:
+    flat = " ".join(text[: cap * 4].split())
+    return flat if len(flat) <= cap else flat[: cap - 1] + "…"
 
 
 def _message_text(message: dict[str, Any]) -> tuple[str, str]:
@@ -359,8 +359,10 @@ class SessionTreeScreen(ModalScreen[str | None]):
         row = self.current
         if row is None or self.label is None:
             return
-        picker = PickerScreen(f"Label for: {row.text}", [], query=row.label or "", custom=lambda text: text,
-                              empty_custom=True, hint="type the label · Enter saves (empty: no label) · Esc cancels",
+        # the title names the entry in one line: a row's text is as long as the widest terminal
+        picker = PickerScreen(f"Label for: {_one_line(row.text, 60)}", [], query=row.label or "",
+                              custom=lambda text: text, empty_custom=True,
+                              hint="type the label · Enter saves (empty: no label) · Esc cancels",
                               placeholder="label…")
         self.app.push_screen(picker, lambda label: self._labelled(row.entry_id, label))
 

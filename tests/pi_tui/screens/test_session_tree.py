@@ -280,6 +280,7 @@ async def test_a_row_uses_its_width_and_its_text_gives_way_to_the_label_and_time
         tree, target = await tree_after_a_task(pilot, send, "assistant: ")
         await pilot.press("L")
         await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
+        assert len(app.screen.title_text) <= 72  # one line naming the entry, not its whole text
         await pilot.press(*"before-fix", "enter")
         await wait_for(pilot, lambda: app.screen is tree)
         await pilot.press("T")
