@@ -4,17 +4,21 @@ form, the tree of summaries, a flush with live progress rows), and the engine's 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from condense import prune_tree
 from condense.commands import HELP as ENGINE_HELP
 from condense.commands import NO_ARGUMENT, extra_argument
 from condense.config import CondenseConfig
+from condense.plural import counted
+from condense.stats import format_tokens
 from pi_tui.agent.condense_host import PRUNER_HELP
 from pi_tui.ai.summarizer_check import summarizer_problem, unknown_provider
 from pi_tui.commands.context import CommandContext, idle_or_warn
 from pi_tui.commands.look import save_setting
 from pi_tui.commands.registry import Command, Handler
-from pi_tui.runtime.build import DEMO_CONDENSE
+from pi_tui.runtime.build import DEMO_CONDENSE, Runtime
 from pi_tui.screens.form import SettingsFormScreen, field_specs
 from pi_tui.screens.picker import Choice, PickerScreen
 from pi_tui.screens.pruner_tree import PrunerTreeScreen
@@ -98,21 +102,74 @@ async def summarizer_model(context: CommandContext, args: str) -> None:
             context.notify(f"pruner: {problem}; until then summaries come from {runtime.model.ref}", "warning")
 
 
+@dataclass(frozen=True)
+class Pruned:
+    """What condense has pruned on the branch at one moment: a flush's line says what it added."""
+
+    summaries: int
+    outputs: int
+    chains: int
+    folds: int
+    saved_tokens: int  # what pruning keeps out of the next request
+
+    @classmethod
+    def of(cls, runtime: Runtime) -> Pruned:
+        tree = prune_tree(runtime.engine, runtime.host.session.branch_entries())
+        reclaim = runtime.engine.stats.live_reclaim()
+        return cls(len(tree.summaries), tree.call_count, len(tree.chains), len(tree.folds),
+                   reclaim.saved_tokens if reclaim else 0)
+
+
 async def flush_now(context: CommandContext, _: str) -> None:
-    """`/pruner now` with live rows above the editor, one per batch."""
+    """`/pruner now` with live rows above the editor, one per batch, and a line in the transcript when it
+    ends: the rows go, and a toast or the footer alone left no trace of what it did."""
     if not idle_or_warn(context, "/pruner now"):
         return
+    runtime = context.runtime
+    before = Pruned.of(runtime)
     context.clear_progress()
     try:
         with context.working("Summarizing pending tool work… (esc to abort)"):
-            result = await context.runtime.engine.flush("manual", sequential=True, progress=context.show_progress)
+            result = await runtime.engine.flush("manual", sequential=True, progress=context.show_progress)
     finally:
         context.clear_progress(later=True)
     if result.outcome == "empty":
-        context.notify("pruner: nothing pending — no batches to summarize")
-    elif not result.halted:  # a halted flush has said why, once
-        context.notify(f"pruner: {result.outcome}: {result.summarized} of {result.captured} batches summarized")
+        await context.note(f"/pruner now: nothing to do: {nothing_pending(runtime, before)}")
+    elif result.outcome == "already-flushing":
+        await context.note("/pruner now: a flush is already running; the footer shows what it saves when it ends")
+    elif result.outcome not in ("error", "summarizer-failed") and not result.halted:  # those said why, once
+        await context.note(f"/pruner now: {what_it_did(before, Pruned.of(runtime))}")
     context.status_changed()
+
+
+def nothing_pending(runtime: Runtime, pruned: Pruned) -> str:
+    """Why a flush found no work."""
+    if not runtime.engine.config.enabled:
+        return "pruning is off (/pruner on turns it on)"
+    roles = [message["role"] for message in runtime.host.session.messages()]
+    outputs = roles.count("toolResult")
+    if not outputs and "compactionSummary" in roles:
+        return "the model reads no tool output since the compaction, whose summary stands for the work before it"
+    if not outputs:
+        return "the conversation has no tool output yet"
+    done = f"; {pruned.outputs} pruned already (/pruner tree)" if pruned.outputs else ""
+    return (f"none of its {counted(outputs, 'tool output')} waits for a summary (those since the last flush "
+            f"are protected or too small to be worth one{done})")
+
+
+def what_it_did(before: Pruned, after: Pruned) -> str:
+    """The summaries, outputs, chains and folds a flush added, and the tokens the next request saves."""
+    summaries, outputs = after.summaries - before.summaries, after.outputs - before.outputs
+    parts = [f"{counted(summaries, 'summary')} of {counted(outputs, 'tool output')}" if summaries else
+             f"{counted(outputs, 'tool output')} pruned" if outputs else ""]
+    parts += [f"{counted(after.chains - before.chains, 'chain')} compressed" if after.chains > before.chains else "",
+              f"{counted(after.folds - before.folds, 'fold')} of the oldest requests" if after.folds > before.folds
+              else ""]
+    done = ", ".join(part for part in parts if part)
+    if not done:
+        return "done, nothing changed: the pending tool work was too small to summarize or repeated earlier outputs"
+    saved = after.saved_tokens - before.saved_tokens
+    return done + (f"; the next request is ~{format_tokens(saved)} tokens smaller" if saved > 0 else "")
 
 
 TERMINAL: dict[str, Handler] = {"": picker, "tree": tree, "settings": settings, "now": flush_now,

@@ -120,7 +120,7 @@ def test_the_view_follows_a_command_that_only_shows_a_toast(tmp_path: Path) -> N
         pane.wait_for(lambda s: done not in s, "the view scrolled up")
         pane.keys("/pruner now", "Enter")
         # while its toast shows: once the toast goes, the terminal is redrawn anyway
-        pane.wait_for(lambda s: done in s and "nothing pending" in s,
+        pane.wait_for(lambda s: done in s and "nothing to do" in s,
                       "the view back at the bottom, with the command's reply")
         pane.keys("PageUp")
         pane.wait_for(lambda s: done not in s, "PageUp scrolling again")

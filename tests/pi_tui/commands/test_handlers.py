@@ -242,7 +242,8 @@ async def test_an_outside_edit_reaches_the_running_engine_until_its_session_ends
 async def test_pruner_now_with_nothing_pending_says_so(context: RecordingContext, registry: Registry) -> None:
     await registry.dispatch("/pruner now")
     assert context.working_lines == ["Summarizing pending tool work… (esc to abort)"]
-    assert context.notices == [("info", "pruner: nothing pending — no batches to summarize")]
+    assert context.notes == ["/pruner now: nothing to do: the conversation has no tool output yet"]
+    assert context.notices == []
 
 
 async def test_a_bang_without_a_command_asks_for_one(context: RecordingContext) -> None:
