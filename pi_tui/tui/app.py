@@ -142,7 +142,7 @@ class AppCommandContext:
 
         result = load_settings()
         self.app.settings_store.reload(result.settings)
-        return [f"settings: {line}" for line in result.errors]
+        return [f"settings: {line}" for line in result.errors] + self.app.keymap_problems
 
     def reload_themes(self) -> list[str]:
         return self.app.reload_user_themes()
@@ -254,6 +254,7 @@ class PiApp(App[int]):
         self.startup_errors = list(startup_errors or [])
         self.progress_linger = progress_linger
         self.key_remaps: dict[str, str] = {}  # the user's [keymap] entries that can work
+        self.keymap_problems: list[str] = []  # one line per entry that cannot
         keymap.read_escape_enter_as_alt_enter()
         self.command_context = AppCommandContext(self)
         self.commands: Registry
@@ -452,9 +453,15 @@ class PiApp(App[int]):
         await watch_settings(self._settings_changed, self._stop_watching)
 
     def _settings_changed(self, result: Any) -> None:
+        """An outside edit: its problems, and its keymap's when that changed, said as they come (`/reload`
+        says the keymap's in its own line, changed or not)."""
+        keymap = self.settings.keymap
         for line in result.errors:
             self.show_notice(f"settings: {line}", "error")
         self.settings_store.reload(result.settings)
+        if self.settings.keymap != keymap:
+            for line in self.keymap_problems:
+                self.show_notice(line, "error")
 
     def _settings_applied(self, old: Settings, new: Settings) -> None:
         """The app's part of a settings change (the running agent and engine follow it themselves)."""
@@ -463,16 +470,15 @@ class PiApp(App[int]):
         if new.theme != self.theme:
             self.apply_theme(new.theme)
         if new.keymap != old.keymap:
-            for line in self.apply_keymap(new.keymap):
-                self.show_notice(line, "error")
+            self.apply_keymap(new.keymap)
         if isinstance(self.screen, SettingsFormScreen):
             self.screen.reload()
 
     def apply_keymap(self, entries: dict[str, str]) -> list[str]:
         """Remap keys; returns one line per entry that cannot work (its binding keeps its default key)."""
-        self.key_remaps, errors = keymap.check_keymap(entries)
+        self.key_remaps, self.keymap_problems = keymap.check_keymap(entries)
         self.set_keymap(self.key_remaps)
-        return errors
+        return self.keymap_problems
 
     @work(exclusive=True, group="theme-watch", exit_on_error=False)
     async def _watch_themes(self) -> None:

@@ -53,3 +53,22 @@ async def test_reload_waits_for_a_quiet_agent(make_app: Callable[..., PiApp], se
         await app.commands.dispatch("/reload")
         assert app.runtime.host.config.system_prompt == prompt
         await wait(pilot)
+
+
+async def test_reload_names_every_problem_keymap_entries_included(
+        make_app: Callable[..., PiApp], send: Callable[..., Any], wait: Callable[[Any], Any]) -> None:
+    app = make_app()
+    async with app.run_test(size=(130, 40)) as pilot:
+        await wait(pilot)
+        write_skill(pi_agent_dir() / "skills", "undescribed", description="''")
+        settings_file().write_text('theme = 7\n[keymap]\n"editor.sumbit" = "ctrl+s"\n'
+                                   '"app.expand-tools" = "ctrl+nope"\n', encoding="utf-8")
+        for _ in range(2):  # the keymap read anew, then read as it was (after the file watcher took it)
+            await send(pilot, "/reload")
+            line, level = notes(app)[-1]
+            assert level == "warning" and " · 4 problems: " in line, line
+            assert "settings: " in line and "skill " in line
+            assert 'keymap.editor.sumbit: unknown key binding id, ignored; did you mean "editor.submit"?' in line
+            assert ('keymap.app.expand-tools: expected key names such as "ctrl+j" or "alt+enter", '
+                    'got "ctrl+nope"') in line
+        assert [text for text, _ in notes(app) if "keymap" in text and "reloaded" not in text] == []  # said once

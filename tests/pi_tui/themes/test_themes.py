@@ -108,6 +108,19 @@ async def test_an_outside_edit_of_the_settings_file_switches_theme_and_keys(make
         await wait_for(pilot, lambda: app.main.transcript.tools_expanded)
 
 
+async def test_an_outside_edit_with_a_bad_key_says_so_once(make_app, wait_for) -> None:
+    app = make_app(watch=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.live is not None)
+        await wait_for(pilot, lambda: app.settings.keymap == {"app.expand-tools": "ctrl+nope"},
+                       every=edit_file(settings_file(), '[keymap]\n"app.expand-tools" = "ctrl+nope"'))
+        await wait_for(pilot, lambda: any("ctrl+nope" in text for _, text in transcript_notes(app)))
+        await pilot.pause()
+        said = [(level, text) for level, text in transcript_notes(app) if "ctrl+nope" in text]
+        assert said == [("error", 'settings.toml: keymap.app.expand-tools: expected key names such as "ctrl+j" or '
+                                  '"alt+enter", got "ctrl+nope"; keeping "ctrl+o"')]
+
+
 async def test_an_unknown_theme_falls_back_to_dark_with_a_notice(make_app, wait) -> None:
     app = make_app(settings=Settings(theme="nope"))
     async with app.run_test(size=(80, 24)) as pilot:
