@@ -15,6 +15,7 @@ from condense.config import CondenseConfig, one_line_error
 from condense.engine import CondenseEngine
 from condense.host import Level
 from condense.metrics import status_block
+from condense.plural import counted
 
 Handler = Callable[[CondenseEngine, str], Awaitable[None]]
 
@@ -78,6 +79,12 @@ def _as_int(engine: CondenseEngine, args: str, key: str) -> int | None:
         return None
 
 
+def _waiting(engine: CondenseEngine) -> int:
+    """The outputs a flush would take now: on a session just opened the engine has captured no batch yet,
+    while the transcript marks its unsummarised outputs pending (a count of batches said 0)."""
+    return sum(len(batch.tool_calls) for batch in engine.flusher.collect(engine.is_protected))
+
+
 async def _status(engine: CondenseEngine, _: str) -> None:
     c = engine.config
     lines = [
@@ -86,17 +93,18 @@ async def _status(engine: CondenseEngine, _: str) -> None:
         f"summarizer:   {c.summarizer_model} (thinking {c.summarizer_thinking})",
         f"protected:    tools {c.protected_tools or '-'}; paths {c.protected_paths or '-'}",
         f"thresholds:   min batch {c.min_batch_chars} chars, spill {c.spill_threshold} chars, "
-        f"grace {c.recovery_grace_turns} turns, dedup {'on' if c.dedup_by_content_hash else 'off'}",
+        f"grace {counted(c.recovery_grace_turns, 'turn')}, dedup {'on' if c.dedup_by_content_hash else 'off'}",
         f"budget:       threshold {c.auto_budget_threshold or 'off'}, turn delta {c.budget_turn_delta or 'off'}",
-        f"indexed:      {len(engine.index)} outputs, {len(engine.pending)} batches pending",
+        f"indexed:      {counted(len(engine.index), 'output')}, {_waiting(engine)} pending (what /pruner now takes)",
     ]
     skips = engine.flusher.trivial_skips
     if skips:
-        lines.append(f"last flush:   {skips} {'batch' if skips == 1 else 'batches'} too small to summarize, left as"
+        lines.append(f"last flush:   {counted(skips, 'batch')} too small to summarize, left as"
                      " they were")
     lines.append(engine.stats.describe())
     counts = engine.diagnostics.counts()
-    lines.append("diagnostics:  " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    # what the footer's "N warnings" counts: each kind of degraded pruning, as the session's entries name it
+    lines.append("warnings:     " + (", ".join(f"{k} {v}" for k, v in counts.items() if v) or "none"))
     lines.extend(status_block(engine.context_metrics(), engine.rearmed))
     _notify(engine, "\n".join(lines))
 
@@ -106,7 +114,8 @@ async def _now(engine: CondenseEngine, _: str) -> None:
     if result.outcome == "empty":
         _notify(engine, "pruner: nothing pending — no batches to summarize")
     elif not result.halted:  # a halted flush has said why, once
-        _notify(engine, f"pruner: {result.outcome}: {result.summarized} of {result.captured} batches summarized")
+        batches = counted(result.captured, "batch")
+        _notify(engine, f"pruner: {result.outcome}: {result.summarized} of {batches} summarized")
 
 
 async def _compact(engine: CondenseEngine, _: str) -> None:

@@ -12,17 +12,12 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
+from condense.plural import counted
 from condense.records import DIAGNOSTIC
 
 DiagnosticKind = Literal["unresolved-range", "range-id-mismatch", "orphan-sweep", "backfill-empty"]
 
-# Footer letters, in footer order.
-KIND_LETTERS: dict[DiagnosticKind, str] = {
-    "unresolved-range": "u",
-    "range-id-mismatch": "m",
-    "orphan-sweep": "o",
-    "backfill-empty": "b",
-}
+KINDS: tuple[DiagnosticKind, ...] = ("unresolved-range", "range-id-mismatch", "orphan-sweep", "backfill-empty")
 
 _log = logging.getLogger("condense")
 
@@ -31,7 +26,7 @@ class DiagnosticSink:
     def __init__(self, append: Callable[[str, Any], None]) -> None:
         self._append = append
         self._seen: set[tuple[str, str]] = set()
-        self._counts: dict[DiagnosticKind, int] = dict.fromkeys(KIND_LETTERS, 0)
+        self._counts: dict[DiagnosticKind, int] = dict.fromkeys(KINDS, 0)
 
     def report(self, kind: DiagnosticKind, dedup_key: str, detail: str) -> None:
         """Persist `{kind, detail}` unless this `(kind, dedup_key)` was already persisted."""
@@ -51,10 +46,11 @@ class DiagnosticSink:
     def reset(self) -> None:
         """On session start and tree navigation, like every other in-memory piece of prune state."""
         self._seen.clear()
-        self._counts = dict.fromkeys(KIND_LETTERS, 0)
+        self._counts = dict.fromkeys(KINDS, 0)
 
 
 def status_suffix(counts: Mapping[DiagnosticKind, int]) -> str:
-    """` · diag u2/o1` for the footer; kinds at zero are left out, and all at zero give ""."""
-    parts = [f"{letter}{counts[kind]}" for kind, letter in KIND_LETTERS.items() if counts.get(kind)]
-    return f" · diag {'/'.join(parts)}" if parts else ""
+    """` · 3 warnings (/pruner status)` for the footer, "" while there are none: pi-condense's `diag u2/o1`
+    meant nothing to a user, and `/pruner status` names each kind."""
+    total = sum(counts.values())
+    return f" · {counted(total, 'warning')} (/pruner status)" if total else ""

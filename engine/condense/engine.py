@@ -46,6 +46,7 @@ from condense.messages import AgentMessage, ToolResultMessage, tool_calls
 from condense.metrics import REARMED, ContextMetrics, MetricsScan, compute_context_metrics
 from condense.occurrence import Numbering, message_key, originals
 from condense.paging import FIRST_PAGE, Page
+from condense.plural import counted
 from condense.protect import is_protected
 from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_LABEL, QUERY_TOOL_NAME, QUERY_TOOL_PARAMETERS, run_query
 from condense.record_bursts import RecordWriter
@@ -463,7 +464,7 @@ class CondenseEngine:
             if result.processed:
                 self._maybe_fold()
             if result.halted:
-                held = f"{len(restore)} batch{'' if len(restore) == 1 else 'es'}"
+                held = counted(len(restore), "batch")
                 self.host.notify(f"pruner: summarization stopped: {result.halted.rstrip('.')}. The tool work"
                                  f" stays pending ({held}) for the next flush", "error")
             elif result.outcome == "summarizer-failed":
@@ -756,7 +757,7 @@ class CondenseEngine:
             log.exception("pruner: folding history failed: %s", exc)
             return
         self.history_fold.add(fold)
-        self.host.notify(f"pruner: folded the first {fold.folded} requests out of view ({fold.ref})", "info")
+        self.host.notify(f"pruner: folded the first {counted(fold.folded, 'request')} out of view ({fold.ref})", "info")
 
     # ----- settings ---------------------------------------------------------------------------
 

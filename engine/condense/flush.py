@@ -21,6 +21,7 @@ from condense.config import CondenseConfig
 from condense.frontier import BatchOutcome, Frontier, trim_batch
 from condense.host import CancelSignal, Host
 from condense.index import ToolCallIndexer
+from condense.plural import counted
 from condense.record_bursts import RecordWriter
 from condense.records import FRONTIER, STATS, SUMMARY, Batch, ToolCallRecord
 from condense.stats import PruneStats
@@ -233,4 +234,4 @@ class Flusher:
         for outcome, text in notable:
             count = outcomes.count(outcome)
             if count:
-                result.notices.append(f"pruner: {count} {'batch' if count == 1 else 'batches'}: {text}")
+                result.notices.append(f"pruner: {counted(count, 'batch')}: {text}")

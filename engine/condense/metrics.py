@@ -208,14 +208,14 @@ def compute_context_metrics(branch_entries: list[dict[str, Any]], frontier: Fron
 
 def status_block(metrics: ContextMetrics | None, rearmed: bool) -> list[str]:
     """The `--- context ---` lines of `/pruner status` (none when metrics are unavailable), then
-    a line saying so when a reload found tool output not summarized yet (it is not in the pending count);
+    a line saying so when a reload found tool output not summarized yet;
     that line does not depend on the metrics."""
     lines = []
     if metrics is not None:
         lines += [
             "--- context ---",
             f"thinking:     {format_compact_count(metrics.open_cycle_thinking_tokens)} tokens (open segment)",
-            f"chain share:  {metrics.largest_chain_share_pct}%",
+            f"chain share:  {metrics.largest_chain_share_pct}% of the context is the largest chain (one task's work)",
             f"frontier gap: {format_compact_count(metrics.frontier_gap_tokens)} tokens",
         ]
     if rearmed:

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from condense.blobs import utf8_bytes
+from condense.plural import counted
 from condense.records import QUERY_TOOL
 
 MAX_LINES = 2000
@@ -106,7 +107,7 @@ def _window(lines: _Lines, ref: str, page: Page) -> str:
     start, skip = page.offset - 1, page.column - 1
     if start >= lines.total or skip > len(lines.lines[start]):
         where = f"Line {page.offset}" if start >= lines.total else f"Character {page.column} of line {page.offset}"
-        return f"[{where} is past the end: the output has {_count(lines.total, 'line')}]"
+        return f"[{where} is past the end: the output has {counted(lines.total, 'line')}]"
     most = min(MAX_LINES, page.limit or MAX_LINES)
     first = lines.lines[start][skip:]
     if len(utf8_bytes(first)) > MAX_BYTES:  # one line over the cap: cut inside it
@@ -137,11 +138,11 @@ def _matches(lines: _Lines, ref: str, page: Page) -> str:
     for number, text in _matching(lines.lines[:end], pattern, page.offset):
         used += len(utf8_bytes(text)) + (1 if found else 0)
         if len(found) == most or used > MAX_BYTES:
-            shown = f"{_count(len(found), 'matching line')} shown, lines {page.offset}-{number - 1} of {lines.total}"
+            shown = f"{counted(len(found), 'matching line')} shown, lines {page.offset}-{number - 1} of {lines.total}"
             more = _continue(ref, page, number, shown=len(found))
             return "\n".join([*found, f"[Output truncated: {shown}. {more}]"])
         found.append(text)
-    searched = f"lines {page.offset}-{end}" if page.offset > 1 or end < lines.total else _count(end, "line")
+    searched = f"lines {page.offset}-{end}" if page.offset > 1 or end < lines.total else counted(end, "line")
     verb = "contains" if len(found) == 1 else "contain"
     return "\n".join([*found, f"[{len(found)} of {searched} {verb} {quoted}]"])
 
@@ -175,6 +176,3 @@ def _continue(ref: str, page: Page, offset: int, column: int = 1, shown: int = 0
         arguments["pattern"] = page.pattern
     return f"Continue with {QUERY_TOOL}({json.dumps(arguments, ensure_ascii=False)})"
 
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -15,4 +15,4 @@ def plural(noun: str) -> str:
 
 def counted(count: int, noun: str, many: str | None = None) -> str:
     """`count` and `noun`, the noun plural unless the count is one; `many` for an irregular plural."""
-    return f"{count:,} {noun if count == 1 else many or plural(noun)}"
+    return f"{count} {noun if count == 1 else many or plural(noun)}"

@@ -15,6 +15,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from condense.diagnostics import DiagnosticKind, status_suffix
+from condense.plural import counted
 from condense.record_bursts import records_of
 from condense.records import STATS
 
@@ -128,7 +129,7 @@ class PruneStats:
         """The `/pruner stats` block."""
         session = self.session_delta()
         return "\n".join([
-            f"summarizer:   {self.call_count} calls on this branch, "
+            f"summarizer:   {counted(self.call_count, 'call')} on this branch, "
             f"{format_compact_count(self.total_input_tokens)} tokens in, "
             f"{format_compact_count(self.total_output_tokens)} out, {format_cost(self.total_cost)} "
             f"({format_cost(session.total_cost)} this session)",

@@ -24,6 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from condense.plural import counted
 from pi_tui.ai.config_values import command_problem, is_command
 from pi_tui.ai.model_map import with_prices_per_million
 from pi_tui.ai.types import ModelSpec
@@ -116,9 +117,7 @@ class Catalog:
     def counts(self) -> str:
         """`models.json: 1 provider, 2 models`: what /reload says it read."""
         names = {spec.provider for spec in self.models.values()} | set(self.providers)
-        plural = {1: ""}
-        return (f"models.json: {len(names)} provider{plural.get(len(names), 's')},"
-                f" {len(self.models)} model{plural.get(len(self.models), 's')}")
+        return f"models.json: {counted(len(names), 'provider')}, {counted(len(self.models), 'model')}"
 
 
 def with_limits(spec: ModelSpec, limits: ModelLimits) -> ModelSpec:

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from condense.messages import AgentMessage
+from condense.plural import counted
 from pi_tui.commands.context import CommandContext
 from pi_tui.commands.registry import Command
 
@@ -69,7 +70,7 @@ async def copy(context: CommandContext, _: str) -> None:
     if text is None:
         await context.note("/copy: no reply to copy yet", "warning")
         return
-    size = f"{len(text):,} character{'' if len(text) == 1 else 's'}"
+    size = counted(len(text), "character")
     command = clipboard_tool()
     problem = await run_tool(command, text) if command is not None else None
     if command is not None and problem is None:

@@ -4,6 +4,7 @@ the `compaction` entry Pi reads; Esc cancels and leaves the conversation as it w
 
 from __future__ import annotations
 
+from condense.plural import counted
 from condense.stats import format_tokens
 from pi_tui.agent.compaction import NothingToCompact
 from pi_tui.commands.context import CommandContext, idle_or_warn
@@ -24,7 +25,7 @@ async def compact(context: CommandContext, args: str) -> None:
     kept = sum(1 for message in host.agent.messages if message.get("role") != "compactionSummary")
     before = format_tokens(int(entry.get("tokensBefore") or 0))
     await context.note(f"compacted: {before} tokens of conversation became the summary the transcript now starts "
-                       f"with (click it, or Ctrl+O, to read it); the last {kept} messages stay as they were")
+                       f"with (click it, or Ctrl+O, to read it); the last {counted(kept, 'message')} stay as they were")
     context.status_changed()
 
 

@@ -7,6 +7,7 @@ system prompt it rebuilds must not change under a running request.
 
 from __future__ import annotations
 
+from condense.plural import counted
 from pi_tui.ai.models import parse_model_ref
 from pi_tui.ai.models_json import catalog
 from pi_tui.commands.context import CommandContext, idle_or_warn
@@ -36,7 +37,7 @@ async def reload(context: CommandContext, _: str) -> None:
     problems += [*resources.problems, *table.problems]
     line = f"reloaded settings, keys, themes, {resources.counts()}, {table.counts()}"
     if problems:
-        line += f" · {len(problems)} problem{'' if len(problems) == 1 else 's'}: " + "; ".join(problems)
+        line += f" · {counted(len(problems), 'problem')}: " + "; ".join(problems)
     await context.note(line, "warning" if problems else "info")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+from condense.plural import counted
 from pi_tui.commands.context import CommandContext, idle_or_warn, model_ref
 from pi_tui.commands.registry import Command
 from pi_tui.errors import UserError
@@ -51,7 +52,7 @@ def session_choices(context: CommandContext) -> list[Choice]:
         info = describe(path)
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.modified))
         title = info.name or " ".join(info.first_message.split())[:80] or "(no message)"
-        choices.append(Choice(path, title, f"{when} · {info.entries} entries"))
+        choices.append(Choice(path, title, f"{when} · {counted(info.entries, 'entry')}"))
     return choices
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 
 from condense.messages import AgentMessage, content_text
+from condense.plural import counted
 from pi_tui.ai.convert import bash_execution_text
 from pi_tui.conversation.call_subject import key_argument
 from pi_tui.conversation.model import user_text
@@ -116,7 +117,7 @@ class _Page:
         failed = bool(message.get("isError"))
         lines = len(text.splitlines())
         opened = " open" if lines <= OPEN_LINES else ""
-        count = f"{lines} line{'' if lines == 1 else 's'}"
+        count = counted(lines, "line")
         summary = f"<summary>{_e(title)} · {count}{' · failed' if failed else ''}</summary>"
         body = _pre(text) + "".join(_images(message.get("content")))
         kind = "result error" if failed else "result"

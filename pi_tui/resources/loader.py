@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from condense.plural import counted
 from pi_tui.resources.context_files import ContextFile, find_context_files, read_text_file
 from pi_tui.resources.places import first_file
 from pi_tui.resources.prompt_templates import PromptTemplate, expand_template, load_templates, template_folders
@@ -43,7 +44,7 @@ class Resources:
         """`2 skills, 1 prompt template, 3 context files`: what /reload says it read."""
         parts = [(len(self.skills), "skill"), (len(self.templates), "prompt template"),
                  (len(self.context_files), "context file")]
-        words = [f"{count} {noun}{'' if count == 1 else 's'}" for count, noun in parts]
+        words = [counted(count, noun) for count, noun in parts]
         words += [f"{file.path.name}" for file in (self.system, self.append_system) if file is not None]
         return ", ".join(words)
 

@@ -28,9 +28,11 @@ from textual.widgets.tree import TreeNode
 from condense import CallView, ChainView, PruneTree, SummaryView, prune_tree
 from condense.engine import CondenseEngine
 from condense.inspect import FoldView
+from condense.plural import counted
 from pi_tui.conversation.call_subject import distinct_tails, key_argument, path_argument
 from pi_tui.screens.text_view import TextViewScreen
 from pi_tui.widgets import keymap
+from pi_tui.widgets.blocks import turn_number
 from pi_tui.widgets.footer import format_tokens
 
 NodeKind = Literal["fold", "chain", "summary", "call", "group"]
@@ -73,14 +75,14 @@ def _call_node(call: CallView, tails: dict[str, str]) -> Node:
 
 
 def _tools(count: int) -> str:
-    return f" ({count} {'tool' if count == 1 else 'tools'})"
+    return f" ({counted(count, 'tool')})"
 
 
 def _summary_node(summary: SummaryView, tails: dict[str, str]) -> Node:
-    turn = "?" if summary.turn is None else summary.turn
+    turn = turn_number(summary.turn)
     label = Content.assemble((f"Turn {turn} summary", "bold $custom-message-label"),
                              (_tools(len(summary.calls)), "$muted"))
-    text = f"turn {'' if summary.turn is None else summary.turn} summary"
+    text = f"turn {'' if summary.turn is None else turn} summary"
     return Node("summary", label, text, body=summary.text,
                 children=[_call_node(c, tails) for c in summary.calls])
 
@@ -98,8 +100,8 @@ def _chain_node(chain: ChainView, tails: dict[str, str]) -> Node:
 
 def _fold_node(fold: FoldView, tails: dict[str, str]) -> Node:
     """A fold with how much of the session it took out of view; its calls are the outputs no flush had."""
-    counts = [f"{fold.requests} {'request' if fold.requests == 1 else 'requests'}"]
-    counts += [f"{len(fold.calls)} {'tool' if len(fold.calls) == 1 else 'tools'}"] if fold.calls else []
+    counts = [counted(fold.requests, "request")]
+    counts += [counted(len(fold.calls), "tool")] if fold.calls else []
     label = Content.assemble((f"{fold.ref} folded history", "bold $custom-message-label"),
                              (f" ({' · '.join(counts)})", "$muted"))
     return Node("fold", label, f"{fold.ref} fold folded history", body=fold.text,
@@ -182,9 +184,9 @@ class PrunerTreeScreen(ModalScreen[None]):
         summaries = sum(1 for node in self.nodes if node.kind == "summary")
         chains = sum(1 for node in self.nodes if node.kind == "chain")
         count = len(self.pruned.folds)
-        folds = f"{count} {'fold' if count == 1 else 'folds'} · " if count else ""
-        return (f"/pruner tree · {folds}{summaries} summaries · {chains} compressed chains · "
-                f"{self.pruned.call_count} calls")
+        folds = f"{counted(count, 'fold')} · " if count else ""
+        return (f"/pruner tree · {folds}{counted(summaries, 'summary')} · {counted(chains, 'compressed chain')} · "
+                f"{counted(self.pruned.call_count, 'call')}")
 
     def compose(self) -> Iterator[Widget]:
         with Vertical(id="pruner-tree-box"):

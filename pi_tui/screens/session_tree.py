@@ -30,6 +30,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from condense.messages import content_text, tool_calls
+from condense.plural import counted
 from condense.timefmt import iso_to_ms
 from pi_tui.screens.form import inline_markdown
 from pi_tui.screens.picker import PickerScreen
@@ -271,7 +272,7 @@ class SessionTreeScreen(ModalScreen[str | None]):
                                for row in self.rows])
         shown = {"default": "", "user": " · user messages only", "all": " · every entry"}[self.mode]
         shown += " · label times" if self.show_times else ""
-        self.title_line.update(Content(f"Session tree ({len(self.rows)} entries{shown}) · continue from any"
+        self.title_line.update(Content(f"Session tree ({counted(len(self.rows), 'entry')}{shown}) · continue from any"
                                        " entry on a new branch"))
         ids = [row.entry_id for row in self.rows]
         if keep in ids:

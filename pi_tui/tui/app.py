@@ -36,6 +36,7 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from condense.messages import ImageContent, content_text
+from condense.plural import counted
 from pi_tui.abort import AbortSignal
 from pi_tui.errors import UserError
 from pi_tui.logs import write_crash_report
@@ -712,7 +713,7 @@ class PiApp(App[int]):
     def action_dequeue(self) -> None:
         """Alt+Up: the queued steers and follow-ups back into the editor; the agent works on."""
         count = self.live.restore_queue() if self.live is not None else 0
-        self.show_notice(f"{count} queued message{'s' if count != 1 else ''} back in the editor" if count
+        self.show_notice(f"{counted(count, 'queued message')} back in the editor" if count
                          else "no queued messages to take back")
 
     async def action_external_editor(self) -> None:

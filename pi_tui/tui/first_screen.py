@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from condense.plural import counted
 from pi_tui import __version__
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ def where_you_are(runtime: Runtime, folder: str) -> str:
     messages = sum(1 for entry in session.entries if entry.get("type") == "message")
     file = session.path.name if session.path is not None else "not saved yet"
     named = f" “{session.name}”" if session.name else ""
-    history = f"{messages} messages" if messages else "new"
+    history = counted(messages, "message") if messages else "new"
     model = "demo (offline, scripted)" if runtime.model.provider == "demo" else runtime.model.ref
     commands = " ".join(f"/{name}" for name in runtime.host.resources.commands())  # as Pi lists them at start
     return "\n".join([f"pi-tui {__version__} · model {model} · folder {folder}",

@@ -31,6 +31,7 @@ from textual.style import Style
 from textual.visual import Visual
 from textual.widget import Widget
 
+from condense.plural import counted
 from pi_tui.conversation.model import Call, Item
 from pi_tui.widgets.assistant import ending_line
 from pi_tui.widgets.blocks import (
@@ -254,7 +255,7 @@ class History(Widget):
     def _gap_lines(self) -> list[Row]:
         hidden = self.gap
         where = "PageUp at the top, or Home for the first" if self.head_end == 0 else "scroll on"
-        text = f"{'▲' if self.head_end == 0 else '⋯'} {hidden} earlier item{'s' if hidden != 1 else ''} · {where}"
+        text = f"{'▲' if self.head_end == 0 else '⋯'} {counted(hidden, 'earlier item')} · {where}"
         return self._block(Content(text), "history--gap", margin=False)
 
     def _key(self, index: int) -> tuple[Any, ...]:

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from textual.content import Content
 from textual.widgets import Static
 
+from condense.plural import counted
 from pi_tui.conversation.call_subject import key_argument
 from pi_tui.conversation.model import Call
 
@@ -185,7 +186,7 @@ def card_header(call: Call, status: Status, *, expanded: bool, mark: str, elapse
     if elapsed:
         tail += [(f" {elapsed}", "$muted")]
     if lines and not expanded:
-        tail += [(f" · {lines} line{'s' if lines != 1 else ''}", "$muted")]
+        tail += [(f" · {counted(lines, 'line')}", "$muted")]
     if mark:
         tail += [(f" · {mark}", "$custom-message-label")]
     if call.name in PATH_TOOLS and width:

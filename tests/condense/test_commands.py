@@ -67,7 +67,7 @@ async def test_status_shows_settings_stats_and_diagnostics() -> None:
     await run_command(engine, "")
     text = host.notices[-1][1]
     assert text.splitlines()[0] == "pruner: ON"  # said once, not "pruner: ON · prune: ON"
-    assert "orphan-sweep 0" in text and "summarizer:   default" in text
+    assert "warnings:     none" in text and "summarizer:   default" in text
 
 
 async def test_help_lists_every_subcommand_and_unknown_ones_are_named() -> None:

@@ -1,4 +1,4 @@
-"""DiagnosticSink (`src/diagnostics.test.ts`) and the footer's ` · diag ...` suffix."""
+"""DiagnosticSink (`src/diagnostics.test.ts`) and the footer's ` · N warnings (/pruner status)` suffix."""
 
 from __future__ import annotations
 
@@ -131,8 +131,8 @@ def test_status_suffix_is_empty_when_all_counts_are_zero() -> None:
     assert status_suffix({}) == ""
 
 
-def test_status_suffix_omits_zero_kinds_in_u_m_o_b_order() -> None:
+def test_status_suffix_counts_every_kind_and_points_to_the_status() -> None:
     counts: dict[DiagnosticKind, int] = {
         "backfill-empty": 2, "orphan-sweep": 1, "range-id-mismatch": 0, "unresolved-range": 2}
-    assert status_suffix(counts) == " · diag u2/o1/b2"
-    assert status_suffix({**ZERO, "range-id-mismatch": 3}) == " · diag m3"
+    assert status_suffix(counts) == " · 5 warnings (/pruner status)"
+    assert status_suffix({**ZERO, "range-id-mismatch": 3}) == " · 3 warnings (/pruner status)"

@@ -16,7 +16,7 @@ def test_renders_the_context_block_with_all_three_metrics() -> None:
     assert status_block(METRICS, rearmed=False) == [
         "--- context ---",
         "thinking:     12.0k tokens (open segment)",
-        "chain share:  62%",
+        "chain share:  62% of the context is the largest chain (one task's work)",
         "frontier gap: 195.0k tokens",
     ]
 
@@ -37,5 +37,6 @@ def test_rearmed_is_reported_even_without_metrics() -> None:
 def test_small_counts_read_as_whole_numbers() -> None:
     block = status_block(ContextMetrics(950, 0, 0), rearmed=False)
     assert block[1:] == [
-        "thinking:     950 tokens (open segment)", "chain share:  0%", "frontier gap: 0 tokens",
+        "thinking:     950 tokens (open segment)",
+        "chain share:  0% of the context is the largest chain (one task's work)", "frontier gap: 0 tokens",
     ]

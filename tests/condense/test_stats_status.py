@@ -84,19 +84,19 @@ def test_all_zero_diagnostics_add_no_segment() -> None:
     assert status_text(True, None, NO_DIAGNOSTICS) == "prune: ON"
 
 
-def test_nonzero_diagnostics_append_a_diag_segment() -> None:
-    assert status_text(True, None, SOME) == "prune: ON · diag u2/o1"
+def test_nonzero_diagnostics_append_a_warnings_segment() -> None:
+    assert status_text(True, None, SOME) == "prune: ON · 3 warnings (/pruner status)"
 
 
 def test_diagnostics_follow_the_reclaim_ratio() -> None:
-    assert status_text(True, RECLAIM, SOME) == "prune: ON · reads 14k · saves 78k (-85%) · diag u2/o1"
+    assert status_text(True, RECLAIM, SOME) == "prune: ON · reads 14k · saves 78k (-85%) · 3 warnings (/pruner status)"
 
 
 def test_the_widget_forwards_the_sinks_counters() -> None:
     sink = DiagnosticSink(lambda _type, _data: None)
     sink.report("unresolved-range", "b1", "blockId=b1 start=1 final=2")
-    assert status_line(status_text(True, None, sink.counts())) == "│ prune: ON · diag u1"
+    assert status_line(status_text(True, None, sink.counts())) == "│ prune: ON · 1 warning (/pruner status)"
 
 
 def test_appends_b_n_for_backfill_empty_alongside_u_m_o() -> None:
-    assert status_text(True, None, {**SOME, "backfill-empty": 2}) == "prune: ON · diag u2/o1/b2"
+    assert status_text(True, None, {**SOME, "backfill-empty": 2}) == "prune: ON · 5 warnings (/pruner status)"

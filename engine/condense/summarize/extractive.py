@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from condense.plural import counted
 from condense.records import Batch, ToolCallRecord
 from condense.summarize.refs import FOOTER_HEADING, FOOTER_HINT, refs_line
 from condense.summarize.serialize import call_label
@@ -43,10 +44,6 @@ def _shorten(text: str, limit: int, keep_tail: bool = False) -> str:
     if keep_tail:  # the end of a path (the file name) says more than its start
         return "…" + text[-(limit - 1):]
     return text[: limit - 1] + "…"
-
-
-def _count(n: int, unit: str) -> str:
-    return f"{n} {unit}" if n == 1 else f"{n} {unit}s"
 
 
 def _key_argument(call: ToolCallRecord) -> str:
@@ -83,7 +80,7 @@ def _facts(call: ToolCallRecord, key_arg: str) -> list[str]:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     if not lines:
         return ["failed, no output" if call.is_error else "no output"]
-    size = _count(len(text.splitlines()), "line") + ", " + _count(len(text), "char")
+    size = counted(len(text.splitlines()), "line") + ", " + counted(len(text), "char")
     facts = ["failed" if call.is_error else "ok", size]
     errors = _error_lines(lines)
     facts += [f"error: {_shorten(line, LINE_CHARS)}" for line in errors]

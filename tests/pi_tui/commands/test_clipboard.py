@@ -49,7 +49,7 @@ async def test_copy_hands_the_last_reply_to_the_clipboard_tool(tmp_path: Path, d
     assert await app_registry(context).dispatch("/copy")
     assert (desktop / "xclip.out").read_text() == text
     assert (desktop / "xclip.args").read_text() == "-selection clipboard"
-    assert context.notes[-1] == f"copied the last reply ({len(text):,} characters) with xclip"
+    assert context.notes[-1] == f"copied the last reply ({len(text)} characters) with xclip"
     assert context.terminal_clipboard is None
 
 

@@ -5,9 +5,14 @@ unknown name."""
 
 from __future__ import annotations
 
+import re
+import shutil
+
 import pytest
 
+from condense import call_mark
 from pi_tui.paths import settings_file
+from tests.conftest import corpus_path
 from tests.support.tui import transcript_notes
 
 
@@ -83,3 +88,20 @@ async def test_an_unknown_theme_is_named_and_changes_nothing(make_app, send, wai
         assert messages(app)[-1] == ("error", "theme 'nosuch' not found; kept 'light' (/theme lists them)")
         assert app.theme == "light"
         assert 'theme = "light"' in settings_file().read_text(encoding="utf-8")
+
+
+async def test_status_on_a_session_just_opened_counts_the_outputs_marked_pending(make_app, send, wait,
+                                                                                 tmp_path) -> None:
+    copy = tmp_path / "large.jsonl"
+    shutil.copy(corpus_path("pi-large-session.jsonl"), copy)
+    app = make_app(session=copy)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait(pilot)
+        engine = app.runtime.engine
+        marked = sum(1 for message in app.runtime.host.session.messages() if message["role"] == "toolResult"
+                     and call_mark(engine, message["toolCallId"], message["timestamp"]).state == "pending")
+        await send(pilot, "/pruner status")
+        status = transcript_notes(app)[-1][1]
+        pending = re.search(r"^indexed: +[\d,]+ outputs?, (\d+) pending \(what /pruner now takes\)$", status, re.M)
+        assert pending and int(pending[1]) == marked > 0, status  # the cards' "pending" and the count agree
+        assert re.search(r"^chain share: +\d+% of the context is the largest chain", status, re.M)

@@ -44,7 +44,7 @@ def engine_for(path: Path, *extra: dict) -> tuple:  # type: ignore[type-arg]
 def test_the_tree_holds_summaries_with_their_calls(fixed_session) -> None:
     engine, branch = engine_for(fixed_session())
     [summary] = condense_tree(prune_tree(engine, branch))
-    assert summary.label.plain == "Turn 0 summary (3 tools)"
+    assert summary.label.plain == "Turn 1 summary (3 tools)"  # turns counted from 1, as users count them
     assert [child.label.plain for child in summary.children] == [
         "t1 bash python3 -m unittest  92 chars  ERROR",
         "t2 read invoicer/pricing.py  1.7k chars  OK",

@@ -114,7 +114,7 @@ async def test_pruner_tree_counts_each_call_once_and_lists_a_chain_in_ref_order(
         assert refs == sorted(refs, key=lambda ref: int(ref[1:])), refs
         listed = [child.key for node in screen.nodes for child in node.children]
         assert len(set(listed)) < len(listed)  # the chain lists calls a summary lists too
-        assert f"1 compressed chains · {len(set(listed))} calls" in shown(app)
+        assert f"1 compressed chain · {len(set(listed))} calls" in shown(app)
         await pilot.press("escape")
         await pilot.pause()
         [user] = app.main.transcript.query(UserBlock)  # the chain's mark beside its prompt: the same order

@@ -45,7 +45,7 @@ async def test_diagnostic_counters_show_while_work_is_pending(make_app, send, wa
         engine = app.runtime.engine
         engine.diagnostics.report("orphan-sweep", "k1", "swept call_9")
         engine.update_status()
-        assert re.fullmatch(r"│ prune: \d+ pending · diag o1", app.bridge.statuses["condense"])
+        assert re.fullmatch(r"│ prune: \d+ pending · 1 warning \(/pruner status\)", app.bridge.statuses["condense"])
 
 
 def footer_context(app) -> float:
