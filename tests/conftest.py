@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -61,6 +62,13 @@ def corpus_path(name: str) -> Path:
             pytest.fail(f"corpus file {path} is missing in CI")
         pytest.skip(f"corpus file {path} not present (it lives in ../shared/corpus beside the project)")
     return path
+
+
+def corpus_copy(name: str, folder: Path) -> Path:
+    """A writable copy of a corpus session in `folder`: what a test opens the app on, as a user opens a copy."""
+    copy = folder / name
+    shutil.copy(corpus_path(name), copy)
+    return copy
 
 
 @pytest.fixture(params=CORPUS_FILES)

@@ -6,13 +6,12 @@ unknown name."""
 from __future__ import annotations
 
 import re
-import shutil
 
 import pytest
 
 from condense import call_mark
 from pi_tui.paths import settings_file
-from tests.conftest import corpus_path
+from tests.conftest import corpus_copy
 from tests.support.tui import transcript_notes
 
 
@@ -92,9 +91,7 @@ async def test_an_unknown_theme_is_named_and_changes_nothing(make_app, send, wai
 
 async def test_status_on_a_session_just_opened_counts_the_outputs_marked_pending(make_app, send, wait,
                                                                                  tmp_path) -> None:
-    copy = tmp_path / "large.jsonl"
-    shutil.copy(corpus_path("pi-large-session.jsonl"), copy)
-    app = make_app(session=copy)
+    app = make_app(session=corpus_copy("pi-large-session.jsonl", tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
         await wait(pilot)
         engine = app.runtime.engine
