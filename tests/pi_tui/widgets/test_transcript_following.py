@@ -145,6 +145,7 @@ async def test_a_click_on_the_new_output_mark_jumps_to_it(make_app, wait, wait_f
         await wait_for(pilot, lambda: "while up 2" in shown(app) and transcript.is_following)
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # litellm's own, on pydantic
 @pytest.mark.parametrize("size", [(80, 24), (130, 40)])
 async def test_a_reply_streaming_below_the_view_is_marked_until_the_reader_is_back(
         tmp_path: Path, fake_openai: FakeOpenAI, size: tuple[int, int], wait, wait_for, shown) -> None:
