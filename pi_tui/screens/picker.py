@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from textual import events
 from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
@@ -22,8 +23,10 @@ from textual.widgets.option_list import Option
 
 from pi_tui.widgets import keymap
 from pi_tui.widgets.completion import ranked
+from pi_tui.widgets.option_rows import fitted, row_width
 
 MAX_SHOWN = 200  # rows: `/model` lists thousands, and a list that long is read by typing, not scrolling
+MIN_LABEL = 16  # cells a label keeps however long its description: fewer name nothing
 
 
 @dataclass(frozen=True)
@@ -86,23 +89,34 @@ class PickerScreen(ModalScreen[Any]):
     def on_mount(self) -> None:
         self._fill(self.query_text)
         self.input.focus()
+        self.call_after_refresh(self._refit)  # laid out now: the rows' real width
 
-    def _fill(self, query: str) -> None:
+    def _fill(self, query: str, keep: int | None = None) -> None:
+        """The choices `query` finds; `keep`: the row to highlight (the current choice, else the first)."""
         found = filter_choices(self.choices, query)
         self.shown = found[:MAX_SHOWN]
         more = len(found) - len(self.shown)
         self.hint_line.update(Content(f"{more} more: type to narrow · {self.hint}" if more > 0 else self.hint))
+        width = row_width(self.options, len(self.shown), self.app.size.width)
         self.options.clear_options()
-        self.options.add_options([self._option(choice) for choice in self.shown])
+        self.options.add_options([self._option(choice, width) for choice in self.shown])
         if self.shown:
             values = [choice.value for choice in self.shown]
-            keep = self.current in values and not query
-            self.options.highlighted = values.index(self.current) if keep else 0
+            current = values.index(self.current) if self.current in values and not query else 0
+            self.options.highlighted = keep if keep is not None and keep < len(values) else current
 
-    def _option(self, choice: Choice) -> Option:
+    def _option(self, choice: Choice, width: int) -> Option:
+        """A choice's row: its description (a session's date and size, a model's provider) is not cut away
+        by a long label, which gives way down to a few words (MIN_LABEL cells)."""
         mark = "● " if choice.value == self.current and self.current is not None else "  "
-        return Option(Content.assemble(mark, choice.label, ("  " + choice.description if choice.description
-                                                             else "", "$muted")))
+        tail = Content.styled("  " + choice.description, "$muted") if choice.description else Content()
+        return Option(fitted(Content(mark), Content(choice.label), tail, width, keep=MIN_LABEL))
+
+    def on_resize(self, _: events.Resize) -> None:
+        self._refit()
+
+    def _refit(self) -> None:
+        self._fill(self.input.value, self.options.highlighted)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self._fill(event.value)

@@ -36,6 +36,7 @@ from pi_tui.screens.form import inline_markdown
 from pi_tui.screens.picker import PickerScreen
 from pi_tui.session.store import Session
 from pi_tui.widgets import keymap
+from pi_tui.widgets.option_rows import fitted, row_width
 
 Mode = Literal["default", "user", "all"]
 HIDDEN_BY_DEFAULT = frozenset({"custom", "label", "session_info", "model_change", "thinking_level_change"})
@@ -208,10 +209,7 @@ def row_content(row: Row, width: int, times: bool = False) -> Content:
     head = Content.assemble(leaf, (row.prefix + fold, "$muted"), ("• " if row.on_path else "", "$success"))
     tail = Content.assemble((f" [{row.label}]" if row.label else "", "$warning"),
                             (f" {when}" if when else "", "$muted"))
-    text = inline_markdown(row.text, row.style)
-    room = width - head.cell_length - tail.cell_length
-    return Content.assemble(head, text.truncate(max(room, 0), ellipsis=True) if text.cell_length > room else text,
-                            tail)
+    return fitted(head, inline_markdown(row.text, row.style), tail, width)
 
 
 class SessionTreeScreen(ModalScreen[str | None]):
@@ -266,7 +264,7 @@ class SessionTreeScreen(ModalScreen[str | None]):
             needle = self.search.lower()
             self.rows = [row for row in self.rows if needle in self._haystack(row)]
         self.search_line.update(Content(self._search_text()))
-        width = self._row_width()
+        width = row_width(self.list, len(self.rows), self.app.size.width)
         self.list.clear_options()
         self.list.add_options([Option(row_content(row, width, self.show_times), id=row.entry_id)
                                for row in self.rows])
@@ -279,17 +277,6 @@ class SessionTreeScreen(ModalScreen[str | None]):
             self.list.highlighted = ids.index(keep)
         elif self.rows:
             self.list.highlighted = next((i for i, row in enumerate(self.rows) if row.active), len(ids) - 1)
-
-    def _row_width(self) -> int:
-        """The cells a row has: the list's width less its options' padding and the scrollbar the rows
-        will need (before the first layout, the terminal's: the resize that follows lays them out again)."""
-        rows = self.list
-        region = rows.scrollable_content_region
-        if not region.width:
-            return self.app.size.width
-        scrollbar = not rows.show_vertical_scrollbar and len(self.rows) > region.height
-        padding = rows.get_component_styles("option-list--option").padding.width
-        return region.width - padding - (rows.styles.scrollbar_size_vertical if scrollbar else 0)
 
     def on_resize(self, _: events.Resize) -> None:
         row = self.current

@@ -83,3 +83,24 @@ async def test_enter_typed_in_one_burst_with_the_filter_chooses_what_was_typed(m
         # the choice is applied by the dismiss callback, which may run a beat after the picker is popped
         await wait_for(pilot, lambda: app.screen is app.main and app.theme != before)
         assert app.theme == "light"
+
+
+async def test_a_long_label_gives_way_to_its_description_at_80_columns(make_app, wait, wait_for) -> None:
+    """Two sessions that start with the same long message: their dates and sizes tell them apart (they
+    were cut off the row's end at 80 columns)."""
+    text = "check this: pasted line 1 pasted line 2 pasted line 3 pasted line 4 pasted line 5 and more"
+    choices = [Choice(1, text, "2026-12-07 09:30 · 14 entries"), Choice(2, text, "2026-12-06 17:02 · 3 entries")]
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait(pilot)
+        picker = PickerScreen("Resume a session", choices)
+        app.push_screen(picker)
+
+        def rows() -> list[str]:
+            return [str(picker.options.get_option_at_index(i).prompt) for i in range(len(picker.shown))]
+
+        await wait_for(pilot, lambda: len(rows()) == 2 and all(
+            len(row) <= picker.options.scrollable_content_region.width for row in rows()))
+        first, second = rows()
+        assert first.endswith("2026-12-07 09:30 · 14 entries") and second.endswith("2026-12-06 17:02 · 3 entries")
+        assert "…" in first and "…" in second
