@@ -101,7 +101,7 @@ async def _status(engine: CondenseEngine, _: str) -> None:
     if skips:
         lines.append(f"last flush:   {counted(skips, 'batch')} too small to summarize, left as"
                      " they were")
-    lines.append(engine.stats.describe())
+    lines.append(engine.stats.describe(engine.chains.entries()))
     counts = engine.diagnostics.counts()
     # what the footer's "N warnings" counts: each kind of degraded pruning, as the session's entries name it
     lines.append("warnings:     " + (", ".join(f"{k} {v}" for k, v in counts.items() if v) or "none"))
@@ -133,7 +133,7 @@ async def _off(engine: CondenseEngine, _: str) -> None:
 
 
 async def _stats(engine: CondenseEngine, _: str) -> None:
-    _notify(engine, engine.stats.describe())
+    _notify(engine, engine.stats.describe(engine.chains.entries()))
 
 
 async def _model(engine: CondenseEngine, args: str) -> None:

@@ -12,12 +12,15 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from condense.diagnostics import DiagnosticKind, status_suffix
 from condense.plural import counted
 from condense.record_bursts import records_of
 from condense.records import STATS
+
+if TYPE_CHECKING:
+    from condense.chains.model import ChainEntry
 
 _WIRE_NAMES = {
     "total_input_tokens": "totalInputTokens",
@@ -125,16 +128,17 @@ class PruneStats:
             setattr(self, name, value if name == "total_cost" else int(value))
         self._baseline = CostDelta(self.total_cost, self.total_input_tokens, self.total_output_tokens)
 
-    def describe(self) -> str:
-        """The `/pruner stats` block."""
+    def describe(self, chains: Sequence[ChainEntry]) -> str:
+        """The `/pruner stats` block; `chains`: the compressed chains in effect on the branch, which the
+        counters (a snapshot of the branch's own work) miss once `/tree` brought them from another branch."""
         session = self.session_delta()
+        fused = sum(1 for chain in chains if chain.range_summary_text)
         return "\n".join([
             f"summarizer:   {counted(self.call_count, 'call')} on this branch, "
             f"{format_compact_count(self.total_input_tokens)} tokens in, "
             f"{format_compact_count(self.total_output_tokens)} out, {format_cost(self.total_cost)} "
             f"({format_cost(session.total_cost)} this session)",
-            f"chains:       {self.chains_compressed} compressed, "
-            f"{self.ranges_summarized} with a fused summary",
+            f"chains:       {len(chains)} compressed, {fused} with a fused summary",
         ])
 
 

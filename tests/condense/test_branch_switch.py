@@ -110,6 +110,7 @@ async def test_a_compressed_chain_on_the_new_branch_stays_compressed() -> None:
     await _back_before_the_flush(host, engine)
     assert host.custom(CHAIN) == [chain]
     assert drive.render() == before
+    assert "chains:       1 compressed" in engine.stats.describe(engine.chains.entries()), "/pruner stats says so"
 
 
 async def test_a_chain_cut_by_the_switch_is_left_behind_and_its_outputs_keep_their_summary() -> None:

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from condense.chains.model import ChainEntry
 from condense.records import STATS
 from condense.stats import CostDelta, PruneStats, Reclaim, format_compact_count, format_cost
 
@@ -113,7 +114,9 @@ def test_describe_shows_totals_and_this_session() -> None:
     stats = PruneStats()
     stats.reconstruct([stats_entry(SNAPSHOT)])
     stats.add_call(usage(1500, 100, 0.0004))
-    assert stats.describe() == (
+    chains = [ChainEntry("b1", 100, (), 200, ("t1",), 200), ChainEntry("b2", 300, (), 400, ("t2",), 400,
+                                                                       range_summary_text="fixed the bug")]
+    assert stats.describe(chains) == (
         "summarizer:   8 calls on this branch, 2.5k tokens in, 500 out, $0.500 (<$0.001 this session)\n"
         "chains:       2 compressed, 1 with a fused summary"
     )
