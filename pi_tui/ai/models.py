@@ -17,7 +17,7 @@ from dataclasses import replace
 from pi_tui.ai.config_values import command_problem, is_command
 from pi_tui.ai.errors import MISSING_KEY
 from pi_tui.ai.model_map import litellm_providers, model_facts, with_prices_per_million
-from pi_tui.ai.models_json import catalog
+from pi_tui.ai.models_json import Catalog, catalog
 from pi_tui.ai.types import ModelSpec
 from pi_tui.errors import UserError
 from pi_tui.settings.model import ModelSettings
@@ -66,9 +66,21 @@ def parse_model_ref(ref: str, base_url: str | None = None, models: ModelTable | 
                             " or 'demo'")
     table = catalog()
     custom = table.models.get(f"{provider}/{model_id}")
+    if custom is None and base_url is None:
+        _refuse_unlisted(provider, model_id, table)
     spec = custom or table.customize(_with_map_facts(ModelSpec(
         provider=provider, id=model_id, api=_API_BY_PROVIDER.get(provider, "openai-completions"), base_url=base_url)))
     return _with_settings(spec, (models or {}).get(spec.ref))
+
+
+def _refuse_unlisted(provider: str, model_id: str, table: Catalog) -> None:
+    """Pi calls only the models a models.json provider lists: another name would reach its server under a
+    guessed window. A provider litellm knows keeps its other models, as Pi's built-in providers do."""
+    listed = [spec.id for spec in table.models.values() if spec.provider == provider]
+    if not listed or provider in PROVIDERS or provider in litellm_providers():
+        return
+    raise ModelRefError(f"models.json's provider {provider} has no model {model_id!r}: it has {', '.join(listed)};"
+                        " add the model to models.json, or give --base-url to reach a server by any model name")
 
 
 def _with_map_facts(spec: ModelSpec) -> ModelSpec:
@@ -126,9 +138,12 @@ def key_variable(provider: str) -> str:
     return _CREDENTIALS.get(provider, f"{provider.upper()}_API_KEY")
 
 
+def _key_names(provider: str) -> tuple[str, ...]:
+    return key_variable(provider), *_OTHER_KEY_VARIABLES.get(provider, ())
+
+
 def environment_key(provider: str) -> bool:
-    names = (key_variable(provider), *_OTHER_KEY_VARIABLES.get(provider, ()))
-    return any(os.environ.get(name) for name in names)
+    return any(os.environ.get(name) for name in _key_names(provider))
 
 
 def has_key(provider: str) -> bool:
@@ -168,6 +183,14 @@ def available_providers() -> list[str]:
     return [name for name in PROVIDERS if has_key(name)]
 
 
+def keyed_models() -> list[str]:
+    """The models pi-tui may pick unasked, in Pi's order: each built-in provider with a key's usual model,
+    then models.json's own models whose key is there."""
+    usual = (f"{provider}/{PROVIDERS[provider][1]}" for provider in available_providers())
+    custom = (ref for ref, spec in catalog().models.items() if has_key(spec.provider))
+    return list(dict.fromkeys([*usual, *custom]))
+
+
 def choose_model(requested: str | None, default: str | None, base_url: str | None = None,
                  models: ModelTable | None = None, recorded: str | None = None) -> tuple[ModelSpec, list[str]]:
     """The model to use, and one-line notices: we fell back to the demo (and how to change that), or
@@ -182,21 +205,23 @@ def choose_model(requested: str | None, default: str | None, base_url: str | Non
         chosen, notices = choose_model(None, default, base_url, models)
         using = DEMO_REF if chosen.provider == DEMO_REF else chosen.ref
         return chosen, [f"could not restore model {recorded} ({problem}): using {using}", *notices]
-    spec = _pick(requested, default, base_url, models)
-    if spec is not None:
-        check_provider(spec)
+    spec, picked = _pick(requested, default, base_url, models)
     if spec is None:
         notice = ("no API key found: using the offline demo model. For a real model set e.g. ANTHROPIC_API_KEY"
                   " and run with --model anthropic/claude-sonnet-4-5")
         return parse_model_ref(DEMO_REF), [notice]
+    check_provider(spec)
     limits = limits_notice(spec, models)
-    return spec, [limits] if limits else []
+    return spec, [line for line in (picked, limits) if line]
 
 
 def restore_problem(ref: str, base_url: str | None, models: ModelTable | None) -> str | None:
     """Why pi-tui cannot call the recorded model `ref` (unknown provider, no key), or None."""
     try:
         spec = parse_model_ref(ref, base_url, models)
+    except ModelRefError as exc:
+        return str(exc)
+    try:
         check_provider(spec)
     except ModelRefError:
         return f"unknown provider {ref.partition('/')[0]!r}"
@@ -204,13 +229,31 @@ def restore_problem(ref: str, base_url: str | None, models: ModelTable | None) -
 
 
 def _pick(requested: str | None, default: str | None, base_url: str | None,
-          models: ModelTable | None) -> ModelSpec | None:
+          models: ModelTable | None) -> tuple[ModelSpec | None, str | None]:
+    """The model, and when pi-tui picked it unasked (Pi's first available model), the line saying which
+    and why: a user with one key set should not have to wonder what answers."""
     if requested:
-        return parse_model_ref(requested, base_url, models)
+        return parse_model_ref(requested, base_url, models), None
+    why = "no --model or default_model chose one"
     if default:
-        spec = parse_model_ref(default, base_url, models)
-        if spec.provider == "demo" or has_key(spec.provider) or base_url:
-            return spec
-    for provider in available_providers():
-        return parse_model_ref(f"{provider}/{PROVIDERS[provider][1]}", models=models)
-    return None
+        try:
+            spec = parse_model_ref(default, base_url, models)
+        except ModelRefError as exc:
+            why = f"default_model {default}: {exc}"
+        else:
+            if spec.provider == DEMO_REF or has_key(spec.provider) or base_url:
+                return spec, None
+            why = f"default_model {default} has no key (set {key_variable(spec.provider)})"
+    refs = keyed_models()
+    if not refs:
+        return None, None
+    spec = parse_model_ref(refs[0], models=models)
+    return spec, f"model {spec.ref}, the first with a key ({_key_origin(spec)}): {why}"
+
+
+def _key_origin(spec: ModelSpec) -> str:
+    """Where the model's key comes from, named without its value."""
+    if not models_json_key_applies(spec):
+        return next((name for name in _key_names(spec.provider) if os.environ.get(name)), "environment")
+    source = spec.key_source or ""
+    return f"{source} via models.json" if os.environ.get(source) else "models.json's apiKey"

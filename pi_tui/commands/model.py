@@ -13,10 +13,10 @@ from pi_tui.ai.model_map import KnownModel, chat_models
 from pi_tui.ai.models import (
     DEMO_REF,
     PROVIDERS,
-    available_providers,
     check_provider,
     has_key,
     key_variable,
+    keyed_models,
     missing_key,
     parse_model_ref,
 )
@@ -43,10 +43,10 @@ def _choice(ref: str, window: int | None, keyed: bool, where: str = "") -> Choic
 
 
 def keyed_refs(context: CommandContext) -> list[str]:
-    """The demo, each provider with a key's usual model, models.json's models and the current model (what
-    Ctrl+P cycles through when no models are chosen)."""
+    """The demo, the models with a key (`keyed_models`) and the current model (what Ctrl+P cycles through
+    when no models are chosen)."""
     current_ref = model_ref(context.runtime)
-    refs = [DEMO_REF, *(f"{p}/{PROVIDERS[p][1]}" for p in available_providers()), *catalog().models]
+    refs = [DEMO_REF, *keyed_models()]
     return refs if current_ref in refs else [*refs, current_ref]
 
 
@@ -74,19 +74,23 @@ async def model(context: CommandContext, args: str) -> None:
     ref = args if "/" in args or args == DEMO_REF else await context.ask(PickerScreen(
         f"Model · {len(chat_models())} that litellm knows, ✓ where a key is set · Enter on a typed provider/id"
         " uses it", model_choices(context), query=args, current=current_ref, custom=lambda text: text))
-    if ref and ref != current_ref:
-        await switch_model(context, ref)
+    if ref and ref != current_ref and (switched := await switch_model(context, ref)):
+        context.notify(switched)
 
 
 def base_url_for(current: ModelSpec, ref: str) -> str | None:
-    """A server named with --base-url serves its own provider's models; another provider is its own service."""
-    return current.base_url if current.base_url and ref.partition("/")[0] == current.provider else None
+    """A server named with --base-url serves its own provider's models; another provider is its own service.
+    A models.json model's URL is its provider's, which serves only the models it lists."""
+    same_server = current.base_url and ref.partition("/")[0] == current.provider
+    return current.base_url if same_server and current.ref not in catalog().models else None
 
 
-async def switch_model(context: CommandContext, ref: str) -> None:
-    """The same session on another model: the runtime is rebuilt and the change recorded in the session."""
+async def switch_model(context: CommandContext, ref: str) -> str | None:
+    """The same session on another model: the runtime is rebuilt and the change recorded in the session.
+    Returns the line saying what changed, for the caller to show as it shows its work; None when nothing
+    changed (a refusal is said here)."""
     if not idle_or_warn(context, "/model"):
-        return
+        return None
     current = context.runtime.model
     base_url = base_url_for(current, ref)
     refused = f"/model {ref}: not switched, still on {model_ref(context.runtime)}"
@@ -95,24 +99,23 @@ async def switch_model(context: CommandContext, ref: str) -> None:
         check_provider(spec)
     except UserError as exc:
         context.notify(f"{refused}: {exc}", "error")
-        return
+        return None
     if problem := missing_key(spec):  # said now, not after the next prompt fails
         context.notify(f"{refused}: {problem}", "error")
-        return
+        return None
     if spec.provider == "demo" and current.provider != "demo":
         # the demo edits files: it gets its own copy of the sample project, never this folder
         await rebuild(context, "new", LaunchOptions(model=DEMO_REF, launch_dir=context.launch_dir))
-        context.notify("demo: started a new session on a copy of the sample project")
-        return
+        return "demo: started a new session on a copy of the sample project"
     session = context.runtime.host.session
     options = LaunchOptions(model=ref, base_url=base_url, launch_dir=context.launch_dir)
     runtime = await rebuild(context, "reload", options, session)
     if runtime is None:
-        return
+        return None
     if runtime.host.session.build_context().model != (spec.provider, spec.id):
         runtime.host.session.append_model_change(spec.provider, spec.id)
-    context.notify(f"model: {ref}")
     context.status_changed()
+    return f"model: {ref}"
 
 
 COMMANDS = (

@@ -48,7 +48,15 @@ async def cycle_model(context: CommandContext, step: int) -> None:
         context.notify(f"only one model {scope}: choose the models Ctrl+P cycles with /scoped-models", "warning")
         return
     start = refs.index(current) if current in refs else (-1 if step > 0 else 0)
-    await switch_model(context, refs[(start + step) % len(refs)])
+    if await switch_model(context, refs[(start + step) % len(refs)]):
+        await context.note(switched_to(context))
+
+
+def switched_to(context: CommandContext) -> str:
+    """Pi's line after a cycle, in the transcript: the footer alone changes too quietly to be noticed."""
+    model, level = context.runtime.model, context.runtime.host.config.thinking_level
+    thinking = f" (thinking: {level})" if model.reasoning and level != "off" else ""
+    return f"Switched to {model_ref(context.runtime)}{thinking}"
 
 
 def valid_ref(context: CommandContext, ref: str) -> bool:

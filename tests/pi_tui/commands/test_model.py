@@ -7,6 +7,7 @@ import pytest
 
 from pi_tui.ai.model_map import chat_models
 from pi_tui.screens.picker import MAX_SHOWN, PickerScreen
+from tests.support.pi_home import KEY_VARIABLE, MODEL, PROVIDER, pi_agent_dir, write_models_json
 from tests.support.tui import transcript_notes
 
 
@@ -63,3 +64,18 @@ async def test_an_unknown_provider_is_refused_in_the_transcript(make_app, send, 
         assert level == "error"
         assert text.startswith("/model nosuch/model-1: not switched, still on demo: unknown provider 'nosuch'")
         assert app.runtime.model.provider == "demo"
+
+
+async def test_a_model_the_models_json_provider_does_not_list_is_refused(make_app, send, wait,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    write_models_json(pi_agent_dir(), "http://127.0.0.1:9/v1")
+    monkeypatch.setenv(KEY_VARIABLE, "sk-local")
+    app = make_app(model=f"{PROVIDER}/{MODEL}")
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait(pilot)
+        await send(pilot, f"/model {PROVIDER}/qwen-9")  # the provider's URL is no --base-url: not any name
+        assert transcript_notes(app)[-1] == ("error", f"/model {PROVIDER}/qwen-9: not switched, still on"
+                                             f" {PROVIDER}/{MODEL}: models.json's provider {PROVIDER} has no model"
+                                             f" 'qwen-9': it has {MODEL}; add the model to models.json, or give"
+                                             " --base-url to reach a server by any model name")
+        assert app.runtime.model.ref == f"{PROVIDER}/{MODEL}"

@@ -1,5 +1,5 @@
 """`/scoped-models` chooses the models Ctrl+P and Shift+Ctrl+P cycle through (saved as Pi's enabledModels);
-the keys switch the session's model in that order and the footer shows it."""
+the keys switch the session's model in that order, the footer shows it and the transcript says it."""
 
 from __future__ import annotations
 
@@ -14,8 +14,10 @@ from pi_tui.paths import settings_file
 from pi_tui.screens.picker import PickerScreen
 from pi_tui.settings import Settings
 from tests.pi_tui.commands.test_handlers import RecordingContext
+from tests.support.tui import transcript_notes
 
 OPENAI, ANTHROPIC, GROQ = "openai/gpt-5.1", "anthropic/claude-sonnet-4-5", "groq/llama-3.3-70b-versatile"
+GPT_4O = "openai/gpt-4o"
 
 
 @pytest.fixture(autouse=True)
@@ -94,3 +96,20 @@ async def test_with_nothing_chosen_ctrl_p_goes_through_the_models_with_a_key(mak
         await pilot.press("ctrl+p")
         await wait(pilot)
         assert app.runtime.model.ref == GROQ, "the next provider with a key after openai, in /model's order"
+
+
+async def test_ctrl_p_says_the_model_it_switched_to_in_the_transcript(make_app, wait) -> None:
+    settings = Settings.model_validate({"enabled_models": [OPENAI, ANTHROPIC, GPT_4O],
+                                        "default_thinking_level": "high"})
+    app = make_app(model=OPENAI, settings=settings)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait(pilot)
+        said = []
+        for key in ("ctrl+p", "ctrl+p", "ctrl+shift+p"):
+            await pilot.press(key)
+            await wait(pilot)
+            said.append(transcript_notes(app)[-1])
+        assert said == [("info", f"Switched to {ANTHROPIC} (thinking: high)"),
+                        ("info", f"Switched to {GPT_4O}"),  # not a reasoning model: no thinking level
+                        ("info", f"Switched to {ANTHROPIC} (thinking: high)")]
+        assert not app._notifications, "said where it stays, not in a toast"
