@@ -16,14 +16,15 @@ The engine then rebuilds from the branch, so what it knows is again what a reloa
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from condense.capture import branch_records
-from condense.chains.model import ChainEntry, newest_message_time
+from condense.chains.derive import ChainOutputs
+from condense.chains.model import ChainEntry, chain_records, newest_message_time, next_block_id
 from condense.fold import FOLD, Fold, user_identity
 from condense.frontier import Frontier
-from condense.index import ToolCallIndexer
+from condense.index import INDEXED, Taken, ToolCallIndexer, told_by_chain
 from condense.messages import SUMMARY_TYPE
 from condense.occurrence import Occurrences, occ_key, result_timestamp_of
 from condense.record_bursts import RecordWriter
@@ -87,31 +88,87 @@ async def carry_over(held: Held, now: ToolCallIndexer, chains: Iterable[ChainEnt
     for text, covered in old.summaries():
         on_branch = [key for key in covered if key in keys]
         if on_branch:
-            await writer.append_custom_message(SUMMARY_TYPE, text, False, _details(old, on_branch))
+            await _carry_summary(old, now, writer, text, on_branch)
             summarised.update(on_branch)
             written += 1
     named = {ref for chain in chains_ for ref in chain.tool_refs} | {ref for fold in folds_ for ref in _fold_refs(fold)}
-    records = [record for record in missing if record.key in summarised or record.spill_path
-               or (old.get_short_ref(record.key) or "") in named]
+    records = [record for record in missing if record.key not in now and (
+        record.key in summarised or record.spill_path or (old.get_short_ref(record.key) or "") in named)]
+    told, records, chain_indexes = _told_by_chains(old, now, chains_, records, ChainOutputs(entries))
     for original in (True, False):
         chosen = [r for r in records if _is_original(old, r) == original]
-        refs = [SummaryRef(ref, r.tool_call_id, r.result_timestamp, r.result_occurrence) for r in chosen
-                if (ref := old.get_short_ref(r.key))]
-        now.add_with_refs(chosen, refs, writer.append, original=original)
+        now.add_with_refs(chosen, _old_refs(old, chosen), writer.append, original=original)
         written += bool(chosen)
+    for kind, data in chain_indexes:
+        writer.append(kind, data)
     indexed = {record.key for record in records} | {r.key for r in now.records()}
     for duplicate, source in old.aliases().items():
         if duplicate in branch.keys and duplicate not in now.aliases() and source in indexed:
             now.register_duplicate(duplicate, source, writer.append)
             written += 1
+    recorded = [chain.block_id for chain in chain_records(entries)]
     for chain in chains_:
-        writer.append(CHAIN, chain.to_json(now.copies, newest_message_time(entries)))
+        carried = replace(chain, backfilled_refs=told.get(chain.start_user_timestamp, ()))
+        writer.append(CHAIN, carried.to_json(now.copies, newest_message_time(entries), next_block_id(recorded)))
+        recorded.append(chain.block_id)
     for fold in folds_:
         writer.append(FOLD, fold.to_json(now.copies))
     carried_frontier = _frontier(held.frontier, frontier, entries)
     if carried_frontier is not None:
         writer.append(FRONTIER, carried_frontier.to_json())
     return written + len(chains_) + len(folds_) + (carried_frontier is not None)
+
+
+async def _carry_summary(old: ToolCallIndexer, now: ToolCallIndexer, writer: RecordWriter, text: str,
+                         keys: list[str]) -> None:
+    """A summary of the branch left behind, naming only `keys`; one that can stand for their index records
+    (`told_by_summary`: the first summarised, each named by its entry and nothing else) says so and is
+    theirs, as a flush's is."""
+    records = [record for key in keys if (record := old.get_record(key)) is not None]
+    details = _details(old, keys)
+    told = now.told_by_summary(records) and all(_is_original(old, record) for record in records)
+    if told:
+        details[INDEXED] = True
+    await writer.append_custom_message(SUMMARY_TYPE, text, False, details)
+    if told:
+        now.add_told(records, _old_refs(old, records), original=True)
+
+
+def _told_by_chains(old: ToolCallIndexer, now: ToolCallIndexer, chains: list[ChainEntry],
+                    records: list[ToolCallRecord], outputs: ChainOutputs,
+                    ) -> tuple[dict[int, tuple[str, ...]], list[ToolCallRecord], list[tuple[str, Any]]]:
+    """Which carried chains stand for the index records of the outputs of their range (`derive.py`), as
+    a compressed chain does for those it indexed: by the start of each, the refs it lists; the records
+    still to be written; and the index entries written for the chains that cannot (their records taken
+    out of the rest). The records said more of (a stale mark, a spill) are written apart, before every
+    chain, so a rebuild finds the others exactly."""
+    if now.copies:
+        return {}, records, []
+    carried = {record.key: record for record in records}
+    apart = {key for key, record in carried.items() if not now.plain_backfill(record)}
+    told: dict[int, tuple[str, ...]] = {}
+    held: list[tuple[str, Any]] = []
+    for chain in chains:
+        keys = outputs(chain.to_json(False), lambda key: key in now or key in apart)
+        chosen = [carried[key] for key in keys if key in carried and not _is_original(old, carried[key])]
+        refs = _old_refs(old, chosen)
+        if not keys or len(chosen) != len(keys) or len(refs) != len(keys):
+            continue
+        written = Taken()
+        now.add_with_refs(chosen, refs, written, original=False)
+        if told_by_chain(written):
+            told[chain.start_user_timestamp] = tuple(ref.short_id for ref in refs)
+        else:
+            held += written
+        for key in keys:
+            del carried[key]
+    return told, list(carried.values()), held
+
+
+def _old_refs(index: ToolCallIndexer, records: list[ToolCallRecord]) -> list[SummaryRef]:
+    """The refs `index` gave these records (a record without one has none)."""
+    return [SummaryRef(ref, r.tool_call_id, r.result_timestamp, r.result_occurrence) for r in records
+            if (ref := index.get_short_ref(r.key))]
 
 
 def _chain_on(chain: ChainEntry, branch: _Branch) -> bool:

@@ -27,7 +27,7 @@ from condense.chains import (
     compress_eligible,
     with_closing_message,
 )
-from condense.chains.derive import complete_entries
+from condense.chains.derive import ChainOutputs, complete_entries
 from condense.chains.model import newest_message_time
 from condense.chains.select import is_candidate
 from condense.config import CondenseConfig
@@ -156,7 +156,7 @@ class CondenseEngine:
         """Rebuild every piece of state from the branch (session start, reload, `/tree`)."""
         self.records.settle()
         branch = self.host.branch()
-        self.index.rebuild(branch)
+        self.index.rebuild(branch, ChainOutputs(branch))
         self._repair_unindexed_summaries(branch)
         self.stats.reconstruct(branch)
         self.flusher.frontier = reconstruct_frontier(branch)
@@ -505,7 +505,7 @@ class CondenseEngine:
                     index=self.index, append=self.records.append, compressed_at=newest_message_time(entries),
                     grace_keys=branch.ages.in_grace(self.config.recovery_grace_turns), fuser=fuse,
                     signal=self._cancel, spill=spill, diagnostics=self.diagnostics, stats=self.stats,
-                    boundaries=boundaries, names_limit=self.config.summary_names)
+                    boundaries=boundaries, names_limit=self.config.summary_names, outputs=ChainOutputs(entries))
         except Exception as exc:
             log.exception("pruner: chain compression failed: %s", exc)
             return []

@@ -158,7 +158,7 @@ def _kinds(host: MemoryHost) -> list[Any]:
 
 
 async def test_each_summary_is_written_before_the_records_that_stub_its_outputs() -> None:
-    host, engine, _ = await _read_both()
+    host, engine, _ = await _read_both({"index_copies": True})
     keep = _position(host, "assistant", 200) + 1
     _go_back_to(host, keep)
     await engine.on_session_tree()
@@ -178,15 +178,14 @@ async def test_a_read_stale_only_on_the_old_branch_is_shown_whole_on_the_new_one
     assert output["content"][0]["text"] == big("r1"), "whether a read is stale depends on the branch"
 
 
-async def test_the_records_carried_over_refer_to_the_outputs_entries_the_branches_share() -> None:
-    """The carried index records name each output by the id of its result's entry, on both branches, not
-    by a copy of its call id and time."""
+async def test_a_carried_summary_stands_for_the_records_of_its_outputs_as_a_flushs_does() -> None:
+    """No index record is carried for outputs a carried summary names by call id and result time: a
+    rebuild indexes them at the summary, as it does a flush's."""
     host, engine, drive = await _read_both()
     await _back_before_the_flush(host, engine)
-    results = {e["id"]: e["message"]["toolCallId"] for e in host.entries
-               if e.get("type") == "message" and e["message"]["role"] == "toolResult"}
-    carried = [record for data in host.custom(INDEX) for record in data["toolCalls"]]
-    assert sorted(results[record] for record in carried) == ["c1", "c2"]
+    [summary] = [e for e in host.entries if e.get("customType") == SUMMARY]
+    assert summary["details"]["indexed"] is True and host.custom(INDEX) == []
     reloaded = CondenseEngine(host, engine.config)
     reloaded.on_session_start()
     assert reloaded.render(host.messages()) == drive.render()
+    assert [reloaded.query([ref]) for ref in ("t1", "t2")] == [engine.query([ref]) for ref in ("t1", "t2")]

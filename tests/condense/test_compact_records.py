@@ -45,8 +45,9 @@ async def test_compact_entries_leave_the_dropped_outputs_and_a_deterministic_bod
         assert "compressedAt" not in chain, "the time of the newest message before it"
     assert [c["toolRefs"] for c in host.custom(CHAIN)] == ["t1-t2", "t3"]
     assert [c.compressed_at for c in _reopened(host).chains] == [c.compressed_at for c in engine.chains] == [200, 400]
-    assert [c.get("bodySource") for c in host.custom(CHAIN)] == [None, "deterministic"]
-    assert "rangeSummaryText" not in host.custom(CHAIN)[1]
+    assert [c.get("bodyNames") for c in host.custom(CHAIN)] == [None, engine.config.summary_names]
+    assert "rangeSummaryText" not in host.custom(CHAIN)[1] and "bodySource" not in host.custom(CHAIN)[1]
+    assert [c.body_source for c in _reopened(host).chains] == [None, "deterministic"], "said by its names"
     for data in host.custom(INDEX):
         for record in data["toolCalls"]:
             assert isinstance(record, str) or not {"resultText", "args", "toolName", "isError"} & set(record)
@@ -100,13 +101,16 @@ async def test_a_fold_leaves_its_block_to_its_requests_and_reads_back_the_same()
     assert _reopened(host).render(host.messages()) == drive.render()
 
 
-async def test_a_compact_record_names_its_output_by_the_id_of_the_result_entry() -> None:
-    """The call id and result time each record repeated were two thirds of a compact file's growth."""
-    host, _, _ = await _pruned({})
-    results = {entry["id"]: entry["message"]["toolCallId"] for entry in host.branch()
-               if entry.get("type") == "message" and entry["message"]["role"] == "toolResult"}
-    named = [record for data in host.custom(INDEX) for record in data["toolCalls"]]
-    assert sorted(results[record] for record in named) == ["c1", "c2", "c3"]
+async def test_a_summary_and_a_chain_stand_for_the_index_records_of_their_outputs() -> None:
+    """The summary names its outputs by call id and result time, the chain its range: an index record
+    naming them again (by their entries' ids) was a sixth of what `/pruner now` added to pi-large."""
+    host, engine, drive = await _pruned({})
+    assert host.custom(INDEX) == []
+    assert [c.get("backfilled") for c in host.custom(CHAIN)] == [None, "t3"], "the output no summary covered"
+    reopened = _reopened(host)
+    assert reopened.render(host.messages()) == drive.render()
+    assert [r.key for r in reopened.index.records()] == [r.key for r in engine.index.records()]
+    assert reopened.index.lookup_by_content("read", BIG) == "c1@111", "a summarised output stays the original"
 
 
 async def test_a_file_with_an_entry_per_record_reopens_as_it_was_written() -> None:
