@@ -21,14 +21,14 @@ from typing import Any
 
 from condense.capture import branch_records
 from condense.chains.derive import ChainOutputs
-from condense.chains.model import ChainEntry, chain_records, newest_message_time, next_block_id
+from condense.chains.model import ChainEntry, chain_positions, chain_records, newest_message_time, next_block_id
 from condense.fold import FOLD, Fold, user_identity
 from condense.frontier import Frontier
 from condense.index import INDEXED, Taken, ToolCallIndexer, told_by_chain
 from condense.messages import SUMMARY_TYPE
 from condense.occurrence import Occurrences, occ_key, result_timestamp_of
-from condense.record_bursts import RecordWriter
-from condense.records import CHAIN, FRONTIER, SummaryRef, ToolCallRecord
+from condense.record_bursts import Read, RecordWriter, Source, entry_reader, held_records, sourced
+from condense.records import CARRIED, CHAIN, FRONTIER, SummaryRef, ToolCallRecord
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,7 @@ class Held:
     chains: list[ChainEntry]
     folds: list[Fold]
     frontier: Frontier | None
+    left: str | None = None  # the id of its leaf, where a host that reads entries by id finds its records
 
 
 @dataclass
@@ -106,13 +107,9 @@ async def carry_over(held: Held, now: ToolCallIndexer, chains: Iterable[ChainEnt
         if duplicate in branch.keys and duplicate not in now.aliases() and source in indexed:
             now.register_duplicate(duplicate, source, writer.append)
             written += 1
-    recorded = [chain.block_id for chain in chain_records(entries)]
-    for chain in chains_:
-        carried = replace(chain, backfilled_refs=told.get(chain.start_user_timestamp, ()))
-        writer.append(CHAIN, carried.to_json(now.copies, newest_message_time(entries), next_block_id(recorded)))
-        recorded.append(chain.block_id)
-    for fold in folds_:
-        writer.append(FOLD, fold.to_json(now.copies))
+    for kind, data in _chains_and_folds(held, now, [replace(chain, backfilled_refs=told.get(
+            chain.start_user_timestamp, ())) for chain in chains_], folds_, entries, entry_reader(writer.host)):
+        writer.append(kind, data)
     carried_frontier = _frontier(held.frontier, frontier, entries)
     if carried_frontier is not None:
         writer.append(FRONTIER, carried_frontier.to_json())
@@ -169,6 +166,108 @@ def _old_refs(index: ToolCallIndexer, records: list[ToolCallRecord]) -> list[Sum
     """The refs `index` gave these records (a record without one has none)."""
     return [SummaryRef(ref, r.tool_call_id, r.result_timestamp, r.result_occurrence) for r in records
             if (ref := index.get_short_ref(r.key))]
+
+
+Wanted = tuple[str, dict[str, Any], Source | None]  # a record to carry and where the branch left behind holds it
+
+
+def _chains_and_folds(held: Held, now: ToolCallIndexer, chains: list[ChainEntry], folds: list[Fold],
+                      entries: list[dict[str, Any]], read: Read | None) -> list[tuple[str, Any]]:
+    """The records that carry `chains` and `folds` onto the branch (`entries`), in order: where the host
+    reads entries by id, a carried record names those the branch left behind holds, with what differs
+    here (a chain's block id and time of compression are the branch's to say; see `record_bursts`);
+    else, or with `index_copies`, each a copy."""
+    found = _Held.of(read, held.left) if read is not None and held.left and not now.copies else _Held()
+    recorded = [chain.block_id for chain in chain_records(entries, read)]
+    wanted: list[Wanted] = []
+    for chain in chains:
+        data = chain.to_json(now.copies, newest_message_time(entries), next_block_id(recorded))
+        wanted.append((CHAIN, data, found.chains.get(chain.block_id)))
+        recorded.append(chain.block_id)
+    wanted += [(FOLD, fold.to_json(now.copies), found.folds.get(fold.ref)) for fold in folds]
+    return _named(wanted, read) if read is not None else [(kind, data) for kind, data, _ in wanted]
+
+
+@dataclass
+class _Held:
+    """Where the branch left behind holds each of its chains (by block id) and folds (by ref): the newest
+    record of each, found by walking back from its leaf."""
+
+    chains: dict[str, Source] = field(default_factory=dict)
+    folds: dict[str, Source] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, read: Read, leaf: str) -> _Held:
+        path: list[Mapping[str, Any]] = []
+        seen: set[str] = set()
+        entry = read(leaf)
+        while entry is not None and str(entry.get("id")) not in seen:
+            seen.add(str(entry.get("id")))
+            path.append(entry)
+            parent = entry.get("parentId")
+            entry = read(parent) if isinstance(parent, str) else None
+        path.reverse()
+        found = cls()
+        sources = [source for _, source in sourced(path, read)]
+        for position, chain in chain_positions(path, read):
+            found.chains[chain.block_id] = sources[position]
+        for record, source in sourced(path, read):
+            data = record.get("data")
+            if record.get("customType") == FOLD and isinstance(data, dict) and isinstance(data.get("ref"), str):
+                found.folds[data["ref"]] = source
+        return found
+
+
+def _named(wanted: list[Wanted], read: Read) -> list[tuple[str, Any]]:
+    """`wanted` as records: a run of them held by one entry as one carried record naming them there, with
+    what each says differently (the same for all said once); any other as a copy."""
+    out: list[tuple[str, Any]] = []
+    run: list[tuple[int, dict[str, Any]]] = []
+    held_by: str | None = None
+    for kind, data, source in [*wanted, ("", {}, None)]:
+        base = _record_data(read, source, kind)
+        if run and (base is None or source is None or source[0] != held_by):
+            out.append((CARRIED, _carried(held_by or "", run)))
+            run = []
+        if base is None or source is None:
+            if kind:
+                out.append((kind, data))
+            continue
+        held_by = source[0]
+        run.append((source[1], _changes(base, data)))
+    return out
+
+
+def _record_data(read: Read, source: Source | None, kind: str) -> dict[str, Any] | None:
+    """The data of the record of `kind` held where `source` says (None where it is not)."""
+    if source is None:
+        return None
+    held = held_records(read(source[0]))
+    record = held[source[1]] if source[1] < len(held) else None
+    data = record.get("data") if record is not None and record.get("customType") == kind else None
+    return data if isinstance(data, dict) else None
+
+
+def _changes(base: dict[str, Any], wanted: dict[str, Any]) -> dict[str, Any]:
+    """What turns `base` into `wanted` (`record_bursts.merged`): a field set, or removed by a null."""
+    said = {key: value for key, value in wanted.items() if value is not None}
+    return {**{key: value for key, value in said.items() if base.get(key) != value},
+            **{key: None for key, value in base.items() if value is not None and key not in said}}
+
+
+def _carried(entry: str, run: list[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
+    """A carried record naming the records at these positions of `entry`, with their changes."""
+    common = dict(run[0][1]) if len(run) > 1 else {}
+    for _, changes in run[1:]:
+        common = {key: value for key, value in common.items() if key in changes and changes[key] == value}
+    items: list[Any] = []
+    for position, changes in run:
+        own = {key: value for key, value in changes.items() if key not in common}
+        items.append([position, own] if own else position)
+    data: dict[str, Any] = {"entry": entry, "records": items}
+    if common:
+        data["with"] = common
+    return data
 
 
 def _chain_on(chain: ChainEntry, branch: _Branch) -> bool:

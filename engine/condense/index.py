@@ -23,7 +23,7 @@ from condense.capture import TurnScan, turn_records
 from condense.dedup import content_hash
 from condense.messages import content_text
 from condense.occurrence import ResultEntries, bare_id, occ_key, occurrence_of, parse_occ_key, result_timestamp_of
-from condense.record_bursts import expanded
+from condense.record_bursts import Read, expanded
 from condense.records import CHAIN, DEDUP_ALIAS, INDEX, SUMMARY, SummaryRef, ToolCallRecord
 from condense.ref_ranges import packed, unpacked
 
@@ -317,15 +317,17 @@ class ToolCallIndexer:
                 self._bodies_by_key.setdefault(key, []).append(len(self._bodies) - 1)
 
     # ----- rebuild -----
-    def rebuild(self, branch_entries: Iterable[object], chain_outputs: ChainOutputs | None = None) -> None:
+    def rebuild(self, branch_entries: Iterable[object], chain_outputs: ChainOutputs | None = None,
+                read: Read | None = None) -> None:
         """Replace all state with what the branch's entries say. Aliases are applied after every
         other entry so one inherits its original's ref whatever order the entries were written in.
         A record written as a reference (no `resultText`) gets its text and arguments from the
         branch's own call and result entries; one a compact summary or chain record stands for
         (`told_by_summary`, `told_by_chain`) is indexed where that record is (`chain_outputs` finds a
-        chain's; without it a chain indexes nothing)."""
+        chain's; without it a chain indexes nothing); `read`: the host's way to the records a carried
+        record names."""
         self._reset()
-        entries = [entry for entry in expanded(e for e in branch_entries if isinstance(e, Mapping))
+        entries = [entry for entry in expanded((e for e in branch_entries if isinstance(e, Mapping)), read)
                    if isinstance(entry, dict)]
         self._results = ResultEntries()
         results = {entry: key for key, entry in self._results.of(entries).items()}

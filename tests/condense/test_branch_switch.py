@@ -10,8 +10,8 @@ from collections import Counter
 from typing import Any
 
 from condense.engine import CondenseEngine
-from condense.record_bursts import expanded
-from condense.records import CHAIN, FRONTIER, INDEX, SUMMARY
+from condense.record_bursts import expanded, records_of
+from condense.records import CARRIED, CHAIN, FRONTIER, INDEX, SUMMARY
 from tests.support.memory_host import Driver, MemoryHost, make, stubbed
 
 BIG = "line of output\n" * 100  # 1,500 characters: over min_batch_chars
@@ -189,3 +189,27 @@ async def test_a_carried_summary_stands_for_the_records_of_its_outputs_as_a_flus
     reloaded.on_session_start()
     assert reloaded.render(host.messages()) == drive.render()
     assert [reloaded.query([ref]) for ref in ("t1", "t2")] == [engine.query([ref]) for ref in ("t1", "t2")]
+
+
+async def test_a_host_that_reads_entries_by_id_gets_the_chains_named_where_the_branch_left_behind_holds_them(
+        ) -> None:
+    """Pi's `/tree` tells the leaf left behind: the chain record stays there and the new branch names it
+    (the compressed chains of a long session were a third of what `/tree` and a flush added to pi-large)."""
+    host, engine, drive = await _read_both({"chain_compression": {"rolling_window": 0}})
+    [chain] = host.custom(CHAIN)
+    before, left = drive.render(), host.entries[-1]["id"]
+    _go_back_to(host, _position(host, "assistant", 200) + 1)
+    await engine.on_session_tree(left)
+    assert host.custom(CHAIN) == [] and [c.block_id for c in engine.chains] == ["b1"]
+    [carried] = host.custom(CARRIED)
+    assert host.memory.entry(carried["entry"]) is not None and carried["entry"] not in [e["id"] for e in host.entries]
+    assert drive.render() == before
+    assert list(records_of(host.entries, CHAIN, host.entry)) == [chain]
+    reloaded = CondenseEngine(host, engine.config)
+    reloaded.on_session_start()
+    assert reloaded.render(host.messages()) == before
+    assert [reloaded.query([ref]) for ref in ("t1", "t2", "b1")] == [engine.query([ref]) for ref in ("t1", "t2", "b1")]
+    alone = CondenseEngine(MemoryHost(), engine.config)  # a host that cannot read them: the chain is not there
+    alone.host.entries[:] = host.entries  # type: ignore[attr-defined]
+    alone.on_session_start()
+    assert len(alone.chains) == 0

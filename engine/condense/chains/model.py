@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from condense.block_refs import BlockRefIssuer
 from condense.occurrence import result_timestamp_of
-from condense.record_bursts import expanded
+from condense.record_bursts import Read, expanded
 from condense.records import CHAIN
 from condense.ref_ranges import packed, unpacked
 
@@ -147,18 +147,19 @@ class ChainEntry:
         return self.dropped_occurrence_keys or self.dropped_tool_call_ids
 
 
-def chain_records(branch_entries: Iterable[Mapping[str, Any]]) -> list[ChainEntry]:
+def chain_records(branch_entries: Iterable[Mapping[str, Any]], read: Read | None = None) -> list[ChainEntry]:
     """The branch's compressed chains as its `context-prune-chain` records say them, in order (one that
-    names no range is skipped)."""
-    return [entry for _, entry in chain_positions(branch_entries)]
+    names no range is skipped); `read`: the host's way to the records a carried record names."""
+    return [entry for _, entry in chain_positions(branch_entries, read)]
 
 
-def chain_positions(branch_entries: Iterable[Mapping[str, Any]]) -> Iterator[tuple[int, ChainEntry]]:
+def chain_positions(branch_entries: Iterable[Mapping[str, Any]],
+                    read: Read | None = None) -> Iterator[tuple[int, ChainEntry]]:
     """Each compressed chain of the branch with the position of its record among the branch's expanded
     entries (`record_bursts.expanded`)."""
     newest = 0
     issued: list[str] = []
-    for position, raw in enumerate(expanded(branch_entries)):
+    for position, raw in enumerate(expanded(branch_entries, read)):
         stamp = message_time(raw)
         newest = newest if stamp is None else stamp
         if (raw.get("type") == "custom" and raw.get("customType") == CHAIN
@@ -240,14 +241,15 @@ class ChainRegistry:
         return self.block_refs.issue()
 
     def rebuild(self, branch_entries: Iterable[dict[str, Any]],
-                complete: Callable[[list[ChainEntry]], list[ChainEntry]] | None = None) -> None:
+                complete: Callable[[list[ChainEntry]], list[ChainEntry]] | None = None,
+                read: Read | None = None) -> None:
         """Replace everything with what the branch's `context-prune-chain` entries say; `complete` gives
         compact entries what they leave to the branch (`derive.py`). Block ids of replaced entries still
         count for the counter: an id once written is never issued again."""
         self._by_start = {}
         self.version += 1
-        read = chain_records(branch_entries)
-        for entry in complete(read) if complete is not None else read:
+        recorded = chain_records(branch_entries, read)
+        for entry in complete(recorded) if complete is not None else recorded:
             self.register(entry)
-        self._recorded = [entry.block_id for entry in read]
+        self._recorded = [entry.block_id for entry in recorded]
         self.block_refs.rebuild_from(self._recorded)

@@ -41,12 +41,12 @@ async def test_pruning_then_switching_branch_grows_the_file_by_a_small_share(
     await host.start()
     await present(host.commands["pruner"].handler("now"))
     assert len(engine.index) > 300, "the session's outputs were pruned"
-    assert path.stat().st_size < size * 1.06, "was +7.6% with an entry per record"
+    assert path.stat().st_size <= size * 1.04, "was +5.3% with an index record per summary and per chain"
     users = [e["id"] for e in host.session.branch_entries()
              if e.get("type") == "message" and e["message"].get("role") == "user"]
     await host.navigate(users[len(users) * 3 // 4])
     await present(host.commands["pruner"].handler("now"))
-    assert path.stat().st_size < size * 1.095, "was +11.9%"
+    assert path.stat().st_size <= size * 1.06, "was +8.7% with the chains carried as copies"
     reopened = install(AgentHost(Session.open(path), LiteLLMClient(), AgentConfig(model, "x", tmp_path),
                                  make_tools(["read"]), Quiet()),
                        CondenseConfig.model_validate({"summarizer_model": "extractive"}), lambda spec: LiteLLMClient())
