@@ -6,10 +6,12 @@ entries after it (the summaries and index records a later flush wrote) are on th
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import Any
 
 from condense.engine import CondenseEngine
+from condense.fold import FOLD
 from condense.record_bursts import expanded, records_of
 from condense.records import CARRIED, CHAIN, FRONTIER, INDEX, SUMMARY
 from tests.support.memory_host import Driver, MemoryHost, make, stubbed
@@ -213,3 +215,35 @@ async def test_a_host_that_reads_entries_by_id_gets_the_chains_named_where_the_b
     alone.host.entries[:] = host.entries  # type: ignore[attr-defined]
     alone.on_session_start()
     assert len(alone.chains) == 0
+
+
+def _read(messages: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """What the model reads of each message (two runs differ in the times their summaries were written)."""
+    return [(m["role"], json.dumps(m["content"])) for m in messages]
+
+
+async def _folded_then_back(left: bool) -> tuple[MemoryHost, CondenseEngine, Driver]:
+    """Four requests, the oldest folded out of view (f1, then f2), then `/tree` back to the third's end."""
+    host, engine, drive = make({"fold_keep_turns": 1, "fold_min_chars": 1})
+    for n in range(4):
+        await drive.prompt(f"request {n}", 1000 * (n + 1))
+        await drive.tool_turn(1000 * (n + 1) + 10, [(f"r{n}", big(f"r{n}"))])
+        await drive.final(1000 * (n + 1) + 500)
+    leaf = host.entries[-1]["id"]
+    _go_back_to(host, _position(host, "assistant", 3500) + 1)
+    await engine.on_session_tree(leaf if left else None)
+    return host, engine, drive
+
+
+async def test_a_fold_carried_is_named_where_the_branch_left_behind_holds_it() -> None:
+    host, engine, drive = await _folded_then_back(left=True)
+    copied, _, copied_drive = await _folded_then_back(left=False)
+    assert host.custom(FOLD) == [] and len(copied.custom(FOLD)) == 2
+    assert [len(carried["records"]) for carried in host.custom(CARRIED)] == [1, 1, 1], "a chain, f1 and f2"
+    assert [f.ref for f in engine.history_fold.folds] == ["f1", "f2"]
+    assert _read(drive.render()) == _read(copied_drive.render()), "as with copies"
+    reloaded = CondenseEngine(host, engine.config)
+    reloaded.on_session_start()
+    assert reloaded.render(host.messages()) == drive.render()
+    assert [reloaded.folded_transcript(ref) for ref in ("f1", "f2")] == [
+        engine.folded_transcript(ref) for ref in ("f1", "f2")]
