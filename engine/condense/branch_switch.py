@@ -107,8 +107,8 @@ async def carry_over(held: Held, now: ToolCallIndexer, chains: Iterable[ChainEnt
         if duplicate in branch.keys and duplicate not in now.aliases() and source in indexed:
             now.register_duplicate(duplicate, source, writer.append)
             written += 1
-    for kind, data in _chains_and_folds(held, now, [replace(chain, backfilled_refs=told.get(
-            chain.start_user_timestamp, ())) for chain in chains_], folds_, entries, entry_reader(writer.host)):
+    chains_ = [replace(chain, backfilled_refs=told.get(chain.start_user_timestamp, ())) for chain in chains_]
+    for kind, data in _chains_and_folds(held, now, chains_, folds_, entries, entry_reader(writer.host)):
         writer.append(kind, data)
     carried_frontier = _frontier(held.frontier, frontier, entries)
     if carried_frontier is not None:
@@ -133,18 +133,18 @@ async def _carry_summary(old: ToolCallIndexer, now: ToolCallIndexer, writer: Rec
 
 def _told_by_chains(old: ToolCallIndexer, now: ToolCallIndexer, chains: list[ChainEntry],
                     records: list[ToolCallRecord], outputs: ChainOutputs,
-                    ) -> tuple[dict[int, tuple[str, ...]], list[ToolCallRecord], list[tuple[str, Any]]]:
+                    ) -> tuple[dict[int, tuple[str, ...]], list[ToolCallRecord], Taken]:
     """Which carried chains stand for the index records of the outputs of their range (`derive.py`), as
     a compressed chain does for those it indexed: by the start of each, the refs it lists; the records
     still to be written; and the index entries written for the chains that cannot (their records taken
     out of the rest). The records said more of (a stale mark, a spill) are written apart, before every
     chain, so a rebuild finds the others exactly."""
     if now.copies:
-        return {}, records, []
+        return {}, records, Taken()
     carried = {record.key: record for record in records}
     apart = {key for key, record in carried.items() if not now.plain_backfill(record)}
     told: dict[int, tuple[str, ...]] = {}
-    held: list[tuple[str, Any]] = []
+    unsaid = Taken()
     for chain in chains:
         keys = outputs(chain.to_json(False), lambda key: key in now or key in apart)
         chosen = [carried[key] for key in keys if key in carried and not _is_original(old, carried[key])]
@@ -156,10 +156,10 @@ def _told_by_chains(old: ToolCallIndexer, now: ToolCallIndexer, chains: list[Cha
         if told_by_chain(written):
             told[chain.start_user_timestamp] = tuple(ref.short_id for ref in refs)
         else:
-            held += written
+            unsaid += written
         for key in keys:
             del carried[key]
-    return told, list(carried.values()), held
+    return told, list(carried.values()), unsaid
 
 
 def _old_refs(index: ToolCallIndexer, records: list[ToolCallRecord]) -> list[SummaryRef]:

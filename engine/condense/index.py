@@ -223,16 +223,10 @@ class ToolCallIndexer:
         reads) under fresh refs. All or nothing:
         a spill or append failure raises with memory untouched (ref numbers may be burned). These
         records never become dedup originals: nothing vouched for them as a summarised canonical."""
-        stored = self.stored(records, spill)
+        stored = [spill(record) for record in records] if spill else list(records)
         refs = self.allocate_summary_refs(stored)
         self.add_with_refs(stored, refs, append, original=False)
         return refs
-
-    @staticmethod
-    def stored(records: list[ToolCallRecord], spill: Spiller | None) -> list[ToolCallRecord]:
-        """The records as they are persisted: an oversized one's body in its sidecar (raises when the
-        sidecar cannot be written)."""
-        return [spill(record) for record in records] if spill else list(records)
 
     def add_with_refs(self, records: list[ToolCallRecord], refs: list[SummaryRef], append: Append, *,
                       original: bool) -> None:
@@ -334,7 +328,8 @@ class ToolCallIndexer:
         indexes = {id(entry): named_records(entry["data"], results) for entry in entries
                    if entry.get("type") == "custom" and entry.get("customType") == INDEX
                    and isinstance(entry.get("data"), dict)}
-        told = {id(entry): _summary_records(entry, set(results.values())) for entry in entries
+        on_branch = set(results.values())
+        told = {id(entry): _summary_records(entry, on_branch) for entry in entries
                 if entry.get("type") == "custom_message" and entry.get("customType") == SUMMARY}
         outputs = _Outputs(entries)
         outputs.read([*indexes.values(), *told.values()])
@@ -346,12 +341,8 @@ class ToolCallIndexer:
             elif kind == "custom_message" and custom_type == SUMMARY:
                 self._replay_index({}, told[id(entry)], outputs.by_key)
                 self._replay_summary(entry)
-            elif kind == "custom" and custom_type == CHAIN and isinstance(data, dict) and chain_outputs is not None:
-                raws = _identities(chain_outputs(data, self.__contains__), {"turnIndex": -1}) \
-                    if data.get("backfilled") else []
-                outputs.read([raws])
-                if raws and len(raws) == len(unpacked(data.get("backfilled"))):
-                    self._replay_index({"backfilled": True, "refs": data["backfilled"]}, raws, outputs.by_key)
+            elif kind == "custom" and custom_type == CHAIN and isinstance(data, dict) and data.get("backfilled"):
+                self._replay_chain(data, chain_outputs, outputs)
             elif kind == "custom" and custom_type == DEDUP_ALIAS and isinstance(data, dict):
                 aliases.append(data)
         for alias in aliases:
@@ -372,6 +363,15 @@ class ToolCallIndexer:
             if not backfilled and record.result_text != MISSING_OUTPUT:
                 self._seed_hash(record)
         self.register_summary_refs(_refs(data.get("refs"), records))
+
+    def _replay_chain(self, data: dict[str, Any], chain_outputs: ChainOutputs | None, outputs: _Outputs) -> None:
+        """A compact chain record's index records: the outputs of its range the index lacks, under the refs
+        it lists, in order (none where they are not as many as its refs: a damaged record)."""
+        keys = chain_outputs(data, self.__contains__) if chain_outputs is not None else []
+        raws = _identities(keys, {"turnIndex": -1})
+        outputs.read([raws])
+        if raws and len(raws) == len(unpacked(data["backfilled"])):
+            self._replay_index({"backfilled": True, "refs": data["backfilled"]}, raws, outputs.by_key)
 
     def _replay_summary(self, entry: dict[str, Any]) -> None:
         details = entry.get("details")

@@ -171,8 +171,13 @@ def _carried(record: Mapping[str, Any], read: Read) -> Iterator[tuple[dict[str, 
     envelope = {key: record.get(key) for key in ("id", "parentId", "timestamp")}
     items = data.get("records")
     for item in items if isinstance(items, list) else []:
-        position, own = (item, {}) if isinstance(item, int) else tuple(item) if _change(item) else (-1, {})
-        if isinstance(position, bool) or not 0 <= position < len(held):
+        if isinstance(item, int) and not isinstance(item, bool):
+            position, own = item, {}
+        elif _change(item):
+            position, own = item
+        else:
+            continue
+        if not 0 <= position < len(held):
             continue
         named = held[position]
         if named.get("type") != "custom" or _is(named, CARRIED) or not isinstance(named.get("data"), dict):

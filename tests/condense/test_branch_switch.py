@@ -12,6 +12,7 @@ from typing import Any
 
 from condense.engine import CondenseEngine
 from condense.fold import FOLD
+from condense.inspect import chain_marks, prune_tree
 from condense.record_bursts import expanded, records_of
 from condense.records import CARRIED, CHAIN, FRONTIER, INDEX, SUMMARY
 from tests.support.memory_host import Driver, MemoryHost, make, stubbed
@@ -207,6 +208,8 @@ async def test_a_host_that_reads_entries_by_id_gets_the_chains_named_where_the_b
     assert host.memory.entry(carried["entry"]) is not None and carried["entry"] not in [e["id"] for e in host.entries]
     assert drive.render() == before
     assert list(records_of(host.entries, CHAIN, host.entry)) == [chain]
+    assert [mark.block for mark in chain_marks(host.entries, host.entry).values()] == ["b1"], "the transcript's mark"
+    assert [view.block for view in prune_tree(engine, host.entries).chains] == ["b1"], "/pruner tree's row"
     reloaded = CondenseEngine(host, engine.config)
     reloaded.on_session_start()
     assert reloaded.render(host.messages()) == before

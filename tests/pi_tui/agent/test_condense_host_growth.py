@@ -16,6 +16,7 @@ from pi_tui.agent.host import AgentHost
 from pi_tui.agent.loop import AgentConfig
 from pi_tui.ai.litellm_client import LiteLLMClient
 from pi_tui.ai.types import ModelSpec
+from pi_tui.modes.offline import offline_engine
 from pi_tui.session.store import Session
 from pi_tui.tools import make_tools
 from tests.conftest import corpus_path
@@ -54,3 +55,6 @@ async def test_pruning_then_switching_branch_grows_the_file_by_a_small_share(
     assert reopened.render(host.agent.messages) == engine.render(host.agent.messages)
     refs = [ref for record in engine.index.records() if (ref := engine.index.get_short_ref(record.key))]
     assert len(refs) > 250 and all(reopened.query([ref]) == engine.query([ref]) for ref in refs)
+    offline, _ = offline_engine(Session.open(path), CondenseConfig.model_validate({"summarizer_model": "extractive"}))
+    blocks = [chain.block_id for chain in engine.chains]  # most of them named where the branch left behind holds them
+    assert len(blocks) > 40 and all(offline.query([ref]) == engine.query([ref]) for ref in [*refs, *blocks])
