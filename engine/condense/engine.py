@@ -27,7 +27,7 @@ from condense.chains import (
     compress_eligible,
     with_closing_message,
 )
-from condense.chains.derive import complete_entries
+from condense.chains.derive import ChainOutputs, complete_entries
 from condense.chains.model import newest_message_time
 from condense.chains.select import is_candidate
 from condense.config import CondenseConfig
@@ -49,7 +49,7 @@ from condense.paging import FIRST_PAGE, Page
 from condense.plural import counted
 from condense.protect import is_protected
 from condense.query import QUERY_TOOL_DESCRIPTION, QUERY_TOOL_LABEL, QUERY_TOOL_NAME, QUERY_TOOL_PARAMETERS, run_query
-from condense.record_bursts import RecordWriter
+from condense.record_bursts import RecordWriter, entry_reader
 from condense.records import FLUSH_METRICS, SUMMARY, Batch, SummaryRef
 from condense.render.args_purge import ArgsPurgeMemo
 from condense.render.orphans import sweep_dedup_key, sweep_detail
@@ -155,16 +155,16 @@ class CondenseEngine:
     def rebuild(self) -> None:
         """Rebuild every piece of state from the branch (session start, reload, `/tree`)."""
         self.records.settle()
-        branch = self.host.branch()
-        self.index.rebuild(branch)
+        branch, read = self.host.branch(), entry_reader(self.host)
+        self.index.rebuild(branch, ChainOutputs(branch), read)
         self._repair_unindexed_summaries(branch)
         self.stats.reconstruct(branch)
         self.flusher.frontier = reconstruct_frontier(branch)
-        self.history_fold.reset(reconstruct_folds(branch))
+        self.history_fold.reset(reconstruct_folds(branch, read))
         self.index.register_summary_refs(ref for fold in self.history_fold.folds for raw in fold.refs
                                          if (ref := SummaryRef.from_json(raw)) is not None)
         # after every ref is known: a compact chain entry's body names its outputs by ref
-        self.chains.rebuild(branch, lambda entries: complete_entries(entries, branch, self.index))
+        self.chains.rebuild(branch, lambda entries: complete_entries(entries, branch, self.index), read)
         self._fold_saving, self._fold_key = 0, None
         self.diagnostics.reset()
         self.pending = []
@@ -208,11 +208,13 @@ class CondenseEngine:
         self.rebuild()
         self._measure_loaded()
 
-    async def on_session_tree(self) -> None:
+    async def on_session_tree(self, left: str | None = None) -> None:
         """Another branch (`/tree`): rebuilt from it, after writing onto it what the branch left behind
-        did for the outputs it holds (condense/branch_switch.py), so none is summarised a second time."""
+        did for the outputs it holds (condense/branch_switch.py), so none is summarised a second time.
+        `left`: the id of the leaf left behind (Pi's `oldLeafId`), where a host that reads entries by id
+        (`EntryReader`) finds the records the new branch then names instead of copying."""
         held = Held(self.index.detached(), self.chains.entries(), list(self.history_fold.folds),
-                    self.flusher.frontier)
+                    self.flusher.frontier, left)
         spent = self.stats.session_delta()
         self.rebuild()
         try:
@@ -505,7 +507,7 @@ class CondenseEngine:
                     index=self.index, append=self.records.append, compressed_at=newest_message_time(entries),
                     grace_keys=branch.ages.in_grace(self.config.recovery_grace_turns), fuser=fuse,
                     signal=self._cancel, spill=spill, diagnostics=self.diagnostics, stats=self.stats,
-                    boundaries=boundaries, names_limit=self.config.summary_names)
+                    boundaries=boundaries, names_limit=self.config.summary_names, outputs=ChainOutputs(entries))
         except Exception as exc:
             log.exception("pruner: chain compression failed: %s", exc)
             return []

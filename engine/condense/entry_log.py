@@ -79,6 +79,7 @@ class MemoryLog:
     def __init__(self, cwd: str | os.PathLike[str] | None = ".", blobs: Path | None = None) -> None:
         self.entries: list[dict[str, Any]] = []
         self._ids: set[str] = set()  # every id ever stored, so a new one never repeats an old one
+        self._by_id: dict[str, dict[str, Any]] = {}  # every entry read or appended, on any branch
         self._custom: dict[str, tuple[dict[str, Any], CustomMessage]] = {}  # entry id: (entry, its message)
         self._blobs = blobs
         self.notices: list[str] = []  # what opening found (a damaged line, a second branch), for the caller
@@ -117,7 +118,12 @@ class MemoryLog:
         self._write(entry)
         self.entries.append(entry)
         self._ids.add(entry_id)
+        self._by_id[entry_id] = entry
         return entry
+
+    def entry(self, entry_id: str) -> dict[str, Any] | None:
+        """An entry by id, on any branch of the file (`condense.host.EntryReader`)."""
+        return self._by_id.get(entry_id)
 
     def _write(self, entry: dict[str, Any]) -> None:
         """Memory only: nothing to write."""
@@ -194,7 +200,7 @@ class FileLog(MemoryLog):
         self.header, self._on_disk = _header(path, values[0][1]), True
         tree = build_tree(str(path), values, warnings, damage, self.header, tree_problem)
         self._ids = {e["id"] for e in tree.entries} | set(tree.skipped)
-        by_id = {e["id"]: e for e in tree.entries}
+        by_id = self._by_id = {e["id"]: e for e in tree.entries}
         self.entries = walk(by_id, self._own_leaf(path, tree, by_id), tree.skipped)
         for warning in tree.warnings:
             self._notice(f"{warning} (the entries after it are kept)")

@@ -20,7 +20,7 @@ from condense.compaction_cut import CompactionCut, Cut
 from condense.config import CondenseConfig
 from condense.frontier import BatchOutcome, Frontier, trim_batch
 from condense.host import CancelSignal, Host
-from condense.index import ToolCallIndexer
+from condense.index import INDEXED, ToolCallIndexer
 from condense.plural import counted
 from condense.record_bursts import RecordWriter
 from condense.records import FRONTIER, STATS, SUMMARY, Batch, ToolCallRecord
@@ -154,11 +154,17 @@ class Flusher:
         content = build_summary_content(llm_text, refs, batch.tool_calls, self._config().summary_names)
         if len(content) >= batch.raw_chars:  # ARCHITECTURE decision: >= skips
             return "skipped-oversized", len(content)
-        details = {"toolCallRefs": [r.to_json() for r in refs], "toolNames": names,
-                   "turnIndex": batch.turn_index, "timestamp": batch.timestamp}
+        details: dict[str, Any] = {"toolCallRefs": [r.to_json() for r in refs], "toolNames": names,
+                                   "turnIndex": batch.turn_index, "timestamp": batch.timestamp}
+        told = self.index.told_by_summary(batch.tool_calls)
+        if told:
+            details[INDEXED] = True
         await self.records.append_custom_message(SUMMARY, content, False, details)
-        self.index.add_batch(batch.tool_calls, self.records.append)
-        self.index.register_summary_refs(refs)
+        if told:
+            self.index.add_told(batch.tool_calls, refs, original=True)
+        else:
+            self.index.add_batch(batch.tool_calls, self.records.append)
+            self.index.register_summary_refs(refs)
         self.index.register_summary_body([r.key for r in batch.tool_calls], content)
         return "summarized", len(content)
 

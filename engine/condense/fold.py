@@ -26,7 +26,7 @@ from typing import Any
 from condense.measure import model_chars
 from condense.messages import content_text, tool_calls
 from condense.occurrence import message_key
-from condense.record_bursts import records_of
+from condense.record_bursts import Read, records_of
 
 FOLD = "context-prune-fold"
 FOLD_REF = re.compile(r"f(\d+)")
@@ -99,9 +99,10 @@ def _before(ref: str) -> list[str]:
     return [f"f{n}" for n in range(1, int(match.group(1)))] if match else []
 
 
-def reconstruct_folds(branch: Sequence[Mapping[str, Any]]) -> list[Fold]:
-    """The branch's folds, oldest first (invalid entries are skipped)."""
-    return [fold for data in records_of(branch, FOLD) if (fold := Fold.from_json(data)) is not None]
+def reconstruct_folds(branch: Sequence[Mapping[str, Any]], read: Read | None = None) -> list[Fold]:
+    """The branch's folds, oldest first (invalid entries are skipped); `read`: the host's way to the
+    records a carried record names."""
+    return [fold for data in records_of(branch, FOLD, read) if (fold := Fold.from_json(data)) is not None]
 
 
 # ----- planning a fold ---------------------------------------------------------------------------

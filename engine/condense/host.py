@@ -110,6 +110,17 @@ class CompactingHost(Protocol):
         ...
 
 
+@runtime_checkable
+class EntryReader(Protocol):
+    """A host that reads any entry of its session by id, on any branch. At `/tree`, the chains and folds
+    the branch left behind recorded are then named on the new branch where they are held instead of
+    copied onto it (`condense.branch_switch`); a host without it gets copies."""
+
+    def entry(self, entry_id: str) -> dict[str, Any] | None:
+        """The session's entry with this id, whichever branch holds it (None: there is none)."""
+        ...
+
+
 NoticeCallback = Callable[[Level, str], None]
 """Hears each notice as it is given: (level, text)."""
 

@@ -19,12 +19,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from condense.capture import records_for_keys
+from condense.capture import TurnScan, turn_records
 from condense.dedup import content_hash
 from condense.messages import content_text
 from condense.occurrence import ResultEntries, bare_id, occ_key, occurrence_of, parse_occ_key, result_timestamp_of
-from condense.record_bursts import expanded
-from condense.records import DEDUP_ALIAS, INDEX, SUMMARY, SummaryRef, ToolCallRecord
+from condense.record_bursts import Read, expanded
+from condense.records import CHAIN, DEDUP_ALIAS, INDEX, SUMMARY, SummaryRef, ToolCallRecord
 from condense.ref_ranges import packed, unpacked
 
 Append = Callable[[str, Any], None]
@@ -32,6 +32,23 @@ Branch = Callable[[], list[dict[str, Any]]]
 Spiller = Callable[[ToolCallRecord], ToolCallRecord]
 """Moves an oversized record's body to a sidecar and returns the record to persist (unchanged when
 small). Raises when the sidecar cannot be written."""
+
+
+class Taken(list[tuple[str, Any]]):
+    """An `Append` that keeps what it is given (type, data), in order: records held until the entry that
+    may stand for them is decided on (`told_by_chain`)."""
+
+    def __call__(self, custom_type: str, data: Any) -> None:
+        self.append((custom_type, data))
+
+
+ChainOutputs = Callable[[dict[str, Any], Callable[[str], bool]], list[str]]
+"""The occurrence keys of the outputs a compact chain record indexes (its data), in call order: those of
+its range the index lacks (`is_indexed`) where it holds them (`chains.derive.ChainOutputs`)."""
+
+INDEXED = "indexed"
+"""A compact summary's details say `"indexed": true` where the summary stands for its outputs' index
+record: each is named by its result's entry and by nothing else (`ToolCallIndexer.told_by_summary`)."""
 
 _SHORT_REF = re.compile(r"t([0-9]+)")
 MISSING_OUTPUT = "(the output's own entry is not on this branch: its text cannot be read back)"
@@ -165,6 +182,26 @@ class ToolCallIndexer:
             self._index(record)
             self._seed_hash(record)
 
+    def told_by_summary(self, records: list[ToolCallRecord]) -> bool:
+        """Whether a summary naming `records` (compact) can stand for their index entry: none is indexed
+        yet, and the entry would name each by its result's entry and say nothing else. A rebuild then
+        indexes them at the summary (`INDEXED`), which is their batch's commit point in either form."""
+        return not self.copies and bool(records) and not any(record.key in self._records for record in records) \
+            and _plain(self._persisted(records), {})
+
+    def plain_backfill(self, record: ToolCallRecord) -> bool:
+        """Whether a chain's backfilled record, written alone, would name its output by its result's entry
+        and say nothing else but that it was written outside any turn (`told_by_chain`)."""
+        return not self.copies and _plain(self._persisted([record]), {"turnIndex": -1})
+
+    def add_told(self, records: list[ToolCallRecord], refs: list[SummaryRef], *, original: bool) -> None:
+        """Index records an entry already written stands for (a summary's, a chain's): memory only."""
+        for record in records:
+            self._index(record)
+            if original:
+                self._seed_hash(record)
+        self.register_summary_refs(refs)
+
     def register_duplicate(self, new_key: str, original_key: str, append: Append) -> None:
         if new_key == original_key:
             return
@@ -274,31 +311,42 @@ class ToolCallIndexer:
                 self._bodies_by_key.setdefault(key, []).append(len(self._bodies) - 1)
 
     # ----- rebuild -----
-    def rebuild(self, branch_entries: Iterable[object]) -> None:
+    def rebuild(self, branch_entries: Iterable[object], chain_outputs: ChainOutputs | None = None,
+                read: Read | None = None) -> None:
         """Replace all state with what the branch's entries say. Aliases are applied after every
         other entry so one inherits its original's ref whatever order the entries were written in.
         A record written as a reference (no `resultText`) gets its text and arguments from the
-        branch's own call and result entries."""
+        branch's own call and result entries; one a compact summary or chain record stands for
+        (`told_by_summary`, `told_by_chain`) is indexed where that record is (`chain_outputs` finds a
+        chain's; without it a chain indexes nothing); `read`: the host's way to the records a carried
+        record names."""
         self._reset()
-        entries = [entry for entry in expanded(e for e in branch_entries if isinstance(e, Mapping))
+        entries = [entry for entry in expanded((e for e in branch_entries if isinstance(e, Mapping)), read)
                    if isinstance(entry, dict)]
         self._results = ResultEntries()
         results = {entry: key for key, entry in self._results.of(entries).items()}
         indexes = {id(entry): named_records(entry["data"], results) for entry in entries
                    if entry.get("type") == "custom" and entry.get("customType") == INDEX
                    and isinstance(entry.get("data"), dict)}
-        outputs = _referenced_outputs(entries, indexes.values())
+        on_branch = set(results.values())
+        told = {id(entry): _summary_records(entry, on_branch) for entry in entries
+                if entry.get("type") == "custom_message" and entry.get("customType") == SUMMARY}
+        outputs = _Outputs(entries)
+        outputs.read([*indexes.values(), *told.values()])
         aliases: list[dict[str, Any]] = []
         for entry in entries:
-            kind, custom_type = entry.get("type"), entry.get("customType")
+            kind, custom_type, data = entry.get("type"), entry.get("customType"), entry.get("data")
             if kind == "custom" and custom_type == INDEX and id(entry) in indexes:
-                self._replay_index(entry["data"], indexes[id(entry)], outputs)
+                self._replay_index(entry["data"], indexes[id(entry)], outputs.by_key)
             elif kind == "custom_message" and custom_type == SUMMARY:
+                self._replay_index({}, told[id(entry)], outputs.by_key)
                 self._replay_summary(entry)
-            elif kind == "custom" and custom_type == DEDUP_ALIAS and isinstance(entry.get("data"), dict):
-                aliases.append(entry["data"])
-        for data in aliases:
-            keys = alias_keys(data)
+            elif kind == "custom" and custom_type == CHAIN and isinstance(data, dict) and data.get("backfilled"):
+                self._replay_chain(data, chain_outputs, outputs)
+            elif kind == "custom" and custom_type == DEDUP_ALIAS and isinstance(data, dict):
+                aliases.append(data)
+        for alias in aliases:
+            keys = alias_keys(alias)
             if keys is not None:
                 self._alias(*keys)
 
@@ -315,6 +363,15 @@ class ToolCallIndexer:
             if not backfilled and record.result_text != MISSING_OUTPUT:
                 self._seed_hash(record)
         self.register_summary_refs(_refs(data.get("refs"), records))
+
+    def _replay_chain(self, data: dict[str, Any], chain_outputs: ChainOutputs | None, outputs: _Outputs) -> None:
+        """A compact chain record's index records: the outputs of its range the index lacks, under the refs
+        it lists, in order (none where they are not as many as its refs: a damaged record)."""
+        keys = chain_outputs(data, self.__contains__) if chain_outputs is not None else []
+        raws = _identities(keys, {"turnIndex": -1})
+        outputs.read([raws])
+        if raws and len(raws) == len(unpacked(data["backfilled"])):
+            self._replay_index({"backfilled": True, "refs": data["backfilled"]}, raws, outputs.by_key)
 
     def _replay_summary(self, entry: dict[str, Any]) -> None:
         details = entry.get("details")
@@ -419,11 +476,68 @@ def named_records(data: dict[str, Any], results: dict[str, str]) -> list[dict[st
     return raws
 
 
-def _referenced_outputs(entries: list[dict[str, Any]],
-                        indexes: Iterable[list[dict[str, Any]]]) -> dict[str, ToolCallRecord]:
-    """The branch's own records of the outputs that index records refer to, by occurrence key."""
-    keys = {ToolCallRecord.from_json(raw).key for raws in indexes for raw in raws if "resultText" not in raw}
-    return {record.key: record for record in records_for_keys(entries, keys)} if keys else {}
+class _Outputs:
+    """The branch's own records of the outputs that index records refer to, by occurrence key: only
+    those are built, so reading back a few outputs of a long session costs no text of the others."""
+
+    def __init__(self, entries: list[dict[str, Any]]) -> None:
+        self._entries = entries
+        self._turns: TurnScan | None = None
+        self._asked: set[str] = set()
+        self.by_key: dict[str, ToolCallRecord] = {}
+
+    def read(self, records: Iterable[list[dict[str, Any]]]) -> None:
+        """Build the records of the outputs these raw records refer to (each output once)."""
+        keys = {ToolCallRecord.from_json(raw).key for raws in records for raw in raws if "resultText" not in raw}
+        keys -= self._asked
+        if not keys:
+            return
+        self._asked |= keys
+        if self._turns is None:
+            self._turns = TurnScan()
+            self._turns.of(self._entries)
+        self.by_key.update((record.key, record) for record in turn_records(self._turns.turns, keys))
+
+
+def _summary_records(entry: dict[str, Any], on_branch: set[str]) -> list[dict[str, Any]]:
+    """The records a compact summary stands for (`INDEXED`): each output it names by occurrence that the
+    branch holds, as an index entry naming it by its result's entry reads (`named_records`)."""
+    details = entry.get("details")
+    if not isinstance(details, dict) or details.get(INDEXED) is not True:
+        return []
+    refs = [ref for ref in _refs(details.get("toolCallRefs"), []) if ref.result_timestamp is not None]
+    return _identities([ref.key for ref in refs if ref.key in on_branch], {})
+
+
+def _identities(keys: Iterable[str], shared: dict[str, Any]) -> list[dict[str, Any]]:
+    """Raw records naming these outputs and saying `shared`, as an index entry naming them by their
+    results' entries reads (`named_records`)."""
+    raws: list[dict[str, Any]] = []
+    for key in keys:
+        parsed = parse_occ_key(key)
+        raw = {**shared, "toolCallId": parsed.tool_call_id, "resultTimestamp": parsed.result_timestamp}
+        if parsed.occurrence > 1:
+            raw["resultOccurrence"] = parsed.occurrence
+        raws.append(raw)
+    return raws
+
+
+def told_by_chain(written: Taken) -> bool:
+    """Whether a compact chain record can stand for the backfilled index entry written for it: one that
+    names each output by its result's entry, under refs in its order, and says nothing else but that
+    they were written outside any turn (`chains.derive.ChainOutputs` finds them again)."""
+    if len(written) != 1 or written[0][0] != INDEX or not isinstance(written[0][1], dict):
+        return False
+    data = written[0][1]
+    return isinstance(data.get("refs"), str) and _plain({k: v for k, v in data.items() if k != "refs"},
+                                                        {"turnIndex": -1, "backfilled": True})
+
+
+def _plain(data: dict[str, Any], shared: dict[str, Any]) -> bool:
+    """Whether an index entry's data names every output by its result's entry and says only `shared`."""
+    items = data.get("toolCalls")
+    return isinstance(items, list) and all(isinstance(item, str) for item in items) \
+        and {k: v for k, v in data.items() if k != "toolCalls"} == shared
 
 
 def _read_back(raw: dict[str, Any], outputs: dict[str, ToolCallRecord]) -> ToolCallRecord:

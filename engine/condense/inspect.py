@@ -17,7 +17,7 @@ from condense.fold import Fold, reconstruct_folds
 from condense.index import alias_keys
 from condense.messages import content_text
 from condense.occurrence import occ_key
-from condense.record_bursts import records_of
+from condense.record_bursts import Read, entry_reader, records_of
 from condense.records import DEDUP_ALIAS, SUMMARY, SummaryRef, ToolCallRecord
 from condense.render.stub import lookup_key
 
@@ -144,9 +144,9 @@ def _summary_entries(branch: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any
             yield entry
 
 
-def _chain_entries(branch: Iterable[Mapping[str, Any]]) -> dict[int, ChainEntry]:
+def _chain_entries(branch: Iterable[Mapping[str, Any]], read: Read | None = None) -> dict[int, ChainEntry]:
     """The branch's compressed chains by the timestamp of the user message that starts each (last wins)."""
-    return {chain.start_user_timestamp: chain for chain in chain_records(branch)}
+    return {chain.start_user_timestamp: chain for chain in chain_records(branch, read)}
 
 
 def _ref_order(ref: str) -> tuple[int, str]:
@@ -162,10 +162,11 @@ def _in_ref_order(refs: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(refs, key=_ref_order))
 
 
-def chain_marks(branch: Iterable[dict[str, Any]]) -> dict[int, ChainMark]:
-    """The compressed chains' marks by the timestamp of the user message that starts each, refs in ref order."""
+def chain_marks(branch: Iterable[dict[str, Any]], read: Read | None = None) -> dict[int, ChainMark]:
+    """The compressed chains' marks by the timestamp of the user message that starts each, refs in ref order;
+    `read` (the session's entry by id) finds the chains `/tree` carried onto the branch where they are held."""
     return {start: ChainMark(chain.block_id, _in_ref_order(chain.tool_refs))
-            for start, chain in _chain_entries(branch).items()}
+            for start, chain in _chain_entries(branch, read).items()}
 
 
 def _chain(engine: CondenseEngine, chain: ChainEntry, tasks: Mapping[int, str]) -> ChainView:
@@ -218,8 +219,9 @@ def prune_tree(engine: CondenseEngine, branch: list[dict[str, Any]]) -> PruneTre
                     if record.spill_path and (engine.index.get_short_ref(record.key) or record.key) not in covered)
     aliases = tuple(_alias(engine, data) for data in records_of(branch, DEDUP_ALIAS) if isinstance(data, dict))
     tasks = _user_texts(branch)
-    chains = tuple(_chain(engine, chain, tasks) for chain in _chain_entries(branch).values())
-    folds = tuple(_fold(engine, fold) for fold in reconstruct_folds(branch))
+    read = entry_reader(engine.host)
+    chains = tuple(_chain(engine, chain, tasks) for chain in _chain_entries(branch, read).values())
+    folds = tuple(_fold(engine, fold) for fold in reconstruct_folds(branch, read))
     return PruneTree(chains, summaries, spilled, aliases, folds)
 
 

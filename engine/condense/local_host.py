@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from condense.entry_log import EntryLog, MemoryLog, open_log
-from condense.host import CancelSignal, CompletionEvent, ContextUsage, NoticeCallback, RecordedUI
+from condense.host import CancelSignal, CompletionEvent, ContextUsage, EntryReader, NoticeCallback, RecordedUI
 from condense.measure import estimate_tokens, model_chars
 from condense.messages import AgentMessage
 
@@ -165,6 +165,13 @@ class LocalHost(RecordedUI):
     def append_entry(self, custom_type: str, data: Any) -> None:
         self.log.append("custom", {"customType": custom_type} if data is None else
                         {"customType": custom_type, "data": data})
+
+    def entry(self, entry_id: str) -> dict[str, Any] | None:
+        """An entry of the log by id (`condense.host.EntryReader`): any branch's where the log reads
+        them (a pi-tui session file), else its branch's."""
+        if isinstance(self.log, EntryReader):
+            return self.log.entry(entry_id)
+        return next((entry for entry in self.log.branch() if entry.get("id") == entry_id), None)
 
     async def append_custom_message(self, custom_type: str, content: str, display: bool, details: Any) -> None:
         fields: dict[str, Any] = {"customType": custom_type, "content": content, "display": display}

@@ -25,6 +25,7 @@ CHAIN = "context-prune-chain"
 DIAGNOSTIC = "context-prune-diagnostic"
 FLUSH_METRICS = "context-prune-flush-metrics"
 RECORDS = "context-prune-records"  # the compact format's records of one burst of writing (condense.record_bursts)
+CARRIED = "context-prune-carried"  # compact: records another entry holds, named there (condense.record_bursts)
 
 QUERY_TOOL = "context_tree_query"
 

@@ -57,6 +57,11 @@ class AgentPruningHost:
     def append_entry(self, custom_type: str, data: Any) -> None:
         self.agent_host.session.append_custom(custom_type, data)
 
+    def entry(self, entry_id: str) -> dict[str, Any] | None:
+        """Any entry of the session file (`condense.host.EntryReader`): at `/tree` the new branch names
+        the chains and folds the one left behind holds instead of copying them."""
+        return self.agent_host.session.get(entry_id)
+
     async def append_custom_message(self, custom_type: str, content: str, display: bool, details: Any) -> None:
         await self.agent_host.insert_custom_message(custom_type, content, display, details)
 
@@ -153,7 +158,7 @@ def install(host: AgentHost, config: CondenseConfig, client_for: ClientFor,
     engine = CondenseEngine(AgentPruningHost(host, client_for), config, saver)
     bus = host.bus
     bus.on("session_start", lambda e: engine.on_session_start())
-    bus.on("session_tree", lambda e: engine.on_session_tree())
+    bus.on("session_tree", lambda e: engine.on_session_tree(e.get("oldLeafId")))
     bus.on("session_compact", lambda e: engine.on_session_tree())  # the branch changed before its leaf
     bus.on("turn_start", lambda e: engine.before_request(e["timestamp"]))
     bus.on("turn_end", lambda e: engine.on_turn_end(e["message"], e["toolResults"], e["turnIndex"]))

@@ -55,6 +55,10 @@ class SessionLog:
     def append(self, kind: str, fields: dict[str, Any]) -> object:
         return self.session.append(kind, fields) if self.persist else None
 
+    def entry(self, entry_id: str) -> dict[str, Any] | None:
+        """Any entry of the file: what a record `/tree` carried names on another branch."""
+        return self.session.get(entry_id)
+
     def blobs_dir(self) -> Path | None:
         return blobs_dir_of(self.session)
 

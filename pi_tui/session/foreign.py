@@ -50,7 +50,7 @@ def parse(line: str) -> Record | None:
     it is not one."""
     try:
         value = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # json's decoder recurses per nesting level
         return None
     return valid_parsed(value, line) if isinstance(value, dict) else None
 

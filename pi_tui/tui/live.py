@@ -88,12 +88,12 @@ class LiveView:
 
     async def show_session(self) -> None:
         """(Re)build the transcript from the session's current branch."""
-        self._chains = chain_marks(self.host.session.branch_entries())
+        self._chains = chain_marks(self.host.session.branch_entries(), self.host.session.get)
         await self.transcript.show(Conversation.from_messages(self.host.session.messages()))
         self.refresh_footer()
 
     def refresh_marks(self) -> None:
-        self._chains = chain_marks(self.host.session.branch_entries())
+        self._chains = chain_marks(self.host.session.branch_entries(), self.host.session.get)
         self.transcript.refresh_marks()
 
     # ----- footer -------------------------------------------------------------------------------

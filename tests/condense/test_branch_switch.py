@@ -6,12 +6,15 @@ entries after it (the summaries and index records a later flush wrote) are on th
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import Any
 
 from condense.engine import CondenseEngine
-from condense.record_bursts import expanded
-from condense.records import CHAIN, FRONTIER, INDEX, SUMMARY
+from condense.fold import FOLD
+from condense.inspect import chain_marks, prune_tree
+from condense.record_bursts import expanded, records_of
+from condense.records import CARRIED, CHAIN, FRONTIER, INDEX, SUMMARY
 from tests.support.memory_host import Driver, MemoryHost, make, stubbed
 
 BIG = "line of output\n" * 100  # 1,500 characters: over min_batch_chars
@@ -159,7 +162,7 @@ def _kinds(host: MemoryHost) -> list[Any]:
 
 
 async def test_each_summary_is_written_before_the_records_that_stub_its_outputs() -> None:
-    host, engine, _ = await _read_both()
+    host, engine, _ = await _read_both({"index_copies": True})
     keep = _position(host, "assistant", 200) + 1
     _go_back_to(host, keep)
     await engine.on_session_tree()
@@ -179,15 +182,72 @@ async def test_a_read_stale_only_on_the_old_branch_is_shown_whole_on_the_new_one
     assert output["content"][0]["text"] == big("r1"), "whether a read is stale depends on the branch"
 
 
-async def test_the_records_carried_over_refer_to_the_outputs_entries_the_branches_share() -> None:
-    """The carried index records name each output by the id of its result's entry, on both branches, not
-    by a copy of its call id and time."""
+async def test_a_carried_summary_stands_for_the_records_of_its_outputs_as_a_flushs_does() -> None:
+    """No index record is carried for outputs a carried summary names by call id and result time: a
+    rebuild indexes them at the summary, as it does a flush's."""
     host, engine, drive = await _read_both()
     await _back_before_the_flush(host, engine)
-    results = {e["id"]: e["message"]["toolCallId"] for e in host.entries
-               if e.get("type") == "message" and e["message"]["role"] == "toolResult"}
-    carried = [record for data in host.custom(INDEX) for record in data["toolCalls"]]
-    assert sorted(results[record] for record in carried) == ["c1", "c2"]
+    [summary] = [e for e in host.entries if e.get("customType") == SUMMARY]
+    assert summary["details"]["indexed"] is True and host.custom(INDEX) == []
     reloaded = CondenseEngine(host, engine.config)
     reloaded.on_session_start()
     assert reloaded.render(host.messages()) == drive.render()
+    assert [reloaded.query([ref]) for ref in ("t1", "t2")] == [engine.query([ref]) for ref in ("t1", "t2")]
+
+
+async def test_a_host_that_reads_entries_by_id_gets_the_chains_named_where_the_branch_left_behind_holds_them(
+        ) -> None:
+    """Pi's `/tree` tells the leaf left behind: the chain record stays there and the new branch names it
+    (the compressed chains of a long session were a third of what `/tree` and a flush added to pi-large)."""
+    host, engine, drive = await _read_both({"chain_compression": {"rolling_window": 0}})
+    [chain] = host.custom(CHAIN)
+    before, left = drive.render(), host.entries[-1]["id"]
+    _go_back_to(host, _position(host, "assistant", 200) + 1)
+    await engine.on_session_tree(left)
+    assert host.custom(CHAIN) == [] and [c.block_id for c in engine.chains] == ["b1"]
+    [carried] = host.custom(CARRIED)
+    assert host.memory.entry(carried["entry"]) is not None and carried["entry"] not in [e["id"] for e in host.entries]
+    assert drive.render() == before
+    assert list(records_of(host.entries, CHAIN, host.entry)) == [chain]
+    assert [mark.block for mark in chain_marks(host.entries, host.entry).values()] == ["b1"], "the transcript's mark"
+    assert [view.block for view in prune_tree(engine, host.entries).chains] == ["b1"], "/pruner tree's row"
+    reloaded = CondenseEngine(host, engine.config)
+    reloaded.on_session_start()
+    assert reloaded.render(host.messages()) == before
+    assert [reloaded.query([ref]) for ref in ("t1", "t2", "b1")] == [engine.query([ref]) for ref in ("t1", "t2", "b1")]
+    alone = CondenseEngine(MemoryHost(), engine.config)  # a host that cannot read them: the chain is not there
+    alone.host.entries[:] = host.entries  # type: ignore[attr-defined]
+    alone.on_session_start()
+    assert len(alone.chains) == 0
+
+
+def _read(messages: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """What the model reads of each message (two runs differ in the times their summaries were written)."""
+    return [(m["role"], json.dumps(m["content"])) for m in messages]
+
+
+async def _folded_then_back(left: bool) -> tuple[MemoryHost, CondenseEngine, Driver]:
+    """Four requests, the oldest folded out of view (f1, then f2), then `/tree` back to the third's end."""
+    host, engine, drive = make({"fold_keep_turns": 1, "fold_min_chars": 1})
+    for n in range(4):
+        await drive.prompt(f"request {n}", 1000 * (n + 1))
+        await drive.tool_turn(1000 * (n + 1) + 10, [(f"r{n}", big(f"r{n}"))])
+        await drive.final(1000 * (n + 1) + 500)
+    leaf = host.entries[-1]["id"]
+    _go_back_to(host, _position(host, "assistant", 3500) + 1)
+    await engine.on_session_tree(leaf if left else None)
+    return host, engine, drive
+
+
+async def test_a_fold_carried_is_named_where_the_branch_left_behind_holds_it() -> None:
+    host, engine, drive = await _folded_then_back(left=True)
+    copied, _, copied_drive = await _folded_then_back(left=False)
+    assert host.custom(FOLD) == [] and len(copied.custom(FOLD)) == 2
+    assert [len(carried["records"]) for carried in host.custom(CARRIED)] == [1, 1, 1], "a chain, f1 and f2"
+    assert [f.ref for f in engine.history_fold.folds] == ["f1", "f2"]
+    assert _read(drive.render()) == _read(copied_drive.render()), "as with copies"
+    reloaded = CondenseEngine(host, engine.config)
+    reloaded.on_session_start()
+    assert reloaded.render(host.messages()) == drive.render()
+    assert [reloaded.folded_transcript(ref) for ref in ("f1", "f2")] == [
+        engine.folded_transcript(ref) for ref in ("f1", "f2")]

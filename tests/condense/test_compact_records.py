@@ -4,6 +4,8 @@ by earlier pi-tui) reads the same, and `index_copies` keeps writing what pi-cond
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from condense.config import CondenseConfig
@@ -11,7 +13,7 @@ from condense.engine import CondenseEngine
 from condense.fold import FOLD
 from condense.record_bursts import expanded
 from condense.records import CHAIN, INDEX, RECORDS
-from tests.support.memory_host import SCENARIO_SETTINGS, Driver, MemoryHost, make
+from tests.support.memory_host import SCENARIO_SETTINGS, Driver, MemoryHost, assistant, make
 
 SMALL = "x = 1\n" * 40  # below min_batch_chars: no summary covers it, its chain gets a deterministic body
 WINDOW = {"chain_compression": {"rolling_window": 0}}
@@ -45,8 +47,9 @@ async def test_compact_entries_leave_the_dropped_outputs_and_a_deterministic_bod
         assert "compressedAt" not in chain, "the time of the newest message before it"
     assert [c["toolRefs"] for c in host.custom(CHAIN)] == ["t1-t2", "t3"]
     assert [c.compressed_at for c in _reopened(host).chains] == [c.compressed_at for c in engine.chains] == [200, 400]
-    assert [c.get("bodySource") for c in host.custom(CHAIN)] == [None, "deterministic"]
-    assert "rangeSummaryText" not in host.custom(CHAIN)[1]
+    assert [c.get("bodyNames") for c in host.custom(CHAIN)] == [None, engine.config.summary_names]
+    assert "rangeSummaryText" not in host.custom(CHAIN)[1] and "bodySource" not in host.custom(CHAIN)[1]
+    assert [c.body_source for c in _reopened(host).chains] == [None, "deterministic"], "said by its names"
     for data in host.custom(INDEX):
         for record in data["toolCalls"]:
             assert isinstance(record, str) or not {"resultText", "args", "toolName", "isError"} & set(record)
@@ -100,13 +103,16 @@ async def test_a_fold_leaves_its_block_to_its_requests_and_reads_back_the_same()
     assert _reopened(host).render(host.messages()) == drive.render()
 
 
-async def test_a_compact_record_names_its_output_by_the_id_of_the_result_entry() -> None:
-    """The call id and result time each record repeated were two thirds of a compact file's growth."""
-    host, _, _ = await _pruned({})
-    results = {entry["id"]: entry["message"]["toolCallId"] for entry in host.branch()
-               if entry.get("type") == "message" and entry["message"]["role"] == "toolResult"}
-    named = [record for data in host.custom(INDEX) for record in data["toolCalls"]]
-    assert sorted(results[record] for record in named) == ["c1", "c2", "c3"]
+async def test_a_summary_and_a_chain_stand_for_the_index_records_of_their_outputs() -> None:
+    """The summary names its outputs by call id and result time, the chain its range: an index record
+    naming them again (by their entries' ids) was a sixth of what `/pruner now` added to pi-large."""
+    host, engine, drive = await _pruned({})
+    assert host.custom(INDEX) == []
+    assert [c.get("backfilled") for c in host.custom(CHAIN)] == [None, "t3"], "the output no summary covered"
+    reopened = _reopened(host)
+    assert reopened.render(host.messages()) == drive.render()
+    assert [r.key for r in reopened.index.records()] == [r.key for r in engine.index.records()]
+    assert reopened.index.lookup_by_content("read", BIG) == "c1@111", "a summarised output stays the original"
 
 
 async def test_a_file_with_an_entry_per_record_reopens_as_it_was_written() -> None:
@@ -142,3 +148,33 @@ async def test_a_file_in_the_previous_compact_format_reopens_as_it_was_written()
     assert reopened.render(host.messages()) == before
     for ref, output in (("t1", BIG), ("t2", BIG.upper()), ("t3", SMALL)):
         assert reopened.query([ref])[0].endswith("\n\n" + output)
+
+
+async def test_a_chain_compressed_before_its_final_reply_is_on_the_branch_keeps_its_index_record() -> None:
+    """A host that persists the reply after telling extensions of it: a rebuild could not find the chain's
+    outputs from the chain record at that point, so their index record is written as before."""
+    host, engine, drive = make(WINDOW)
+    await drive.prompt("and the settings", 300)
+    await drive.tool_turn(310, [("c3", SMALL)], name="bash")
+    reply = assistant(400, text="done")
+    await engine.on_message_end(reply)
+    host.add_message(reply)
+    [chain] = host.custom(CHAIN)
+    assert "backfilled" not in chain
+    assert [data.get("refs") for data in host.custom(INDEX)] == ["t1"]
+    reopened = _reopened(host)
+    assert reopened.render(host.messages()) == engine.render(host.messages())
+    assert reopened.query(["t1"]) == engine.query(["t1"])
+
+
+async def test_a_file_pruned_before_summaries_and_chains_stood_for_their_records_reopens_the_same() -> None:
+    """Written by pi-tui at ff17038 (a summary's and a chain's outputs each with an index record, a chain's
+    final time and block id said, `/tree` carrying copies): it renders and answers as it did then."""
+    written = json.loads((Path(__file__).parent / "data" / "pruned_by_ff17038.json").read_text())
+    host = MemoryHost()
+    host.entries[:] = written["entries"]
+    engine = CondenseEngine(host, CondenseConfig.model_validate(
+        {**SCENARIO_SETTINGS, **WINDOW, "superseded_reads": True}))
+    engine.on_session_start()
+    assert engine.render(host.messages()) == written["render"]
+    assert {ref: engine.query([ref])[0] for ref in written["answers"]} == written["answers"]

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from condense.chains.model import ChainEntry
+from condense.chains.model import chain_records
 from condense.compaction_cut import CompactionCut, Cut
 from condense.occurrence import occ_key
-from condense.records import CHAIN, SUMMARY
+from condense.records import SUMMARY
 from tests.support.memory_host import Driver, MemoryHost, make
 
 BIG = "line of output\n" * 200  # 3,000 characters: every batch is summarised
@@ -42,8 +42,8 @@ async def test_a_flush_after_a_compaction_summarises_only_what_the_context_still
     compact_before(host, "request 2")
     await engine.flush("manual")
     assert summarised_ids(host) == {"c2", "c3"}
-    chains = [ChainEntry.from_json(data) for data in host.custom(CHAIN)]
-    assert chains and all(chain is not None and chain.start_user_timestamp >= 3_000 for chain in chains)
+    chains = chain_records(host.entries)
+    assert chains and all(chain.start_user_timestamp >= 3_000 for chain in chains)
 
 
 async def test_a_read_the_compaction_left_out_is_not_stubbed_as_superseded() -> None:

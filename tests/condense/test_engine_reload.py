@@ -32,7 +32,7 @@ async def test_rearms_the_turn_end_budget_gate_after_a_reload_so_recovered_pendi
     assert engine.rearmed
     message = assistant(130, call("tc2"))
     await engine.on_turn_end(message, [], 1)
-    assert len(host.prompts) == 1 and len(host.custom("context-prune-index")) == 1
+    assert len(host.prompts) == 1 and len(host.custom("context-prune-summary")) == 1
     assert stubbed(drive.render()) == ["tc1"]
     await engine.on_turn_end(message, [], 1)
     assert len(host.prompts) == 1, "the flag was cleared: no second summary"
@@ -63,7 +63,7 @@ async def test_reports_a_rescan_failure_and_leaves_rearmed_pending_false_without
         raise RuntimeError("branch unreadable")
 
     host.branch = broken_branch  # type: ignore[method-assign]
-    engine.index.rebuild = lambda branch_entries: None  # type: ignore[method-assign]
+    engine.index.rebuild = lambda *branch: None  # type: ignore[method-assign]
     engine.stats.reconstruct = lambda branch: None  # type: ignore[method-assign]
     with caplog.at_level(logging.ERROR, logger="condense"):
         engine.rearmed = engine._probe_rearm()

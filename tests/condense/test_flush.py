@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from condense.commands import run_command
 from condense.host import ContextUsage
 from condense.record_bursts import expanded
@@ -18,7 +20,7 @@ async def test_final_reply_flushes_summary_then_index_and_stubs_render() -> None
     await drive.tool_turn(110, [("c1", BIG)])
     await drive.final(200)
     kinds = [e.get("customType") for e in expanded(host.entries) if e["type"] != "message"]
-    assert kinds[:2] == ["context-prune-summary", "context-prune-index"], "summary persisted before its index"
+    assert kinds[0] == "context-prune-summary" and "context-prune-index" not in kinds, "the summary is its index"
     assert "context-prune-frontier" in kinds and "context-prune-flush-metrics" in kinds
     rendered = drive.render()
     assert stubbed(rendered) == ["c1"]
@@ -192,8 +194,10 @@ async def test_protected_tools_are_never_captured() -> None:
     assert stubbed(drive.render()) == []
 
 
-async def test_a_crash_between_summary_and_index_is_repaired_on_reload_without_a_second_summary() -> None:
-    host, engine, drive = make()
+@pytest.mark.parametrize("copies", [True, False], ids=["pi-condense's records", "compact"])
+async def test_a_crash_between_summary_and_index_is_repaired_on_reload_without_a_second_summary(copies: bool) -> None:
+    """Compact, the summary is its outputs' index record: there is nothing to repair."""
+    host, engine, drive = make({"index_copies": copies})
     await drive.prompt("go", 100)
     await drive.tool_turn(110, [("c1", BIG)])
     await drive.final(200)
@@ -201,7 +205,7 @@ async def test_a_crash_between_summary_and_index_is_repaired_on_reload_without_a
     at = next(i for i, e in enumerate(host.entries) if e.get("customType") == "context-prune-summary")
     del host.entries[at + 1:]
     engine.on_session_start()
-    assert host.custom("context-prune-index") != [], "the promised index records are rebuilt and persisted"
+    assert bool(host.custom("context-prune-index")) == copies, "the promised index records are rebuilt and persisted"
     assert stubbed(drive.render()) == ["c1"]
     calls = len(host.prompts)
     await engine.flush("manual")

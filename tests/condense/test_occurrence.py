@@ -21,6 +21,7 @@ from condense.occurrence import (
     parse_occ_key,
     result_timestamp_of,
 )
+from condense.records import SUMMARY
 from condense.render.stub import summarized_stub
 from tests.support.memory_host import Driver, MemoryHost, assistant, call, make, result, user
 from tests.support.session_checks import index_records
@@ -134,8 +135,9 @@ async def test_two_outputs_sharing_an_id_and_a_millisecond_are_both_recovered(sa
     assert "alpha" in engine.query(["t1"])[0] and "bravo" in engine.query(["t2"])[0]
     both = engine.query(["call_1"])[0]
     assert "## toolRef: call_1@50\n" in both and "## toolRef: call_1@50#2\n" in both and "bravo" in both
-    indexed = [call for records in index_records(host.entries) for call in records]
-    assert [call.get("resultOccurrence") for call in indexed] == [None, 2]  # the first as it always was
+    named = [ref for e in host.entries if e.get("customType") == SUMMARY for ref in e["details"]["toolCallRefs"]]
+    assert [ref.get("resultOccurrence") for ref in named] == [None, 2]  # the first as it always was
+    assert index_records(host.entries) == [], "each summary stands for the records of its outputs"
 
 
 async def test_the_orphan_sweep_keeps_both_results_of_a_reply_that_called_one_id_twice() -> None:

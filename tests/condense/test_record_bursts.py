@@ -51,8 +51,8 @@ async def _stale_read_then_a_batch(drive: Driver) -> None:
 async def test_a_flush_writes_its_records_in_one_entry_each_after_the_summary_before_it() -> None:
     host, engine, drive = make(SETTINGS)
     await _two_batches(drive)
-    assert _kinds(host.entries) == [SUMMARY, INDEX, SUMMARY, RECORDS]  # a lone record is an entry of its own
-    assert _kinds(expanded(host.entries)) == [SUMMARY, INDEX, SUMMARY, INDEX, FRONTIER, "context-prune-stats",
+    assert _kinds(host.entries) == [SUMMARY, SUMMARY, RECORDS]  # each summary stands for its outputs' record
+    assert _kinds(expanded(host.entries)) == [SUMMARY, SUMMARY, FRONTIER, "context-prune-stats",
                                               "context-prune-chain", "context-prune-stats", FLUSH_METRICS]
     reopened = _reopened(host)
     assert reopened.render(host.messages()) == drive.render()
@@ -92,4 +92,19 @@ async def test_records_a_failed_write_kept_are_written_with_the_next_and_none_is
     assert _reopened(host, WAITING).render(host.messages()) != live, "the stale read's record is held"
     await engine.flush("manual")
     assert _reopened(host, WAITING).render(host.messages()) == drive.render()
-    assert len(host.custom(SUMMARY)) == 1 and len(host.custom(INDEX)) == 2
+    assert len(host.custom(SUMMARY)) == 1 and len(host.custom(INDEX)) == 1, "the summary stands for its own"
+
+
+async def test_records_of_one_type_in_a_row_share_one_item_of_the_entry() -> None:
+    """A compression of many chains wrote `["chain", {...}]` for each: the type is said once per run."""
+    host, engine, drive = make(WAITING)
+    for n in range(3):
+        await drive.prompt(f"task {n}", 1000 * (n + 1))
+        await drive.tool_turn(1000 * (n + 1) + 10, [(f"c{n}", "tiny")])
+        await drive.final(1000 * (n + 1) + 500)
+    assert await engine.compact() == ["b1", "b2", "b3"]
+    items = [e["data"] for e in host.entries if e.get("customType") == RECORDS][-1]
+    assert [item[0] for item in items] == ["chain", "stats"] and len(items[0]) == 4, "three chains"
+    reopened = _reopened(host, WAITING)
+    assert [chain.block_id for chain in reopened.chains] == ["b1", "b2", "b3"]
+    assert reopened.render(host.messages()) == drive.render()

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from condense.record_bursts import expanded
-from condense.records import INDEX, SUMMARY
+from condense.records import CHAIN, INDEX, SUMMARY
 from pi_tui.modes.offline import offline_engine
 from pi_tui.runtime.build import LaunchOptions, build_runtime
 from pi_tui.session.store import Session
@@ -114,9 +114,17 @@ def reference(path: Path, writes: int) -> Reference:
         if entry.get("customType") == SUMMARY:
             ref.summary_writes.append(write)
             ref.summaries += 1
-        elif any(record.get("customType") == INDEX for record in expanded([entry])):
+        if any(_indexes(record) for record in expanded([entry])):
             ref.index_writes.append(write)
     return ref
+
+
+def _indexes(record: dict[str, Any]) -> bool:
+    """Does the record index outputs: an index record, or a summary or chain that stands for theirs?"""
+    data, details = record.get("data"), record.get("details")
+    return (record.get("customType") == INDEX
+            or (record.get("customType") == SUMMARY and isinstance(details, dict) and details.get("indexed") is True)
+            or (record.get("customType") == CHAIN and isinstance(data, dict) and bool(data.get("backfilled"))))
 
 
 def spread(total: int, count: int) -> list[int]:

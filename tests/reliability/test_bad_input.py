@@ -127,8 +127,9 @@ class Lines:
         self.rows[i] = (data.replace(b"\n", b" "), True)
 
     def obj(self, i: int) -> Any:
+        """Line `i` as the session store reads it (bytes that are no UTF-8 as U+FFFD), None when no JSON."""
         try:
-            return json.loads(self.rows[i][0])
+            return json.loads(self.rows[i][0].decode("utf-8", "replace"))
         except (ValueError, RecursionError):
             return None
 
@@ -246,8 +247,8 @@ def check_corrupted(path: Path, lines: Lines, capsys: pytest.CaptureFixture[str]
         assert code == 2 and err.count("\n") == 1 and str(path) in err
         return
     touched = {number for number, (_, hit) in enumerate(lines.rows, start=1) if hit}
-    ids = {obj.get("id") for obj in map(lines.obj, range(len(lines.rows)))
-           if isinstance(obj, dict) and obj.get("type") != "session"}
+    ids = {obj["id"] for obj in map(lines.obj, range(len(lines.rows)))
+           if isinstance(obj, dict) and obj.get("type") != "session" and isinstance(obj.get("id"), str)}
     for warning in session.warnings:
         assert warning.file == str(path), str(warning)
         if warning.skipped:  # a line that could not be used: one a mutation touched

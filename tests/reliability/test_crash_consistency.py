@@ -126,8 +126,9 @@ def _replay_crashes(tmp: Path, source: Path, chosen: list[tuple[int, str]], expe
 def _replay_points(ref: Reference, extra: int, seed: int) -> list[tuple[int, str]]:
     """Just after summaries (before their index records), on index records, and spread over the run."""
     rng = random.Random(seed)
-    risky = [w for w in ref.summary_writes] + [w for w in ref.index_writes]
-    chosen = rng.sample(risky, min(len(risky), extra // 2)) + spread(ref.writes, extra - extra // 2)
+    risky = sorted(set(ref.summary_writes) | set(ref.index_writes))  # a summary can be its outputs' index record
+    chosen = rng.sample(risky, min(len(risky), extra // 2))
+    chosen += [w for w in spread(ref.writes, extra) if w not in chosen][: extra - len(chosen)]
     found = points(chosen)
     after_summary = [(w, "after") for w in ref.summary_writes[:3]]
     return sorted(set(found) | set(after_summary))

@@ -190,10 +190,13 @@ def _big_file(cwd: Path) -> None:
 
 
 def _pruner_entries(host: AgentHost) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The summaries on file, and what indexes their outputs: index records, and each summary that stands
+    for its outputs' record (`"indexed": true`)."""
     assert host.session.path is not None
     entries = list(expanded(Session.open(host.session.path).entries))
-    return ([e for e in entries if e.get("customType") == SUMMARY],
-            [e for e in entries if e.get("customType") == INDEX])
+    summaries = [e for e in entries if e.get("customType") == SUMMARY]
+    return (summaries, [e for e in entries if e.get("customType") == INDEX]
+            + [e for e in summaries if e["details"].get("indexed") is True])
 
 
 SUMMARISER_FAULTS = [

@@ -39,8 +39,10 @@ def lines_of(store: Path) -> list[str]:
 
 
 def caught(agent: OpenAICondenser, n: int) -> StoreWriteError:
+    """Task `n` added on the full disk, with an output longer than a page: on tmpfs the store's last page
+    may have room for a short task (a pruned store grows by little)."""
     with pytest.raises(CondenseError) as raised:
-        agent.add_sync(read_task(n))
+        agent.add_sync(read_task(n, OUTPUT * 3))
     assert isinstance(raised.value, StoreWriteError) and "\n" not in str(raised.value)
     assert "could not write the store: no space left on the disk;" in str(raised.value)
     return raised.value

@@ -9,11 +9,11 @@ from typing import Any
 OUTPUT = "def load(path):\n" + "    return parse(read(path))  # one line of the file\n" * 30
 
 
-def read_task(n: int) -> list[dict[str, Any]]:
-    """One finished task: a question, a read of `m<n>.py`, its output (`# m<n>` then OUTPUT), the answer."""
+def read_task(n: int, output: str = OUTPUT) -> list[dict[str, Any]]:
+    """One finished task: a question, a read of `m<n>.py`, its output (`# m<n>` then `output`), the answer."""
     call = {"id": f"call_{n}", "type": "function",
             "function": {"name": "read", "arguments": json.dumps({"path": f"m{n}.py"})}}
     return [{"role": "user", "content": f"what does m{n}.py do?"},
             {"role": "assistant", "content": None, "tool_calls": [call]},
-            {"role": "tool", "tool_call_id": f"call_{n}", "content": f"# m{n}\n{OUTPUT}"},
+            {"role": "tool", "tool_call_id": f"call_{n}", "content": f"# m{n}\n{output}"},
             {"role": "assistant", "content": f"m{n}.py loads a file."}]

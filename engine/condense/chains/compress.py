@@ -18,16 +18,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
 from condense.chains.backfill import extract_chain_records
-from condense.chains.derive import chain_members, deterministic_text
+from condense.chains.derive import ChainOutputs, chain_members, deterministic_text
 from condense.chains.model import ChainEntry, ChainRange, ChainRegistry
 from condense.chains.render import Boundaries, Reporter
 from condense.chains.select import select_eligible
 from condense.host import CancelSignal
-from condense.index import Append, Spiller, ToolCallIndexer
+from condense.index import Append, Spiller, Taken, ToolCallIndexer, told_by_chain
 from condense.names import carried_names
 from condense.records import CHAIN, STATS
 from condense.stats import PruneStats
@@ -77,6 +77,9 @@ class _Job:
     stats: PruneStats | None
     boundaries: Boundaries | None
     names_limit: int
+    outputs: ChainOutputs | None
+    held: Taken = field(default_factory=Taken)  # a chain's index entry, until its chain's is written
+    told: tuple[str, ...] = ()  # the refs of `held`'s records, where the chain entry can stand for it
 
 
 async def compress_eligible(
@@ -84,25 +87,33 @@ async def compress_eligible(
     index: ToolCallIndexer, append: Append, compressed_at: int, grace_keys: AbstractSet[str] = frozenset(),
     fuser: RangeFuser | None = None, signal: CancelSignal | None = None, spill: Spiller | None = None,
     diagnostics: Reporter | None = None, stats: PruneStats | None = None, boundaries: Boundaries | None = None,
-    names_limit: int = 0,
+    names_limit: int = 0, outputs: ChainOutputs | None = None,
 ) -> CompressResult:
     """Compress every eligible chain of `chains` (detected on `messages`, which must be the very list
     detection walked, closing message included). `fuser` None means no fusion. An append failure of
     a chain entry propagates; entries written before it stay written and registered. `boundaries`, when
     given, are those of `messages` (kept by the caller as the branch grows); `names_limit` is
-    `summary_names` (`condense.names`)."""
+    `summary_names` (`condense.names`). `outputs` (of the host's branch): where a compact chain entry can
+    stand for the index entry of the outputs it indexes (`derive.py`); `append` must then hold what it
+    takes until the burst ends (`RecordWriter`), as a chain's records are indexed before its entry is
+    written."""
     job = _Job(messages, registry, index, append, compressed_at, fuser, signal or _NotAborted(), spill,
-               diagnostics, stats, boundaries, names_limit)
+               diagnostics, stats, boundaries, names_limit, None if index.copies else outputs)
     result = CompressResult(skipped=[
         Skipped(chain.start_user_timestamp, "already-compressed")
         for chain in chains if chain.closed and chain.start_user_timestamp in registry
     ])
     for chain in select_eligible(chains, registry, k, grace_keys):
-        entry = await _decide(chain, job)
+        entry: ChainEntry | None = None
+        try:
+            entry = await _decide(chain, job)
+        finally:
+            told = _settle(job, entry is not None)
         if entry is None:
             result.skipped.append(Skipped(chain.start_user_timestamp, "no-summary"))
             continue
-        append(CHAIN, entry.to_json(index.copies, compressed_at))
+        entry = replace(entry, backfilled_refs=told)
+        append(CHAIN, entry.to_json(index.copies, compressed_at, registry.next_recorded()))
         registry.register(entry)
         result.entries.append(entry)
         if stats is not None:
@@ -127,16 +138,38 @@ def _archive(chain: ChainRange, job: _Job) -> tuple[str, ...] | None:
     """Index the chain's unprotected outputs that the index lacks, in one backfilled
     `context-prune-index` entry written before the chain entry. Returns the keys of the chain's
     outputs, or None when that write failed: nothing was committed, and the chain stays raw. A retry
-    after a failed chain entry finds the records already indexed and writes no second index entry."""
+    after a failed chain entry finds the records already indexed and writes no second index entry.
+    Where a rebuild finds those very outputs from the chain entry (`derive.ChainOutputs`), the index
+    entry is held until the chain's is written, which then stands for it (`_settle`)."""
     fresh = extract_chain_records(job.messages, chain, job.index.__contains__, job.boundaries)
     if fresh:
+        found = [] if job.outputs is None else job.outputs(_range_data(chain), job.index.__contains__)
+        append = job.held if found == [record.key for record in fresh] else job.append
         try:
-            job.index.backfill_chain_records(fresh, job.append, job.spill)
+            refs = job.index.backfill_chain_records(fresh, append, job.spill)
         except Exception as error:
             log.warning("pruner: could not index chain %s for compression: %s",
                         chain.start_user_timestamp, error)
             return None
+        job.told = tuple(ref.short_id for ref in refs) if told_by_chain(job.held) else ()
     return tuple(dict.fromkeys([*chain.lookup_keys, *(record.key for record in fresh)]))
+
+
+def _range_data(chain: ChainRange) -> dict[str, Any]:
+    """A chain entry's data as far as it names the chain's range (what `derive.ChainOutputs` reads)."""
+    return ChainEntry("b0", chain.start_user_timestamp, (), chain.final_assistant_timestamp, (), 0,
+                      protected_tool_call_ids=chain.protected_tool_call_ids).to_json(False)
+
+
+def _settle(job: _Job, written: bool) -> tuple[str, ...]:
+    """After a chain's decision: the refs its entry stands for, when it is to be written and can; else
+    its held index entry is written now (before the chain's), on every way out."""
+    told, held = job.told if written else (), job.held
+    job.held, job.told = Taken(), ()
+    if not told:
+        for kind, data in held:
+            job.append(kind, data)
+    return told
 
 
 async def _fuse(summaries: list[str], job: _Job) -> str | None:

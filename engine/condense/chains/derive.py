@@ -4,18 +4,21 @@ A compressed chain is named by its two boundary timestamps; the outputs it drops
 them, and a deterministic body is made from those outputs' index records. pi-condense's entry copies
 both (the ids twice: bare and by occurrence), which made them the largest records of a pruned session
 file; the compact entry keeps only what the branch cannot tell, and a rebuild completes it here with
-exactly what compression wrote, so a reopened session renders the same bytes.
+exactly what compression wrote, so a reopened session renders the same bytes. The outputs of its range
+that no record indexed before it (the ones compression indexed for it, in call order) are its own index
+records too, where it lists their refs (`backfilled`): `ChainOutputs` finds them for the index's rebuild.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from condense.chains.backfill import deterministic_body
+from condense.chains.backfill import deterministic_body, extract_chain_records
 from condense.chains.detect import branch_messages, detect_chains
 from condense.chains.model import ChainEntry, ChainRange
+from condense.chains.render import Boundaries
 from condense.index import ToolCallIndexer
 from condense.names import names_lines
 from condense.occurrence import Occurrences
@@ -55,3 +58,25 @@ def deterministic_text(members: Sequence[ToolCallRecord], refs: Sequence[str], n
     body = deterministic_body(members, refs)
     outputs = [(index.get_short_ref(record.key) or record.tool_call_id, record.result_text) for record in members]
     return "\n".join([body, *names_lines(outputs, names, body)])
+
+
+class ChainOutputs:
+    """The outputs a compact chain record indexes (`index.ChainOutputs`), found on `branch`, the branch it
+    sits on: the answered, unprotected calls of its range that the index lacks, as compression found them
+    (`extract_chain_records`). The branch's messages are walked once, at the first chain asked about."""
+
+    def __init__(self, branch: Sequence[dict[str, Any]]) -> None:
+        self._branch = branch
+        self._walked: tuple[list[dict[str, Any]], Boundaries] | None = None
+
+    def __call__(self, data: dict[str, Any], is_indexed: Callable[[str], bool]) -> list[str]:
+        entry = ChainEntry.from_json(data, issued="b0")  # its block id names nothing here
+        if entry is None or entry.final_assistant_timestamp is None:
+            return []
+        if self._walked is None:
+            messages = Occurrences().number(branch_messages(self._branch))
+            self._walked = messages, Boundaries(messages)
+        chain = ChainRange(entry.start_user_timestamp, entry.final_assistant_timestamp,
+                           protected_tool_call_ids=entry.protected_tool_call_ids)
+        messages, boundaries = self._walked
+        return [record.key for record in extract_chain_records(messages, chain, is_indexed, boundaries)]

@@ -16,6 +16,7 @@ from pi_tui.agent.host import AgentHost
 from pi_tui.agent.loop import AgentConfig
 from pi_tui.ai.litellm_client import LiteLLMClient
 from pi_tui.ai.types import ModelSpec
+from pi_tui.modes.offline import offline_engine
 from pi_tui.session.store import Session
 from pi_tui.tools import make_tools
 from tests.conftest import corpus_path
@@ -41,12 +42,12 @@ async def test_pruning_then_switching_branch_grows_the_file_by_a_small_share(
     await host.start()
     await present(host.commands["pruner"].handler("now"))
     assert len(engine.index) > 300, "the session's outputs were pruned"
-    assert path.stat().st_size < size * 1.06, "was +7.6% with an entry per record"
+    assert path.stat().st_size <= size * 1.04, "was +5.3% with an index record per summary and per chain"
     users = [e["id"] for e in host.session.branch_entries()
              if e.get("type") == "message" and e["message"].get("role") == "user"]
     await host.navigate(users[len(users) * 3 // 4])
     await present(host.commands["pruner"].handler("now"))
-    assert path.stat().st_size < size * 1.095, "was +11.9%"
+    assert path.stat().st_size <= size * 1.06, "was +8.7% with the chains carried as copies"
     reopened = install(AgentHost(Session.open(path), LiteLLMClient(), AgentConfig(model, "x", tmp_path),
                                  make_tools(["read"]), Quiet()),
                        CondenseConfig.model_validate({"summarizer_model": "extractive"}), lambda spec: LiteLLMClient())
@@ -54,3 +55,6 @@ async def test_pruning_then_switching_branch_grows_the_file_by_a_small_share(
     assert reopened.render(host.agent.messages) == engine.render(host.agent.messages)
     refs = [ref for record in engine.index.records() if (ref := engine.index.get_short_ref(record.key))]
     assert len(refs) > 250 and all(reopened.query([ref]) == engine.query([ref]) for ref in refs)
+    offline, _ = offline_engine(Session.open(path), CondenseConfig.model_validate({"summarizer_model": "extractive"}))
+    blocks = [chain.block_id for chain in engine.chains]  # most of them named where the branch left behind holds them
+    assert len(blocks) > 40 and all(offline.query([ref]) == engine.query([ref]) for ref in [*refs, *blocks])
