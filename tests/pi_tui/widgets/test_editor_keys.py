@@ -132,15 +132,20 @@ async def test_a_message_sent_with_an_image_shows_its_image_line_live_and_reopen
         type_raw(app, "what is this?" + f"\x1b[200~{picture}\x1b[201~")
         await wait_for(pilot, lambda: len(app.main.editor.images) == 1)
         type_raw(app, "\r")
-        await wait(pilot)
-        rows = screen_text(app).splitlines()
-        question = next(n for n, row in enumerate(rows) if "what is this?" in row)
-        assert line in rows[question + 1]
+
+        def under_the_question() -> str:
+            rows = screen_text(app).splitlines()
+            question = next((n for n, row in enumerate(rows) if "what is this?" in row), None)
+            return rows[question + 1] if question is not None and question + 1 < len(rows) else ""
+
+        await wait_for(pilot, lambda: line in under_the_question())  # the send reaches the transcript in its turn
+        await wait(pilot)  # and the demo's reply is written: the session file holds the turn
         path = app.runtime.host.session.path
     reopened = make_app(session=path)
     async with reopened.run_test(size=(100, 30)) as pilot:
         await wait(pilot)
-        assert line in screen_text(reopened)
+        await pilot.press("home")  # the first message: the demo's long reply fills the view below it
+        await wait_for(pilot, lambda: line in screen_text(reopened))
 
 
 @pytest.mark.parametrize("pasted", [
