@@ -360,7 +360,7 @@ class CondenseEngine:
         tokens = self.rendered_tokens()
         if tokens > usage.context_window - COMPACTION_RESERVE:
             self.host.notify(f"pruner: even pruned, the next request ({tokens:,} tokens) does not fit the"
-                             f" {usage.context_window:,}-token window: compacting the conversation as Pi does",
+                             f" {usage.context_window:,}-token window: trying Pi's compaction",
                              "warning")
             await self.host.compact()
 
@@ -621,6 +621,17 @@ class CondenseEngine:
     def rendered_tokens(self) -> int:
         """Estimated tokens of the last render (what the model reads, plus the system prompt)."""
         return estimate_from_chars(self._renderer.model_chars()[1] - self._fold_saving)
+
+    def model_view(self, messages: list[AgentMessage]) -> list[AgentMessage]:
+        """What the model reads of `messages` (any stretch of the context) with pruning as it stands:
+        summaries and refs for the outputs pruned, compressed chains, the fold's block. A host's compaction
+        summarises this, so its request is the size of the pruned conversation. A full render that reports
+        nothing and keeps no state; `messages` itself with pruning off."""
+        if not self.config.enabled:
+            return messages
+        numbering = Numbering()
+        rendered = self.history_fold.apply(self._render_quietly(numbering.of(messages)))
+        return originals(list(rendered), numbering.copies)
 
     def full_render(self, messages: list[AgentMessage]) -> list[AgentMessage]:
         """The reference render: every phase over every message, nothing reused from an earlier render."""

@@ -6,17 +6,23 @@ the files read and modified), so a Pi user opens the file in Pi as if Pi had com
 falls is Pi's rule, shared with `pi-tui whatif`'s model of it (`condense.simulate.baselines`); the
 summary's sections, its update of an earlier summary, the separate summary of a turn the cut splits and
 the file lists follow Pi's compaction too. The prompts are our own words.
+
+The summariser reads the conversation as the model reads it (`Plan.seen_through` condense's pruned
+render: summaries and refs where condense pruned outputs), each tool output cut to Pi's 2,000 characters,
+and its request always fits the model's window with room for the summary: what still does not is cut in
+the middle, with a marker (Pi sends a history bigger than the window whole, to be refused).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Coroutine, Iterable
+from dataclasses import dataclass, replace
 from typing import Any
 
 from condense.host import CancelSignal
 from condense.local_host import context_estimate
+from condense.measure import CHARS_PER_TOKEN, SYSTEM_TOKENS, estimate_from_chars, estimate_tokens
 from condense.messages import AgentMessage, content_text, is_tool_result, plain_messages, tool_calls
 from condense.simulate.baselines import (
     COMPACTION_KEEP_RECENT_TOKENS,
@@ -24,6 +30,7 @@ from condense.simulate.baselines import (
     keep_recent_cut,
     pi_estimate,
 )
+from condense.stats import format_tokens
 from pi_tui.ai.completion import stream_completion
 from pi_tui.ai.convert import convert_to_llm
 from pi_tui.ai.types import ModelClient, ModelSpec
@@ -88,6 +95,10 @@ SPLIT_TURN = "\n\n---\n\n**The turn in progress, before its kept part:**\n\n"
 TOOL_RESULT_CHARS = 2_000  # Pi's cut of a tool output in the text the summariser reads
 HISTORY_SHARE, TURN_SHARE = 0.8, 0.5  # of the reserve: the summaries' output limits, as Pi sets them
 FILE_TOOLS = {"read": "read", "write": "modified", "edit": "modified"}
+SUMMARY_CHARS = 4_000  # what a summary is expected to add: Pi's in the corpus sessions run 3.6k-4.7k characters
+CUT_HEAD_SHARE = 0.25  # of a conversation too long for the window: its start kept (the task), the rest from its end
+
+View = Callable[[list[AgentMessage]], list[AgentMessage]]  # messages as the model reads them (condense's render)
 
 
 class NothingToCompact(UserError):
@@ -105,10 +116,46 @@ class Plan:
     previous_summary: str | None
     read_files: list[str]  # read and never modified, the earlier compaction's included
     modified_files: list[str]
+    kept: list[AgentMessage]  # what the request carries after the summary
 
     @property
     def details(self) -> dict[str, list[str]]:
         return {"readFiles": self.read_files, "modifiedFiles": self.modified_files}
+
+    def seen_through(self, view: View) -> Plan:
+        """The plan with its parts as the model reads them: where condense pruned an output, the summary
+        and ref it reads instead, so the summariser's request is the size of the pruned conversation."""
+        return replace(self, history=view(self.history), turn_start=view(self.turn_start), kept=view(self.kept))
+
+
+@dataclass(frozen=True)
+class Outlook:
+    """The next request's size now and, estimated before the summary is paid for, after compacting (in
+    condense's tokens, the footer's): compaction keeps the newest ~20k tokens of the raw conversation,
+    which condense may already have pruned to less than that, so the summary can make the request bigger."""
+
+    before: int
+    kept: int  # what compaction keeps, as the model reads it
+    summary: int  # what its summary is expected to add
+
+    @property
+    def after(self) -> int:
+        return self.kept + self.summary
+
+    @property
+    def grows(self) -> bool:
+        return self.after >= self.before
+
+    def describe(self) -> str:
+        return (f"it keeps {format_tokens(self.kept)} tokens as they are and its summary adds about "
+                f"{format_tokens(self.summary)}, against {format_tokens(self.before)} now")
+
+
+def outlook(plan: Plan, before: int) -> Outlook:
+    """`plan` (seen through condense) against a next request of `before` tokens. The summary is expected
+    at Pi's usual size, or the earlier summary's it rewrites."""
+    expected = max(len(plan.previous_summary or ""), SUMMARY_CHARS)
+    return Outlook(before, estimate_tokens(plan.kept), round(expected / CHARS_PER_TOKEN))
 
 
 def _weight(entry: dict[str, Any]) -> float | None:
@@ -187,7 +234,7 @@ def plan_compaction(path: list[dict[str, Any]], keep_recent: float = COMPACTION_
                         f"{round(keep_recent / 1000)}k tokens compaction keeps as they are")
     read, modified = _files([*history, *turn_start], previous)
     return Plan(path[cut]["id"], history, turn_start, _tokens_before(in_time_order(path[max(previous_at, 0):])),
-                previous["summary"] if previous is not None else None, read, modified)
+                previous["summary"] if previous is not None else None, read, modified, in_time_order(path[cut:]))
 
 
 def _clipped(message: AgentMessage) -> AgentMessage:
@@ -207,19 +254,51 @@ def conversation_text(messages: list[AgentMessage]) -> str:
     return format_conversation([_clipped(m) for m in convert_to_llm(messages)], None)
 
 
-def summary_prompt(plan: Plan, instructions: str = "") -> str:
-    """The request for the summary of `plan.history`, updating the earlier summary when there is one."""
-    text = f"<conversation>\n{conversation_text(plan.history)}</conversation>\n\n"
-    if plan.previous_summary:
-        text += f"<previous-summary>\n{plan.previous_summary}\n</previous-summary>\n\n"
+def prompt_room(model: ModelSpec, output_tokens: int) -> int:
+    """Characters a summary's prompt may have for its request to fit the model's window with room for
+    the summary (condense's estimate, the one the pruned request is measured with)."""
+    tokens = model.context_window - output_tokens - SYSTEM_TOKENS - len(SYSTEM_PROMPT) / CHARS_PER_TOKEN
+    return max(0, int(tokens * CHARS_PER_TOKEN))
+
+
+def _fitted(text: str, room: int | None) -> str:
+    """`text` within `room` characters: its start (the task) and its end (where the work is), with a marker
+    where the middle was left out."""
+    if room is None or len(text) <= room:
+        return text
+    marker = "\n\n[... {} characters of the conversation left out here: too long for the model's window ...]\n\n"
+    keep = max(0, room - len(marker.format(len(text))))
+    head = int(keep * CUT_HEAD_SHARE)
+    return text[:head] + marker.format(len(text) - keep) + text[len(text) - (keep - head):]
+
+
+def _with_conversation(messages: list[AgentMessage], after: str, room: int | None) -> str:
+    """The prompt: the conversation, cut to what `room` leaves beside `after` (the instructions)."""
+    wrapping = len("<conversation>\n</conversation>\n\n") + len(after)
+    conversation = _fitted(conversation_text(messages), None if room is None else room - wrapping)
+    return f"<conversation>\n{conversation}</conversation>\n\n{after}"
+
+
+def summary_prompt(plan: Plan, instructions: str = "", room: int | None = None) -> str:
+    """The request for the summary of `plan.history`, updating the earlier summary when there is one, in
+    `room` characters when given."""
+    text = f"<previous-summary>\n{plan.previous_summary}\n</previous-summary>\n\n" if plan.previous_summary else ""
     text += UPDATED_SUMMARY if plan.previous_summary else FIRST_SUMMARY
     if instructions.strip():
         text += f"\n\nGive special attention to: {instructions.strip()}"
-    return text
+    return _with_conversation(plan.history, text, room)
 
 
-def turn_start_prompt(plan: Plan) -> str:
-    return f"<conversation>\n{conversation_text(plan.turn_start)}</conversation>\n\n{TURN_START}"
+def turn_start_prompt(plan: Plan, room: int | None = None) -> str:
+    return _with_conversation(plan.turn_start, TURN_START, room)
+
+
+def _refused_as_too_long(model: ModelSpec, prompt: str) -> UserError:
+    """The provider refused a request built to fit the model's window: the window it was given is wrong."""
+    tokens = format_tokens(estimate_from_chars(len(prompt) + len(SYSTEM_PROMPT)))
+    return UserError(f"compaction failed: the provider refused its {tokens}-token request as too long, though it "
+                     f"fits {model.ref}'s {model.context_window:,}-token window (is contextWindow in models.json "
+                     "right?); the conversation is as it was")
 
 
 async def _ask(client: ModelClient, model: ModelSpec, prompt: str, max_tokens: int, signal: CancelSignal) -> str:
@@ -231,6 +310,8 @@ async def _ask(client: ModelClient, model: ModelSpec, prompt: str, max_tokens: i
         if event.type in ("done", "error"):
             if event.stop_reason == "aborted" or signal.aborted:
                 raise UserError("compaction cancelled; the conversation is as it was")
+            if event.error_kind == "context_overflow":
+                raise _refused_as_too_long(model, prompt)
             reason = " ".join((event.text or "no summary came back").split())[:160]
             raise UserError(f"compaction failed ({reason}); the conversation is as it was")
     raise UserError("compaction failed (the stream ended early); the conversation is as it was")
@@ -246,17 +327,30 @@ def file_lists(plan: Plan) -> str:
 async def write_summary(client: ModelClient, model: ModelSpec, plan: Plan, instructions: str,
                         signal: CancelSignal, reserve: int = COMPACTION_RESERVE_TOKENS) -> str:
     """The compaction's summary by the session's model: the history's (or "No earlier history." when the
-    cut splits the first turn), the split turn's start beside it, and the file lists. UserError (one line)
-    when the model fails or the user cancels."""
-    history_limit, turn_limit = int(HISTORY_SHARE * reserve), int(TURN_SHARE * reserve)
+    cut splits the first turn), the split turn's start beside it, and the file lists; each request within
+    the model's window. UserError (one line) when the model fails or the user cancels."""
+    history_limit = min(int(HISTORY_SHARE * reserve), model.max_tokens)
+    turn_limit = min(int(TURN_SHARE * reserve), model.max_tokens)
+    history_prompt = summary_prompt(plan, instructions, prompt_room(model, history_limit))
     if not plan.turn_start:
-        summary = await _ask(client, model, summary_prompt(plan, instructions), history_limit, signal)
+        summary = await _ask(client, model, history_prompt, history_limit, signal)
     else:
-        history = (_ask(client, model, summary_prompt(plan, instructions), history_limit, signal)
-                   if plan.history else _no_history())
-        parts = await asyncio.gather(history, _ask(client, model, turn_start_prompt(plan), turn_limit, signal))
+        history = _ask(client, model, history_prompt, history_limit, signal) if plan.history else _no_history()
+        turn = _ask(client, model, turn_start_prompt(plan, prompt_room(model, turn_limit)), turn_limit, signal)
+        parts = await _both(history, turn)
         summary = parts[0] + SPLIT_TURN + parts[1]
     return summary + file_lists(plan)
+
+
+async def _both(first: Coroutine[None, None, str], second: Coroutine[None, None, str]) -> tuple[str, str]:
+    """Both summaries at once; when one fails the other is stopped (its text would be thrown away)."""
+    tasks = [asyncio.ensure_future(first), asyncio.ensure_future(second)]
+    try:
+        done = await asyncio.gather(*tasks)
+    finally:
+        for task in tasks:
+            task.cancel()
+    return done[0], done[1]
 
 
 async def _no_history() -> str:

@@ -25,7 +25,6 @@ from pi_tui.agent.host import AgentHost
 from pi_tui.ai.completion import stream_completion
 from pi_tui.ai.models import has_key, parse_model_ref
 from pi_tui.ai.types import ModelClient, ModelSpec
-from pi_tui.errors import UserError
 from pi_tui.logs import show_failures
 from pi_tui.session.store import Session
 from pi_tui.settings import LiveSettings, SettingsError
@@ -92,13 +91,10 @@ class AgentPruningHost:
         return stream_completion(self._client_for(spec), spec, prompt, thinking, signal, idle)
 
     async def compact(self) -> bool:
-        """Pi's compaction of the branch (`AgentHost.compact`), when even the pruned request would not fit."""
-        try:
-            await self.agent_host.compact()
-        except UserError as exc:
-            self.agent_host.ui.notify(f"pruner: could not compact the conversation: {exc}", "error")
-            return False
-        return True
+        """Pi's compaction of the branch when even the pruned request would not fit (once a turn, whichever
+        path asks: `AgentHost.compact_once`, which says in one line why it failed)."""
+        entry = await self.agent_host.compact_once("pruner: the next request does not fit the model's window")
+        return entry is not None
 
     def notify(self, text: str, level: Level = "info") -> None:
         self.agent_host.ui.notify(text, level)
@@ -165,6 +161,7 @@ def install(host: AgentHost, config: CondenseConfig, client_for: ClientFor,
     bus.on("message_end", lambda e: engine.on_message_end(e["message"]))
     bus.on("agent_end", lambda e: engine.on_agent_end())
     bus.on("context", lambda e: engine.render(e["messages"]))
+    host.model_view = engine.model_view  # a compaction summarises what the model reads, not the raw outputs
 
     async def overflow(event: ContextOverflowEvent) -> OverflowReply:
         return {"retry": await engine.on_context_overflow(bool(event.get("retried")))}

@@ -18,12 +18,12 @@ from typing import Any, Literal, Protocol
 from condense.host import CancelSignal, ContextUsage
 from condense.json_text import valid_json, valid_text
 from condense.local_host import context_estimate
-from condense.measure import estimate_from_chars
+from condense.measure import estimate_from_chars, estimate_tokens
 from condense.messages import AgentMessage, CustomMessage, ImageContent, TextContent, UserMessage
 from condense.stats import format_tokens
 from condense.timefmt import now_ms
 from pi_tui.abort import AbortSignal
-from pi_tui.agent.compaction import NothingToCompact, plan_compaction, write_summary
+from pi_tui.agent.compaction import NothingToCompact, Outlook, Plan, View, outlook, plan_compaction, write_summary
 from pi_tui.agent.events import EventBus, MessageEndEvent
 from pi_tui.agent.loop import Agent, AgentConfig
 from pi_tui.ai.models import require_key
@@ -84,6 +84,11 @@ def _custom_message(custom_type: str, content: CustomContent, display: bool, det
     return message
 
 
+def _as_sent(messages: list[AgentMessage]) -> list[AgentMessage]:
+    """Without condense, the model reads the messages as they are."""
+    return messages
+
+
 class AgentHost:
     def __init__(self, session: Session, client: ModelClient, config: AgentConfig, tools: list[Tool],
                  ui: HostUI | None = None, resources: Resources | None = None) -> None:
@@ -100,6 +105,9 @@ class AgentHost:
         self.agent.compact_on_overflow = self._compact_for_overflow
         self._not_compacting = asyncio.Event()  # a prompt sent while `/compact` runs waits for it, as in Pi
         self._not_compacting.set()
+        self.model_view: View = _as_sent  # condense's render (condense_host.install): what a compaction summarises
+        self._compacted_this_turn = False  # a turn compacts at most once, whichever path asks
+        self.bus.on("turn_start", self._new_turn)  # before any extension's turn_start: condense's fallback reads it
 
     # ----- lifecycle ----------------------------------------------------------------------------
 
@@ -235,12 +243,24 @@ class AgentHost:
 
     # ----- compaction ---------------------------------------------------------------------------
 
+    def _plan(self) -> Plan:
+        return plan_compaction(self.session.branch_entries()).seen_through(self.model_view)
+
+    async def next_request_tokens(self) -> int:
+        """Estimated tokens of the next request as the extensions render it (condense: the footer's figure)."""
+        return estimate_tokens(await self.bus.emit_context(list(self.agent.messages)))
+
+    async def compaction_outlook(self) -> Outlook:
+        """The next request now and, estimated, after a compaction, before its summary is paid for;
+        NothingToCompact when compacting would change nothing."""
+        return outlook(self._plan(), await self.next_request_tokens())
+
     async def compact(self, instructions: str = "", signal: CancelSignal | None = None) -> dict[str, Any]:
         """Pi's compaction of the current branch by the session's model (pi_tui/agent/compaction.py); returns
         the `compaction` entry written. UserError (one line, nothing written) when there is nothing to
         compact, the key is missing, or the summary fails or is cancelled."""
         require_key(self.config.model)
-        plan = plan_compaction(self.session.branch_entries())
+        plan = self._plan()
         self._not_compacting.clear()
         try:
             summary = await write_summary(self.agent.client, self.config.model, plan, instructions,
@@ -254,18 +274,42 @@ class AgentHost:
             self._not_compacting.set()
         return entry
 
-    async def _compact_for_overflow(self, signal: AbortSignal, refused_chars: int) -> bool:
-        """Pi's answer to a request too long with nothing left to prune: compact once, then retry, but
-        only a request smaller than the one refused (a summary plus Pi's kept ~20k tokens can outweigh a
-        pruned, folded history; sending it would be refused again, and paid). A conversation too short to
-        compact says nothing here (the request's error stands); a compaction that fails says why."""
-        await self.bus.emit({"type": "auto_compaction_start", "reason": "overflow"})
+    def _new_turn(self, _: object) -> None:
+        self._compacted_this_turn = False
+
+    async def compact_once(self, why: str, signal: CancelSignal | None = None) -> dict[str, Any] | None:
+        """The automatic compaction (condense's fallback before a request that even pruned does not fit,
+        or the recovery from a request the provider refused as too long): at most one a turn, whichever
+        path asks, as Pi compacts and retries once; one that failed is not tried again in the turn. The
+        entry written, or None, having said why in one line (`why`: the request's trouble), or nothing when
+        the conversation is too short to compact or this turn compacted already."""
+        if self._compacted_this_turn:
+            return None
+        self._compacted_this_turn = True
         try:
-            entry = await self.compact("", signal)
+            expected = await self.compaction_outlook()
+            if expected.grows:
+                self.ui.notify(f"{why}, and compacting would not make it smaller ({expected.describe()}): not "
+                               "compacted; /new starts a fresh session, /model picks a larger window", "error")
+                return None
+            return await self.compact("", signal)
+        except NothingToCompact:
+            return None
         except UserError as exc:
-            await self.bus.emit({"type": "auto_compaction_end", "willRetry": False, "errorMessage": str(exc)})
-            if not isinstance(exc, NothingToCompact):
-                self.ui.notify(f"the request is too long for {self.config.model.ref}, and {exc}", "error")
+            self.ui.notify(f"{why}, and {exc}", "error")
+            return None
+
+    async def _compact_for_overflow(self, signal: AbortSignal, refused_chars: int) -> bool:
+        """Pi's answer to a request too long with nothing left to prune: compact (once a turn), then retry,
+        but only a request smaller than the one refused (a summary plus Pi's kept ~20k tokens can outweigh a
+        pruned, folded history; sending it would be refused again, and paid)."""
+        if self._compacted_this_turn:
+            return False
+        await self.bus.emit({"type": "auto_compaction_start", "reason": "overflow"})
+        entry = await self.compact_once(f"the request is too long for {self.config.model.ref}", signal)
+        if entry is None:
+            await self.bus.emit({"type": "auto_compaction_end", "willRetry": False,
+                                 "errorMessage": "the conversation was not compacted"})
             return False
         now = await self.agent.next_request_chars()
         if now >= refused_chars:

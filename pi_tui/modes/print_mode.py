@@ -167,7 +167,12 @@ async def run_compact(host: AgentHost, focus: str, err: TextIO) -> int:
     stop_listening = listen((signal.SIGINT, *ENDING), lambda _: cancel.abort())
     await host.start("startup")
     try:
+        expected = await host.compaction_outlook()
+        if expected.grows:  # asked for all the same: said, then done
+            _say(f"pi-tui: warning: /compact: compacting makes the next request bigger, not smaller "
+                 f"({expected.describe()}; condense has pruned it already); compacting as asked", err)
         entry = await host.compact(focus, cancel)
+        now = format_tokens(await host.next_request_tokens())
     except NothingToCompact as exc:  # the session is as compact as it gets: what was asked holds, no failure
         _say(f"pi-tui: /compact: {exc}; the session is left as it was", err)
         return EXIT_OK
@@ -179,7 +184,7 @@ async def run_compact(host: AgentHost, focus: str, err: TextIO) -> int:
         stop_listening()
     before = format_tokens(int(entry.get("tokensBefore") or 0))
     _say(f"pi-tui: compacted {before} tokens of conversation into a summary; the session continues from it"
-         " (pi-tui show prints it)", err)
+         f" (pi-tui show prints it); the next request is {now} tokens, was {format_tokens(expected.before)}", err)
     return EXIT_OK if host.session.write_error is None else EXIT_NOT_SAVED
 
 

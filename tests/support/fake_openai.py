@@ -109,12 +109,17 @@ def server_error(status: int = 500) -> Reply:
     return error_reply(status, message, kind="server_error")
 
 
-def context_overflow(limit: int = 128_000, requested: int = 130_512) -> Reply:
+def overflow_body(limit: int, requested: int) -> dict[str, Any]:
+    """OpenAI's refusal of a request longer than the model's window."""
     message = (
         f"This model's maximum context length is {limit} tokens. However, your messages resulted in "
         f"{requested} tokens. Please reduce the length of the messages."
     )
-    return error_reply(400, message, kind="invalid_request_error", code="context_length_exceeded")
+    return error_body(message, "invalid_request_error", code="context_length_exceeded")
+
+
+def context_overflow(limit: int = 128_000, requested: int = 130_512) -> Reply:
+    return Reply(status=400, error=overflow_body(limit, requested))
 
 
 class RequestRejected(Exception):
@@ -319,10 +324,13 @@ def completion_body(reply: Reply, body: dict[str, Any], seq: int) -> dict[str, A
 
 class FakeOpenAI:
     """The server. `push()` scripts replies; `requests` holds every request body it parsed, and
-    `authorizations` the Authorization header each came with (a key a test must see arrive)."""
+    `authorizations` the Authorization header each came with (a key a test must see arrive). With
+    `max_request_chars`, a body longer than that is refused as too long for the model (a small window),
+    before any scripted reply is taken."""
 
-    def __init__(self, stall_timeout: float = 30.0) -> None:
+    def __init__(self, stall_timeout: float = 30.0, max_request_chars: int | None = None) -> None:
         self.stall_timeout = stall_timeout
+        self.max_request_chars = max_request_chars
         self.requests: list[dict[str, Any]] = []
         # time.monotonic() as each request arrived: how long a client waited between two, seen by the server
         self.request_times: list[float] = []
@@ -433,6 +441,11 @@ class _Handler(BaseHTTPRequestHandler):
             validate_request(body)
         except RequestRejected as rejected:
             self._send_rejection(rejected)
+            return
+        limit = self.fake.max_request_chars
+        if limit is not None and len(raw) > limit:
+            self.fake._reject(overflow_body(limit // 4, len(raw) // 4))
+            self._send_json(400, overflow_body(limit // 4, len(raw) // 4))
             return
         reply = self.fake._next_reply()
         if reply is None:

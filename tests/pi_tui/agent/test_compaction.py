@@ -212,5 +212,72 @@ async def test_a_pruned_request_over_the_window_is_compacted_before_it_is_sent(f
     summary_request, sent = fake_openai.requests
     assert summary_request["messages"][0]["content"] == SYSTEM_PROMPT
     assert "the summary" in request_text(sent) and "first a" not in request_text(sent)
-    [line] = [text for level, text in notes.notices if "compacting" in text]
+    [line] = [text for level, text in notes.notices if "Pi's compaction" in text]
     assert line.startswith("pruner: even pruned, the next request (") and "40,000-token window" in line
+
+
+# ----- a compaction that fits, once a turn ------------------------------------------------------
+
+
+async def test_the_summary_request_fits_the_window_with_the_middle_of_a_long_history_cut(tmp_path: Path) -> None:
+    """Three 40k-character turns summarised for a 20k-token window, on a server that refuses what is over
+    it: the request was the whole history (refused); now its start and end, with a marker between."""
+    session = Session.create(tmp_path, tmp_path / "sessions")
+    conversation(session, ("first " + "a" * BIG, "one"), ("second " + "b" * BIG, "two"),
+                 ("third " + "c" * BIG, "three"), ("fourth " + "d" * BIG, "four"))
+    with FakeOpenAI(max_request_chars=60_000) as server:
+        host, _ = await host_on(server, session, window=20_000)
+        server.push(text_reply("## Goal\nthe summary"))
+        entry = await host.compact()
+        [request] = server.requests
+    assert entry["summary"] == "## Goal\nthe summary" and server.rejections == []
+    prompt = request["messages"][1]["content"][0]["text"]
+    assert len(json.dumps(request)) <= 60_000
+    assert prompt.index("first a") < prompt.index("characters of the conversation left out here") < prompt.index(
+        "two\n</conversation>")
+
+
+async def test_the_summariser_reads_the_pruned_conversation_not_the_raw_outputs(fake_openai: FakeOpenAI,
+                                                                               tmp_path: Path) -> None:
+    session = Session.create(tmp_path, tmp_path / "sessions")
+    for _ in range(3):
+        tool_work(session)
+    host, _ = await host_on(fake_openai, session, condense=True)
+    await present(host.commands["pruner"].handler("now"))
+    fake_openai.push(text_reply("## Goal\nearlier"), text_reply("## Original request\nfix the bug"))
+    await host.compact()
+    prompt = fake_openai.requests[0]["messages"][1]["content"][0]["text"]
+    assert "x" * 1_000 not in prompt, "a summarised output is read as its summary, not its first 2,000 characters"
+    assert "<compressed-chain" in prompt, "what condense compressed, as the model reads it"
+
+
+async def test_a_turn_compacts_once_and_says_a_failure_in_one_line(tmp_path: Path) -> None:
+    """Over the window even pruned: condense's fallback compacts before the request; that compaction is
+    refused, the request too, and the overflow recovery used to send the same compaction again."""
+    session = Session.create(tmp_path, tmp_path / "sessions")
+    conversation(session, ("first " + "a" * BIG, "one"), ("second " + "b" * BIG, "two"),
+                 ("third " + "c" * BIG, "three"))
+    with FakeOpenAI(max_request_chars=20_000) as server:
+        host, notes = await host_on(server, session, condense=True, window=40_000)
+        server.push(text_reply("## Goal\nnever asked for"))
+        added = await host.prompt("go on")
+        summaries = [r for r in server.requests if r["messages"][0]["content"] == SYSTEM_PROMPT]
+        assert len(summaries) == 1 and len(server.requests) == 2, "one compaction, one request"
+    assert added[-1].get("stopReason") == "error"
+    [error] = [text for level, text in notes.notices if level == "error"]
+    assert error.startswith("pruner: the next request does not fit the model's window, and compaction failed: the "
+                            "provider refused its ") and "fits openai/fake-model's 40,000-token window" in error
+
+
+async def test_an_automatic_compaction_that_would_not_shrink_the_request_is_not_paid_for(
+        fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    """A short first turn, then one too long for the window: compaction would keep the long one and add a
+    summary bigger than the short one it replaces, so it is said, not sent."""
+    session = Session.create(tmp_path, tmp_path / "sessions")
+    conversation(session, ("hello", "hi"), ("second " + "b" * 90_000, "two"))
+    host, notes = await host_on(fake_openai, session, condense=True, window=40_000)
+    fake_openai.push(context_overflow(), text_reply("## Goal\nnever asked for"))
+    added = await host.prompt("go on")
+    assert added[-1].get("stopReason") == "error" and len(fake_openai.requests) == 1
+    [error] = [text for level, text in notes.notices if level == "error"]
+    assert "and compacting would not make it smaller (it keeps " in error and error.endswith("a larger window")

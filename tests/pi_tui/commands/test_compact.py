@@ -64,9 +64,9 @@ async def test_compact_shows_the_summary_first_and_says_what_it_compacted(
         assert [item.kind for item in items] == ["compaction", "user", "assistant", "user", "assistant", "note"]
         assert items[0].message["summary"] == "## Goal\nFix the tax bug"
         assert items[-1].message["text"] == (
-            "compacted: 30k tokens of conversation became the summary the transcript now starts with (click it, "
-            "or Ctrl+O, to read it); the last 4 messages stay as they were")
-        assert "compacted: 30k tokens of conversation" in shown(app)
+            "compacted: the next request is 28k tokens, was 42k; 30k tokens of conversation became the summary the "
+            "transcript now starts with (click it, or Ctrl+O, to read it); the last 4 messages stay as they were")
+        assert "compacted: the next request is 28k tokens, was 42k" in shown(app)
         assert len(compactions(app)) == 1
 
 
@@ -137,3 +137,20 @@ async def test_a_compaction_that_leaves_the_request_no_smaller_sends_nothing_aga
         assert len(compactions(app)) == 1
         notes = [item.message["text"] for item in app.main.transcript.conversation.items if item.kind == "note"]
         assert not any("sent it again" in note for note in notes)
+
+
+async def test_compact_asks_before_it_makes_a_pruned_request_bigger(tmp_path: Path) -> None:
+    """After `/pruner now` on pi-large-session the request is ~6.6k tokens; compaction keeps more than that
+    and adds a summary. It said "compacted" and the footer grew by 2k; now it asks first, and no is no."""
+    session = tmp_path / "large.jsonl"
+    shutil.copyfile(corpus_path("pi-large-session.jsonl"), session)
+    context = RecordingContext(tmp_path, answers=[False])
+    await context.attach(context.build_runtime(LaunchOptions(model="demo", session=str(session),
+                                                             launch_dir=tmp_path)), "resume")
+    registry = app_registry(context)
+    assert await registry.dispatch("/pruner now")
+    assert await registry.dispatch("/compact focus on the theme work")
+    [question] = context.asked
+    assert getattr(question, "detail", "").startswith("compacting would make the next request bigger, not smaller")
+    assert context.notes[-1] == "/compact: not compacted; the conversation is as it was"
+    assert all(e["type"] != "compaction" for e in context.runtime.host.session.entries)
