@@ -34,7 +34,7 @@ async def test_a_pruned_request_over_the_window_is_compacted_by_the_host_said_in
     await drive.prompt("word " * 16_000, 1)  # 80,000 characters a user wrote: nothing to prune
     await drive.final(10)
     assert host.compactions == 1
-    [(level, line)] = [notice for notice in host.notices if "compacting" in notice[1]]
+    [(level, line)] = [notice for notice in host.notices if "Pi's compaction" in notice[1]]
     assert level == "warning" and "\n" not in line
     assert line.startswith("pruner: even pruned, the next request (28,267 tokens) does not fit the 40,000-token")
 
@@ -44,7 +44,7 @@ async def test_a_request_that_fits_is_sent_as_it_is() -> None:
     drive = started(host)
     await drive.prompt("fix the failing test", 1)
     await drive.final(10)
-    assert host.compactions == 0 and not any("compacting" in text for _, text in host.notices)
+    assert host.compactions == 0 and not any("Pi's compaction" in text for _, text in host.notices)
 
 
 async def test_a_host_without_compaction_is_left_to_send_it() -> None:
