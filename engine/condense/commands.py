@@ -99,8 +99,8 @@ async def _status(engine: CondenseEngine, _: str) -> None:
     ]
     skips = engine.flusher.trivial_skips
     if skips:
-        lines.append(f"last flush:   {counted(skips, 'batch')} too small to summarize, left as"
-                     " they were")
+        lines.append(f"last flush:   {counted(skips, 'batch')} too small for a summary of their own"
+                     " (a compressed chain may still hold them)")
     lines.append(engine.stats.describe(engine.chains.entries()))
     counts = engine.diagnostics.counts()
     # what the footer's "N warnings" counts: each kind of degraded pruning, as the session's entries name it

@@ -158,14 +158,16 @@ def nothing_pending(runtime: Runtime, pruned: Pruned) -> str:
 
 
 def what_it_did(before: Pruned, after: Pruned) -> str:
-    """The summaries, outputs, chains and folds a flush added, and the tokens the next request saves."""
-    summaries, outputs = after.summaries - before.summaries, after.outputs - before.outputs
-    parts = [f"{counted(summaries, 'summary')} of {counted(outputs, 'tool output')}" if summaries else
-             f"{counted(outputs, 'tool output')} pruned" if outputs else ""]
-    parts += [f"{counted(after.chains - before.chains, 'chain')} compressed" if after.chains > before.chains else "",
-              f"{counted(after.folds - before.folds, 'fold')} of the oldest requests" if after.folds > before.folds
-              else ""]
-    done = ", ".join(part for part in parts if part)
+    """The outputs a flush pruned, then how (summaries, chains, folds), and the tokens the next request saves:
+    "12 summaries of 370 outputs" read as if every output were summarised, when most went into chains."""
+    outputs = after.outputs - before.outputs
+    how = [f"{counted(after.summaries - before.summaries, 'summary')}" if after.summaries > before.summaries else "",
+           f"{counted(after.chains - before.chains, 'chain')} compressed" if after.chains > before.chains else "",
+           f"{counted(after.folds - before.folds, 'fold')} of the oldest requests" if after.folds > before.folds
+           else ""]
+    how_text = ", ".join(part for part in how if part)
+    head = f"{counted(outputs, 'tool output')} pruned" if outputs else ""
+    done = f"{head}: {how_text}" if head and how_text else head or how_text
     if not done:
         return "done, nothing changed: the pending tool work was too small to summarize or repeated earlier outputs"
     saved = after.saved_tokens - before.saved_tokens

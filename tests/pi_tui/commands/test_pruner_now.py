@@ -57,7 +57,7 @@ async def test_a_flush_says_what_it_did_and_the_next_one_that_nothing_is_left(ma
         tree = prune_tree(engine, app.runtime.host.session.branch_entries())
         [(level, line)] = pruner_lines(app)
         summaries = f"{len(tree.summaries)} {'summary' if len(tree.summaries) == 1 else 'summaries'}"
-        assert level == "info" and line.startswith(f"/pruner now: {summaries} of {tree.call_count} tool outputs")
+        assert level == "info" and line.startswith(f"/pruner now: {tree.call_count} tool outputs pruned: {summaries}")
         assert re.search(r"; the next request is ~[\d.]+k? tokens smaller$", line), line
         await send(pilot, "/pruner now")
         assert pruner_lines(app)[-1][1].startswith("/pruner now: nothing to do: none of its ")
