@@ -94,7 +94,10 @@ def read_lines(path: Path) -> tuple[Values, list[LoadWarning], Damage]:
         if not line.strip():
             continue
         decoded, problem, unread = _decode_line(line)
-        values.extend((number, value) for value in valid_parsed(decoded, line))
+        try:
+            values.extend((number, value) for value in valid_parsed(decoded, line))
+        except RecursionError:  # made valid string by string, a walk per nesting level
+            decoded, problem, unread = [], "JSON nested too deeply to read", line
         if problem is not None:
             warnings.append(LoadWarning(str(path), number, problem, "rest of the line" if decoded else "line"))
             link = _salvaged_link(unread)
