@@ -18,7 +18,7 @@ from typing import Any, Literal, Protocol
 from condense.host import CancelSignal, ContextUsage
 from condense.json_text import valid_json, valid_text
 from condense.local_host import context_estimate
-from condense.measure import estimate_from_chars, estimate_tokens
+from condense.measure import estimate_tokens
 from condense.messages import AgentMessage, CustomMessage, ImageContent, TextContent, UserMessage
 from condense.stats import format_tokens
 from condense.timefmt import now_ms
@@ -299,7 +299,7 @@ class AgentHost:
             self.ui.notify(f"{why}, and {exc}", "error")
             return None
 
-    async def _compact_for_overflow(self, signal: AbortSignal, refused_chars: int) -> bool:
+    async def _compact_for_overflow(self, signal: AbortSignal, refused_tokens: int) -> bool:
         """Pi's answer to a request too long with nothing left to prune: compact (once a turn), then retry,
         but only a request smaller than the one refused (a summary plus Pi's kept ~20k tokens can outweigh a
         pruned, folded history; sending it would be refused again, and paid)."""
@@ -311,11 +311,11 @@ class AgentHost:
             await self.bus.emit({"type": "auto_compaction_end", "willRetry": False,
                                  "errorMessage": "the conversation was not compacted"})
             return False
-        now = await self.agent.next_request_chars()
-        if now >= refused_chars:
+        now = await self.next_request_tokens()
+        if now >= refused_tokens:
             text = (f"the request is too long for {self.config.model.ref}: compacted, but the next one "
-                    f"({format_tokens(estimate_from_chars(now))} tokens) is no smaller than the one it refused "
-                    f"({format_tokens(estimate_from_chars(refused_chars))}), so it was not sent again; /new starts "
+                    f"({format_tokens(now)} tokens) is no smaller than the one it refused "
+                    f"({format_tokens(refused_tokens)}), so it was not sent again; /new starts "
                     "a fresh session, /model a larger window")
             await self.bus.emit({"type": "auto_compaction_end", "willRetry": False, "errorMessage": text})
             self.ui.notify(text, "error")

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from condense.json_text import valid_json
-from condense.measure import json_chars
+from condense.measure import estimate_tokens
 from condense.messages import (
     AgentMessage,
     AssistantMessage,
@@ -39,7 +39,7 @@ from pi_tui.tools.base import Tool, ToolContext, ToolError, ToolOutput
 
 QueueMode = Literal["one-at-a-time", "all"]
 SKIPPED_TEXT = "Skipped due to queued user message."
-# compacted (True: retry the request); given the characters of the request the provider refused
+# compacted (True: retry the request); given the estimated tokens of the request the provider refused
 OverflowCompaction = Callable[[AbortSignal, int], Awaitable[bool]]
 
 
@@ -291,7 +291,7 @@ class Agent:
                 return True
         if not overflow.compacted and self.compact_on_overflow is not None:
             overflow.compacted = True
-            if await self.compact_on_overflow(self._signal, json_chars(self._sent)):
+            if await self.compact_on_overflow(self._signal, estimate_tokens(self._sent)):
                 overflow.retried = True
                 return True
         if overflow.retried:
@@ -327,10 +327,6 @@ class Agent:
         idle = self.config.retry.stream_idle_timeout_ms / 1000
         return ModelRequest(model, self.config.system_prompt, llm_messages, specs, self.config.thinking_level,
                             idle_timeout=idle)
-
-    async def next_request_chars(self) -> int:
-        """Characters of the messages the next request would carry, as the extensions render them."""
-        return json_chars(await self.bus.emit_context(list(self.messages)))
 
     async def _stream_once(self) -> tuple[AssistantMessage, int | None]:
         """One reply, and the wait its provider asked for before a retry (None when it did not say)."""
