@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +19,7 @@ from pi_tui.modes.print_mode import EXIT_OK, INTERACTIVE, run_print
 from pi_tui.paths import sessions_root
 from pi_tui.runtime.build import LaunchOptions, build_runtime
 from pi_tui.settings import LiveSettings, load_settings
-from tests.conftest import corpus_path
+from tests.conftest import corpus_copy
 from tests.support.cli import run_cli
 from tests.support.fake_openai import FakeOpenAI, Reply, text_reply
 from tests.support.pi_home import KEY_VARIABLE, MODEL, PROVIDER, SKILL, pi_user_files
@@ -94,8 +93,7 @@ def test_a_reader_that_left_changes_no_exit_status(tmp_path: Path, fake_openai: 
 
 async def test_compact_in_print_mode_compacts_the_session_and_says_so_in_one_line(tmp_path: Path) -> None:
     """Pi's RPC mode compacts headless; `-p "/compact"` said "unknown command /compact"."""
-    copy = tmp_path / "before.jsonl"
-    shutil.copy(corpus_path("pi-before-compaction.jsonl"), copy)
+    copy = corpus_copy("pi-before-compaction.jsonl", tmp_path)
     options = LaunchOptions(model="demo", session=str(copy), launch_dir=tmp_path)
     runtime = build_runtime(options, LiveSettings(load_settings().settings))
     out, err = io.StringIO(), io.StringIO()
@@ -113,8 +111,7 @@ async def test_compact_in_print_mode_compacts_the_session_and_says_so_in_one_lin
 async def test_compact_with_nothing_to_compact_is_no_failure(tmp_path: Path) -> None:
     """A script that compacts routinely: a session already compact is not a failed run (it exited 1, as a
     provider error does)."""
-    copy = tmp_path / "before.jsonl"
-    shutil.copy(corpus_path("pi-before-compaction.jsonl"), copy)
+    copy = corpus_copy("pi-before-compaction.jsonl", tmp_path)
     options = LaunchOptions(model="demo", session=str(copy), launch_dir=tmp_path)
     runtime = build_runtime(options, LiveSettings(load_settings().settings))
     assert await run_print(runtime.host, "/compact", io.StringIO(), io.StringIO()) == EXIT_OK

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from types import MappingProxyType
 from typing import Literal
@@ -20,7 +19,7 @@ from pi_tui.screens.pruner_tree import HINT, PrunerTreeScreen, condense_tree, fi
 from pi_tui.screens.text_view import TextViewScreen
 from pi_tui.session.store import Session
 from pi_tui.settings import Settings
-from tests.conftest import corpus_path
+from tests.conftest import corpus_copy
 
 CHAIN = {"type": "custom", "id": "000000aa", "parentId": "0000000b", "timestamp": "2026-01-02T03:04:05.000Z",
          "customType": "context-prune-chain",
@@ -188,8 +187,7 @@ def test_typed_values_are_parsed_or_refused_in_words() -> None:
 async def test_a_history_fold_is_a_row_of_its_own_with_its_block(make_app, send, wait, wait_for, tmp_path) -> None:
     """`/pruner now` on the long corpus session folds its oldest requests: the tree shows the fold (its ref,
     the requests it took out of view) beside the chains and summaries, and Ctrl+O shows its block."""
-    copy = tmp_path / "large.jsonl"
-    shutil.copy(corpus_path("pi-large-session.jsonl"), copy)
+    copy = corpus_copy("pi-large-session.jsonl", tmp_path)
     app = make_app(session=copy)
     async with app.run_test(size=(110, 32)) as pilot:
         await wait(pilot)

@@ -4,7 +4,6 @@ the branch left behind, written by the session's model."""
 
 from __future__ import annotations
 
-import shutil
 import time
 from pathlib import Path
 from typing import Any, cast
@@ -19,7 +18,7 @@ from pi_tui.screens.picker import PickerScreen
 from pi_tui.screens.session_tree import SessionTreeScreen, label_time, tree_rows
 from pi_tui.session.store import Session
 from pi_tui.widgets.blocks import SummaryTextBlock
-from tests.conftest import corpus_path
+from tests.conftest import corpus_copy
 
 
 def message(role: str, text: str, ts: int) -> AgentMessage:
@@ -239,8 +238,7 @@ async def test_shift_t_at_80x24_keeps_the_header_one_line_and_the_leaf_in_view(m
                                                                                 tmp_path: Path) -> None:
     """The header grew by `· label times` and wrapped to a second line, pushing the highlighted leaf (the
     list's last row) out of view."""
-    copy = tmp_path / "large.jsonl"
-    shutil.copy(corpus_path("pi-large-session.jsonl"), copy)
+    copy = corpus_copy("pi-large-session.jsonl", tmp_path)
     app = make_app(session=copy)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait(pilot)

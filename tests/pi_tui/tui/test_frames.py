@@ -4,7 +4,6 @@ session loads or `/tree` switches branches (every frame the app draws is recorde
 from __future__ import annotations
 
 import asyncio
-import shutil
 import threading
 from pathlib import Path
 from typing import Any
@@ -17,13 +16,12 @@ from pi_tui.screens.session_tree import SessionTreeScreen
 from pi_tui.settings import LiveSettings, load_settings
 from pi_tui.tui.app import PiApp, Started, TuiBridge
 from pi_tui.widgets.transcript import Transcript
-from tests.conftest import corpus_path
+from tests.conftest import corpus_copy
 from tests.support.tui import record_frames, transcript_rows
 
 
 def large_session(tmp_path: Path) -> Path:
-    copy = tmp_path / "large.jsonl"
-    shutil.copy(corpus_path("pi-large-session.jsonl"), copy)
+    copy = corpus_copy("pi-large-session.jsonl", tmp_path)
     return copy
 
 

@@ -5,11 +5,10 @@ diagnostic counters shown in every state while one is non-zero."""
 from __future__ import annotations
 
 import re
-import shutil
 
 from condense.measure import estimate_tokens
 from pi_tui.screens.picker import PickerScreen
-from tests.conftest import corpus_path
+from tests.conftest import corpus_copy
 from tests.support.footer import FIGURE, footer_figures, tokens
 from tests.support.typed import present
 
@@ -77,8 +76,8 @@ async def test_after_a_flush_the_context_figure_is_what_the_model_reads(make_app
 
 async def test_a_flush_on_a_loaded_session_drops_the_context_figure_to_what_the_model_reads(
         make_app, send, wait, tmp_path) -> None:
-    copy = tmp_path / "large.jsonl"  # a recorded session this engine never pruned: nothing is indexed yet
-    shutil.copy(corpus_path("pi-large-session.jsonl"), copy)
+    # a recorded session this engine never pruned: nothing is indexed yet
+    copy = corpus_copy("pi-large-session.jsonl", tmp_path)
     app = make_app(session=copy)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait(pilot)

@@ -4,20 +4,17 @@ the summary and what follows it; the context figure stays unknown until a reply 
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from condense.measure import estimate_tokens
-from tests.conftest import corpus_path
+from tests.conftest import corpus_copy
 from tests.support.footer import FIGURE, footer_figures, tokens
 
 
 @pytest.mark.parametrize("name", ["pi-large-session.jsonl", "pi-compaction-check.jsonl"])
 async def test_reads_after_a_flush_is_the_estimate_of_the_next_request(make_app, send, wait, tmp_path,
                                                                         name) -> None:
-    copy = tmp_path / name
-    shutil.copy(corpus_path(name), copy)
+    copy = corpus_copy(name, tmp_path)
     app = make_app(session=copy)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait(pilot)

@@ -17,7 +17,7 @@ from pi_tui.widgets.assistant import AssistantBlock
 from pi_tui.widgets.blocks import NoteBlock, SummaryBlock, ThinkingBlock, UserBlock
 from pi_tui.widgets.tool_card import ToolCard
 from pi_tui.widgets.transcript import Transcript
-from tests.conftest import corpus_path
+from tests.conftest import corpus_copy, corpus_path
 from tests.support.typed import present
 
 
@@ -45,8 +45,7 @@ async def test_a_corpus_session_opens_with_a_bounded_widget_tree(make_app, corpu
 
 async def test_home_shows_the_first_message_of_a_long_session_and_the_whole_history_scrolls(
         make_app, tmp_path: Path, wait, wait_for, shown) -> None:
-    copy = tmp_path / "large.jsonl"
-    shutil.copy(corpus_path("pi-large-session.jsonl"), copy)
+    copy = corpus_copy("pi-large-session.jsonl", tmp_path)
     app = make_app(session=copy, model="demo")
     async with app.run_test(size=(80, 24)) as pilot:
         await wait(pilot)
@@ -68,8 +67,7 @@ async def test_home_shows_the_first_message_of_a_long_session_and_the_whole_hist
 
 async def test_end_on_an_empty_editor_goes_back_to_the_newest_output_and_follows_it(
         make_app, tmp_path: Path, wait, wait_for, shown) -> None:
-    copy = tmp_path / "large.jsonl"
-    shutil.copy(corpus_path("pi-large-session.jsonl"), copy)
+    copy = corpus_copy("pi-large-session.jsonl", tmp_path)
     app = make_app(session=copy, model="demo")
     async with app.run_test(size=(80, 24)) as pilot:
         await wait(pilot)
