@@ -12,9 +12,12 @@ full (everything, the first render for one). Both are timed in CPU time of this 
 machine, wall time puts every preemption into whichever render it lands in (a 5 µs render read as 12 ms).
 Printed: the median and 95th percentile of the per-render ratio render / json.dumps, over every render and
 apart by kind; the goal is a refresh's p95 at most 0.2x.
-The no-op row is the whole session rendered again with nothing changed. `--length N` adds a session of N
-messages built from pi-large-session (`longsession.py`), where a render that walked the whole history
-would show it.
+The no-op row is the whole session rendered again with nothing changed. The floor row is what no render
+after a flush can skip, timed alone: walking each chain range the flush compressed (what it drops) and
+building its `<compressed-chain>` message, re-run with the arguments that render gave them; no stub, no
+position, no size. It bounds from below any design that renders Pi's messages in Python. `--length N`
+adds a session of N messages built from pi-large-session (`longsession.py`), where a render that walked
+the whole history would show it.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from longsession import build  # noqa: E402
 
+from condense.chains import render as chain_render  # noqa: E402
 from condense.config import CondenseConfig  # noqa: E402
 from condense.engine import CondenseEngine  # noqa: E402
 from condense.render.pipeline import IncrementalRender  # noqa: E402
@@ -45,6 +49,8 @@ from pi_tui.session.store import Session  # noqa: E402
 CORPUS = ROOT.parent / "shared" / "corpus"
 Sample = tuple[float, float]  # (render seconds, json.dumps seconds)
 KINDS = ("every render", "incremental", "refresh", "full")
+FLOOR = "refresh floor"
+FLOOR_PARTS = ("_range_content", "synthetic_chain_message")  # phase 3's range walk and its chain message
 
 
 class Timing:
@@ -52,22 +58,41 @@ class Timing:
     `render`, so the renders inside a flush are timed too, each under its own kind)."""
 
     def __init__(self) -> None:
-        self.samples: dict[str, list[Sample]] = {kind: [] for kind in KINDS}
+        self.samples: dict[str, list[Sample]] = {kind: [] for kind in (*KINDS, FLOOR)}
         self.engine: CondenseEngine | None = None
+        self.calls: list[tuple[Callable[..., Any], tuple[Any, ...]]] = []  # the floor's parts, as called
 
     def wrap(self, render: Callable[..., list[Any]]) -> Callable[..., list[Any]]:
         def timed(renderer: IncrementalRender, *args: Any, **kwargs: Any) -> list[Any]:
+            first = len(self.calls)
             start = time.thread_time()
             out = render(renderer, *args, **kwargs)
             render_s = time.thread_time() - start
+            calls, self.calls[first:] = self.calls[first:], []
             request = self.engine.history_fold.apply(out) if self.engine is not None else out
             start = time.thread_time()
             json.dumps(request)
             dumps_s = time.thread_time() - start
             self.samples["every render"].append((render_s, dumps_s))
             self.samples[renderer.kind].append((render_s, dumps_s))
+            if renderer.kind == "refresh":
+                self.samples[FLOOR].append((again(calls), dumps_s))
             return out
         return timed
+
+    def record(self, part: Callable[..., Any]) -> Callable[..., Any]:
+        def recorded(*args: Any) -> Any:
+            self.calls.append((part, args))
+            return part(*args)
+        return recorded
+
+
+def again(calls: list[tuple[Callable[..., Any], tuple[Any, ...]]]) -> float:
+    """CPU seconds of these calls made once more (pure functions: the same work, nothing kept)."""
+    start = time.thread_time()
+    for part, args in calls:
+        part(*args)
+    return time.thread_time() - start
 
 
 def measure(path: Path) -> dict[str, list[Sample]]:
@@ -78,11 +103,16 @@ def measure(path: Path) -> dict[str, list[Sample]]:
         replayer = Replayer(source, output_session(source, Path(tmp) / "out.jsonl"), config, 200_000)
         timing.engine = replayer.engine
         original = IncrementalRender.render
+        parts = {name: getattr(chain_render, name) for name in FLOOR_PARTS}
         IncrementalRender.render = timing.wrap(original)  # type: ignore[method-assign]  # measuring only
+        for name, part in parts.items():
+            setattr(chain_render, name, timing.record(part))
         try:
             asyncio.run(replayer.run())
         finally:
             IncrementalRender.render = original  # type: ignore[method-assign]
+            for name, part in parts.items():
+                setattr(chain_render, name, part)
         timing.samples["no-op (whole session again)"] = noop_samples(replayer)
     return timing.samples
 
