@@ -16,7 +16,7 @@ from functools import partial
 from typing import Any, cast
 
 from condense.branch_switch import Held, carry_over
-from condense.budget import COMPACTION_RESERVE, BudgetLevel, should_delta_flush, usage_fraction
+from condense.budget import BudgetLevel, compaction_limit, should_delta_flush, usage_fraction
 from condense.capture import capture_batch, records_for_keys, turn_records, without_protected
 from condense.chains import (
     BranchMessages,
@@ -348,17 +348,17 @@ class CondenseEngine:
         await self._compact_if_too_long()
 
     async def _compact_if_too_long(self) -> None:
-        """Past the point where even the pruned request no longer fits the model's window (less Pi's
-        reserve for the reply), pruning cannot help: Pi's compaction, where the host offers it, said in
-        one line. Hosts without it (replay, whatif, the library) send the request as it is."""
+        """Past the point where even the pruned request no longer fits the model's window (less the
+        reserve for the reply: `compaction_limit`), pruning cannot help: Pi's compaction, where the host
+        offers it, said in one line. Hosts without it (replay, whatif, the library) send the request as it is."""
         if not self.config.enabled or not isinstance(self.host, CompactingHost):
             return
         usage = self.host.context_usage()  # the last request as the provider counted it, and what came since
-        if usage is None or usage.tokens is None or usage.tokens <= usage.context_window - COMPACTION_RESERVE:
+        if usage is None or usage.tokens is None or usage.tokens <= compaction_limit(usage.context_window):
             return
         self.render(self._context())
         tokens = self.rendered_tokens()
-        if tokens > usage.context_window - COMPACTION_RESERVE:
+        if tokens > compaction_limit(usage.context_window):
             self.host.notify(f"pruner: even pruned, the next request ({tokens:,} tokens) does not fit the"
                              f" {usage.context_window:,}-token window: trying Pi's compaction",
                              "warning")

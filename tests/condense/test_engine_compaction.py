@@ -54,3 +54,18 @@ async def test_a_host_without_compaction_is_left_to_send_it() -> None:
     await drive.prompt("word " * 16_000, 1)
     await drive.final(10)
     assert not any("compacting" in text for _, text in host.notices)
+
+
+async def test_a_small_window_keeps_room_for_the_request_not_just_pis_reserve() -> None:
+    """Pi's 16,384-token reply reserve is all of a 16k window: half of it is reserved instead, so a
+    short conversation is sent as it is, and one past the rest still compacts."""
+    host = CompactingMemoryHost()
+    host.usage = ContextUsage(3_000, 16_000)
+    drive = started(host)
+    await drive.prompt("fix the failing test", 1)
+    await drive.final(10)
+    assert host.compactions == 0 and not any("Pi's compaction" in text for _, text in host.notices)
+    host.usage = ContextUsage(13_000, 16_000)
+    await drive.prompt("word " * 16_000, 20)
+    await drive.final(30)
+    assert host.compactions == 1
