@@ -193,6 +193,17 @@ def turn_records(turns: Sequence[Turn], keys: set[str]) -> list[ToolCallRecord]:
             if result is not None and message_key(result) in keys]
 
 
+Answered = tuple[Turn, ToolCall, Mapping[str, Any]]
+
+
+def answers_by_key(turns: Sequence[Turn]) -> dict[str, Answered]:
+    """Every answered call of `turns` by its output's occurrence key (the later one where a key repeats,
+    as `turn_records` feeds a dict): a reader asking for a few outputs at a time, once per chain of a
+    long session, looks them up instead of walking every turn again."""
+    return {message_key(result): (turn, call, result) for turn in turns for call, result in turn.answered()
+            if result is not None}
+
+
 def without_protected(batch: Batch, is_protected: IsProtected) -> Batch | None:
     kept = [r for r in batch.tool_calls if not is_protected(r.tool_name, r.args)]
     if not kept:

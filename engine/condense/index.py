@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from condense.capture import TurnScan, turn_records
+from condense.capture import Answered, TurnScan, answers_by_key
 from condense.dedup import content_hash
 from condense.messages import content_text
 from condense.occurrence import ResultEntries, bare_id, occ_key, occurrence_of, parse_occ_key, result_timestamp_of
@@ -478,11 +478,13 @@ def named_records(data: dict[str, Any], results: dict[str, str]) -> list[dict[st
 
 class _Outputs:
     """The branch's own records of the outputs that index records refer to, by occurrence key: only
-    those are built, so reading back a few outputs of a long session costs no text of the others."""
+    those are built, so reading back a few outputs of a long session costs no text of the others. The
+    branch's answered calls are found by key in one walk, made at the first ask: a rebuild asks once per
+    chain entry, and a walk per ask made reopening a 16,000-message session quadratic."""
 
     def __init__(self, entries: list[dict[str, Any]]) -> None:
         self._entries = entries
-        self._turns: TurnScan | None = None
+        self._answers: dict[str, Answered] | None = None
         self._asked: set[str] = set()
         self.by_key: dict[str, ToolCallRecord] = {}
 
@@ -493,10 +495,13 @@ class _Outputs:
         if not keys:
             return
         self._asked |= keys
-        if self._turns is None:
-            self._turns = TurnScan()
-            self._turns.of(self._entries)
-        self.by_key.update((record.key, record) for record in turn_records(self._turns.turns, keys))
+        if self._answers is None:
+            self._answers = answers_by_key(TurnScan().of(self._entries))
+        for key in keys:
+            found = self._answers.get(key)
+            if found is not None:
+                turn, call, result = found
+                self.by_key[key] = turn.record(call, result)
 
 
 def _summary_records(entry: dict[str, Any], on_branch: set[str]) -> list[dict[str, Any]]:

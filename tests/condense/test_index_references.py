@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from condense.capture import Turn
 from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
 from condense.index import MISSING_OUTPUT, ToolCallIndexer
@@ -14,6 +15,7 @@ from tests.support.memory_host import SCENARIO_SETTINGS, MemoryHost, assistant, 
 from tests.support.session_checks import index_records
 
 OUTPUT = "def total(cart):\n    return sum(line.price for line in cart)\n" * 200  # 12,000 characters
+SMALL = "x = 1\n" * 20  # under the batch minimum: no summary, the chain's own body
 
 
 def _message(message: Any) -> dict[str, Any]:
@@ -116,3 +118,29 @@ async def test_index_copies_writes_the_outputs_for_pi_condense_and_an_old_file_r
     reloaded = CondenseEngine(copied, CondenseConfig.model_validate(SCENARIO_SETTINGS))
     reloaded.on_session_start()
     assert reloaded.query(["t1"])[0].endswith("\n\n" + OUTPUT)
+
+
+async def test_reopening_a_session_of_many_compressed_chains_walks_its_turns_once(monkeypatch: Any) -> None:
+    """A chain no summary covers indexes its outputs by its own entry (outputs too small to summarise), and a
+    rebuild reads them back from the branch: one
+    walk of the branch's turns for all of them (a walk per chain made reopening a long session quadratic)."""
+    host, _, drive = make({"chain_compression": {"rolling_window": 0}})
+    chains = 12
+    for n in range(chains):
+        await drive.prompt(f"read part {n}", 1000 * n + 100)
+        await drive.tool_turn(1000 * n + 110, [(f"c{n}", SMALL + str(n))])
+        await drive.final(1000 * n + 200)
+    assert len(host.custom("context-prune-chain")) == chains
+    walks = 0
+    answered = Turn.answered
+
+    def counted(turn: Turn) -> Any:
+        nonlocal walks
+        walks += 1
+        return answered(turn)
+
+    monkeypatch.setattr(Turn, "answered", counted)
+    reloaded = CondenseEngine(host, CondenseConfig.model_validate(SCENARIO_SETTINGS))
+    reloaded.on_session_start()
+    assert walks <= 3 * chains, f"{walks} walks of a turn for {chains} turns"
+    assert all(reloaded.query([f"t{n + 1}"])[0].endswith(SMALL + str(n)) for n in range(chains))
