@@ -347,13 +347,16 @@ def cmd_run(args: argparse.Namespace, cwd: Path) -> int:
 
 def _piped_stdin() -> str | None:
     """What a pipe or a file gave on stdin (Pi reads it whole, then starts); None from a terminal, or
-    where there is nothing to read."""
+    where there is nothing to read (a closed or unreadable stdin holds no task; the messages may)."""
     if sys.stdin is None or sys.stdin.isatty():
         return None
     try:
         return sys.stdin.read().strip() or None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"stdin: cannot read it ({exc}); pipe text in, or give the task with -p") from None
+    except OSError:
+        return None
+    except UnicodeDecodeError:
+        raise UserError("stdin: the piped text is not UTF-8; convert it (iconv -t utf-8) or attach the file"
+                        " with @FILE") from None
 
 
 def has_terminal() -> bool:

@@ -3,11 +3,9 @@ Hypothesis profiles (CONTRIBUTING.md says when each is used)."""
 
 from __future__ import annotations
 
-import io
 import os
 import re
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
@@ -76,10 +74,3 @@ def corpus_copy(name: str, folder: Path) -> Path:
 @pytest.fixture(params=CORPUS_FILES)
 def corpus_file(request: pytest.FixtureRequest) -> Path:
     return corpus_path(request.param)
-
-
-@pytest.fixture
-def empty_stdin(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`main()` in-process reads a piped stdin whole, as pi-tui does from a pipe: here one with nothing in it
-    (pytest's own stdin refuses to be read)."""
-    monkeypatch.setattr(sys, "stdin", io.StringIO(""))

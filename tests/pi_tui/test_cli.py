@@ -21,7 +21,6 @@ from tests.support.typed import plain
 from tests.support.waiting import wait_until
 
 REPO = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.usefixtures("empty_stdin")
 
 
 def test_version_and_help(capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,8 +14,6 @@ from pi_tui.paths import sessions_root
 from tests.conftest import corpus_path
 from tests.support.cli import run_cli
 
-pytestmark = pytest.mark.usefixtures("empty_stdin")
-
 
 @pytest.mark.parametrize("window", ["-5", "0"])
 def test_a_context_window_that_is_not_positive_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],

@@ -20,7 +20,6 @@ from pi_tui.runtime.launch import LaunchOptions
 from tests.support.cli import run_cli
 from tests.support.fake_openai import FakeOpenAI, Reply, text_reply
 
-pytestmark = pytest.mark.usefixtures("empty_stdin")
 CUT = "half an answer that breaks"
 
 
