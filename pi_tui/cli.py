@@ -31,15 +31,13 @@ if TYPE_CHECKING:  # imported lazily at run time: `pi-tui --version` and the TUI
 
 EXIT_USAGE = 2
 _RAW_HELP = "write control characters (terminal escapes) as they are, for a pipe; by default they are shown escaped"
-
-
 COMMANDS = ("sessions", "show", "context", "query", "replay", "whatif")
 _VALUED = ("--model", "--base-url", "--session")  # the run's options that take the next word as their value
 _USAGE = ("pi-tui [options] [@files...] [messages...]\n"
           "       pi-tui [options] {sessions,show,context,query,replay,whatif} ...")
 _RUN_HELP = """\
 messages and @files:
-  pi-tui "explain this"          open the TUI and send the message (more messages: each once the one before is answered)
+  pi-tui "explain this"          open the TUI and send it (more messages: each once the last is answered)
   pi-tui -p "a" "b"              print mode: send "a", then "b", print the replies, exit
   pi-tui -p "explain" @calc.py   attach calc.py's text to the first message, as Pi does
   echo "text" | pi-tui -p "summarize stdin"

@@ -179,8 +179,10 @@ def test_help_lists_the_commands_the_messages_and_pis_flags(capsys: pytest.Captu
         main(["--help"])
     out = capsys.readouterr().out
     assert "pi-tui [options] [@files...] [messages...]" in out
-    for word in ("--resume", "--no-session", "--continue", "-p, --print", "@calc.py", "sessions", "whatif"):
+    for word in ("--resume", "--no-session", "--continue", "-p, --print", "@calc.py", *cli.COMMANDS):
         assert word in out, word
+    commands = next(action for action in cli._parser()._actions if isinstance(action, argparse._SubParsersAction))
+    assert tuple(commands.choices) == cli.COMMANDS, "a command not in COMMANDS would be taken for a message"
 
 
 def test_a_word_after_p_is_a_message_even_when_it_names_a_command() -> None:
