@@ -25,29 +25,61 @@ from pi_tui.redaction import remember_base_url, url_with_credentials_hidden
 from pi_tui.terminal import safe_message, visible_controls
 
 if TYPE_CHECKING:  # imported lazily at run time: `pi-tui --version` and the TUI's start stay fast
+    from pi_tui.runtime.launch import LaunchOptions
     from pi_tui.session.store import Session
     from pi_tui.settings import Settings
 
 EXIT_USAGE = 2
 _RAW_HELP = "write control characters (terminal escapes) as they are, for a pipe; by default they are shown escaped"
+COMMANDS = ("sessions", "show", "context", "query", "replay", "whatif")
+_VALUED = ("--model", "--base-url", "--session")  # the run's options that take the next word as their value
+_USAGE = ("pi-tui [options] [@files...] [messages...]\n"
+          "       pi-tui [options] {sessions,show,context,query,replay,whatif} ...")
+_RUN_HELP = """\
+messages and @files:
+  pi-tui "explain this"          open the TUI and send it (more messages: each once the last is answered)
+  pi-tui -p "a" "b"              print mode: send "a", then "b", print the replies, exit
+  pi-tui -p "explain" @calc.py   attach calc.py's text to the first message, as Pi does
+  echo "text" | pi-tui -p "summarize stdin"
+                                 piped stdin goes first in the first message; with stdin or stdout not a
+                                 terminal pi-tui always runs print mode (the TUI needs both)
+
+With no API key configured, the offline demo model plays a scripted session on a sample project."""
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="pi-tui",
-        description="A terminal coding agent whose context is kept small by the condense pruning engine.",
-        epilog="With no API key configured, the offline demo model plays a scripted session on a sample project.",
-    )
+def _run_options(parser: argparse.ArgumentParser) -> None:
+    """The options of a run (the TUI or print mode), before a command's name as after none."""
     parser.add_argument("--version", action="version", version=f"pi-tui {__version__}")
-    parser.add_argument("-p", "--print", dest="print_prompt", metavar="TASK",
-                        help="run one task headless: stream the reply to stdout, then exit")
+    parser.add_argument("-p", "--print", dest="print_mode", action="store_true",
+                        help="run headless: send the messages, print the replies to stdout, then exit")
     parser.add_argument("--model", help="provider/id (e.g. anthropic/claude-sonnet-4-5) or 'demo'")
     parser.add_argument("--base-url", help="API base URL for an OpenAI-compatible server")
     parser.add_argument("--session", metavar="FILE", help="open (or create) this session file")
     parser.add_argument("-c", "--continue", dest="continue_recent", action="store_true",
                         help="continue the newest session of this folder")
+    parser.add_argument("-r", "--resume", action="store_true",
+                        help="pick the session to continue from this folder's sessions (the TUI's /resume)")
+    parser.add_argument("--no-session", action="store_true",
+                        help="save no session file: the run is forgotten when it ends")
     parser.add_argument("--raw", dest="raw_output", action="store_true",
                         help="with -p: write the reply's control characters as they are (for a pipe), not escaped")
+
+
+def _run_parser() -> argparse.ArgumentParser:
+    """A run: what is not a command's name is a message, and `@path` attaches a file."""
+    parser = argparse.ArgumentParser(prog="pi-tui", usage=_USAGE, add_help=False)
+    _run_options(parser)
+    parser.add_argument("words", nargs="*")
+    return parser
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="pi-tui", usage=_USAGE, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="A terminal coding agent whose context is kept small by the condense pruning engine.",
+        epilog=_RUN_HELP,
+    )
+    _run_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     sessions = sub.add_parser("sessions", help="list the sessions of this folder, newest first",
@@ -297,30 +329,85 @@ def cmd_whatif(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_print(args: argparse.Namespace) -> int:
+def cmd_run(args: argparse.Namespace, cwd: Path) -> int:
+    """No command: the TUI, or print mode when asked for or when stdin or stdout is no terminal (the TUI
+    reads keys from one and draws on the other), as Pi decides."""
+    from pi_tui.runtime.initial_message import initial_prompts
+
+    stdin = _piped_stdin()
+    files = [word[1:] for word in args.words if word.startswith("@") and len(word) > 1]
+    messages = [word for word in args.words if not (word.startswith("@") and len(word) > 1)]
+    prompts = initial_prompts(stdin, files, messages, cwd)
+    if args.print_mode or not has_terminal():
+        return cmd_print(args, prompts, cwd)
+    return cmd_tui(args, prompts, cwd)
+
+
+def _piped_stdin() -> str | None:
+    """What a pipe or a file gave on stdin (Pi reads it whole, then starts); None from a terminal, or
+    where there is nothing to read (a closed or unreadable stdin holds no task; the messages may)."""
+    if sys.stdin is None or sys.stdin.isatty():
+        return None
+    try:
+        return sys.stdin.read().strip() or None
+    except OSError:
+        return None
+    except UnicodeDecodeError:
+        raise UserError("stdin: the piped text is not UTF-8; convert it (iconv -t utf-8) or attach the file"
+                        " with @FILE") from None
+
+
+def has_terminal() -> bool:
+    """Both ends the TUI needs: keys from stdin, its screen on stdout."""
+    return bool(sys.stdin and sys.stdin.isatty() and sys.stdout and sys.stdout.isatty())
+
+
+def _no_task(args: argparse.Namespace) -> UserError:
+    """A print run with nothing to send, said before any session file is written."""
+    if args.words:
+        return UserError('-p: the task is empty; give the task to run, e.g. pi-tui -p "fix the failing test"')
+    if sys.stdin is not None and not sys.stdin.isatty():
+        return UserError('stdin is no terminal and held no task: pipe one in (echo "fix the test" | pi-tui) or'
+                         ' give it as an argument (pi-tui -p "fix the test")')
+    if args.print_mode:
+        return UserError('-p: no task given; give it after the options, e.g. pi-tui -p "fix the failing test"')
+    return UserError('stdout is no terminal, so the TUI cannot start: give a task to print its answer, e.g.'
+                     ' pi-tui -p "fix the failing test" > answer.txt')
+
+
+def _launch(args: argparse.Namespace, cwd: Path) -> LaunchOptions:
+    from pi_tui.runtime.launch import LaunchOptions
+
+    return LaunchOptions(model=args.model, base_url=args.base_url, session=args.session,
+                         continue_recent=args.continue_recent, launch_dir=cwd, no_session=args.no_session)
+
+
+def cmd_print(args: argparse.Namespace, prompts: list[str], cwd: Path) -> int:
     from pi_tui.modes.print_mode import run_print
-    from pi_tui.runtime.build import LaunchOptions, build_runtime
+    from pi_tui.runtime.build import build_runtime
     from pi_tui.settings import LiveSettings
 
-    if not args.print_prompt.strip():  # before any session file is written
-        raise UserError('-p: the task is empty; give the task to run, e.g. pi-tui -p "fix the failing test"')
+    if not prompts:  # before any session file is written
+        raise _no_task(args)
+    if args.resume:
+        raise UserError("--resume: the session picker is the TUI's; in print mode give --session FILE or --continue")
     settings = _load_settings()
-    options = LaunchOptions(model=args.model, base_url=args.base_url, session=args.session,
-                            continue_recent=args.continue_recent, launch_dir=Path(os.getcwd()),
-                            demo_forks_sessions=False)
+    options = _launch(args, cwd)
+    options.demo_forks_sessions = False
     runtime = build_runtime(options, LiveSettings(settings), import_early=True)  # a `/pruner` change is saved
     for notice in runtime.notices:
         _say(f"pi-tui: {notice}")
-    return asyncio.run(run_print(runtime.host, args.print_prompt, raw=args.raw_output))
+    return asyncio.run(run_print(runtime.host, prompts, raw=args.raw_output))
 
 
-def cmd_tui(args: argparse.Namespace) -> int:
-    """No subcommand and no -p: the interactive TUI (settings problems become notifications there)."""
-    from pi_tui.runtime.launch import LaunchOptions
+def cmd_tui(args: argparse.Namespace, prompts: list[str], cwd: Path) -> int:
+    """The interactive TUI (settings problems become notifications there); `prompts` are sent once it
+    is up, each after the one before is answered, and `--resume` opens the picker first."""
     from pi_tui.tui.app import run_tui
 
-    options = LaunchOptions(model=args.model, base_url=args.base_url, session=args.session,
-                            continue_recent=args.continue_recent, launch_dir=Path(os.getcwd()))
+    options = _launch(args, cwd)
+    options.messages = prompts
+    options.resume = args.resume
     return run_tui(options)
 
 
@@ -334,7 +421,17 @@ def _terminal(text: str, raw: bool) -> str:
     return text if raw else visible_controls(text)
 
 
-def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+def _current_folder() -> Path:
+    """Every command starts from the current folder: one deleted under the shell is said, not a traceback."""
+    try:
+        return Path(os.getcwd())
+    except FileNotFoundError:
+        raise UserError("the current folder no longer exists (it was deleted or moved): cd to a folder that"
+                        " exists and run pi-tui again") from None
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    cwd = _current_folder()
     _check_paths(args)
     remember_base_url(args.base_url)  # before anything could quote it: its `?key=` is a key
     if args.command == "sessions":
@@ -351,9 +448,34 @@ def _dispatch(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return cmd_whatif(args)
     _check_base_url(args.base_url)
     install_log_file()  # the agent runs from here on: its failures need a place a person can read
-    if args.print_prompt is not None:
-        return cmd_print(args)
-    return cmd_tui(args)
+    return cmd_run(args, cwd)
+
+
+def _command_word(argv: Sequence[str]) -> str | None:
+    """The first word that is neither an option nor an option's value: a command's name, or the first
+    message; none after `-p` or `--` (`pi-tui -p show` sends the word "show")."""
+    value_next = False
+    for word in argv:
+        if value_next:
+            value_next = False
+        elif word in ("--", "-p", "--print"):
+            return None
+        elif word.startswith("-") and word != "-":
+            value_next = word in _VALUED
+        else:
+            return word
+    return None
+
+
+def _parse(argv: Sequence[str]) -> argparse.Namespace:
+    """Commands keep their names; any other first word is a message (argparse alone would call it an
+    invalid command), and `--help` shows both."""
+    if _command_word(argv) in COMMANDS or "-h" in argv or "--help" in argv:
+        args = _parser().parse_args(argv)
+    else:
+        args = _run_parser().parse_intermixed_args(argv)
+        args.command = None
+    return args
 
 
 def _tolerant_stdout() -> None:
@@ -365,13 +487,12 @@ def _tolerant_stdout() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
-    args = parser.parse_args(argv)
+    args = _parse(sys.argv[1:] if argv is None else list(argv))
     _tolerant_stdout()
-    if args.command is not None or args.print_prompt is not None:  # the TUI draws on the terminal itself
+    if args.command is not None or args.print_mode or not has_terminal():  # the TUI draws on the terminal itself
         guard_standard_streams()
     try:
-        return _dispatch(args, parser)
+        return _dispatch(args)
     except UserError as exc:
         print(f"pi-tui: error: {safe_message(str(exc))}", file=sys.stderr)
         return EXIT_USAGE

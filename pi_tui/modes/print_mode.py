@@ -1,4 +1,5 @@
-"""`pi-tui -p "task"`: one prompt, headless. The reply streams to stdout, tool activity to stderr.
+"""`pi-tui -p "task"`: prompts sent in turn, headless. Each reply goes to stdout once it is complete (a
+reply that failed, was retried or was interrupted writes nothing there), tool activity to stderr.
 
 What a model or a tool wrote reaches the terminal with its control characters escaped (a reply holding
 `ESC]52` would set the clipboard): always on stderr, and on stdout unless `--raw` asks for the bytes.
@@ -21,14 +22,13 @@ import signal
 import sys
 from typing import TextIO
 
-from condense.messages import AgentMessage
+from condense.messages import AgentMessage, content_text
 from condense.stats import format_tokens
 from pi_tui.abort import AbortSignal
 from pi_tui.agent.compaction import NothingToCompact
 from pi_tui.agent.events import (
     AutoRetryStartEvent,
-    MessageStartEvent,
-    MessageUpdateEvent,
+    MessageEndEvent,
     ToolExecutionEndEvent,
     ToolExecutionStartEvent,
 )
@@ -58,8 +58,7 @@ class PrintRenderer:
         self._wrote_text = False
 
     def attach(self, host: AgentHost) -> None:
-        host.bus.on("message_start", self._on_message_start)
-        host.bus.on("message_update", self._on_update)
+        host.bus.on("message_end", self._on_message_end)
         host.bus.on("tool_execution_start", self._on_tool_start)
         host.bus.on("tool_execution_end", self._on_tool_end)
         host.bus.on("auto_retry_start", self._on_retry)
@@ -70,16 +69,20 @@ class PrintRenderer:
         if text:
             self._at_line_start = text.endswith("\n")
 
-    def _on_message_start(self, event: MessageStartEvent) -> None:
-        if event["message"].get("role") == "assistant" and self._wrote_text:
+    def _on_message_end(self, event: MessageEndEvent) -> None:
+        """A reply's text once it is whole: streamed, an attempt the loop retries would be printed again
+        (and a failed one would leave half an answer where a script reads the answer)."""
+        message = event["message"]
+        if message["role"] != "assistant" or message.get("stopReason") in ("error", "aborted"):
+            return
+        text = content_text(message["content"])
+        if not text:
+            return
+        if self._wrote_text:
             self._end_line()
             self._write("\n")
-
-    def _on_update(self, event: MessageUpdateEvent) -> None:
-        update = event["assistantMessageEvent"]
-        if update.get("type") == "text_delta":
-            self._write(update.get("delta", ""))
-            self._wrote_text = True
+        self._write(text)
+        self._wrote_text = True
 
     def _end_line(self) -> None:
         if not self._at_line_start:
@@ -112,21 +115,19 @@ def _say(line: str, err: TextIO) -> None:
     print(visible_controls(line), file=err, flush=True)
 
 
-async def run_print(host: AgentHost, text: str, out: TextIO | None = None, err: TextIO | None = None,
+async def run_print(host: AgentHost, prompts: list[str], out: TextIO | None = None, err: TextIO | None = None,
                     raw: bool = False) -> int:
-    """`raw`: the reply's bytes on stdout as the model wrote them (stderr is escaped all the same)."""
+    """Each prompt once the one before it is answered, as Pi sends a run's messages; the first that fails
+    ends the run. `raw`: the reply's bytes on stdout as the model wrote them (stderr is escaped all the same)."""
     # the streams are looked up now, not at import: a test harness or a redirect may have replaced them
     out = out or sys.stdout
     err = err or sys.stderr
-    word = unknown_command(text, host.command_names())
-    if word == "compact":
-        return await run_compact(host, text.strip().removeprefix("/compact").strip(), err)
-    if word in INTERACTIVE:
-        _say(f"pi-tui: error: /{word} is an interactive command: run pi-tui and type it there; nothing was sent", err)
-        return EXIT_UNKNOWN_COMMAND
-    if word:
-        _say(f"pi-tui: error: unknown command /{word}: no command, prompt template or skill has that name;"
-             " nothing was sent", err)
+    words = [unknown_command(text, host.command_names()) for text in prompts]
+    if words == ["compact"]:
+        return await run_compact(host, prompts[0].strip().removeprefix("/compact").strip(), err)
+    refused = _refusal(next((word for word in words if word), None), len(prompts))
+    if refused:
+        _say(f"pi-tui: error: {refused}; nothing was sent", err)
         return EXIT_UNKNOWN_COMMAND
     for warning in host.session.warnings:  # lines of the continued session that could not be loaded
         _say(f"pi-tui: warning: {warning}", err)
@@ -145,8 +146,13 @@ async def run_print(host: AgentHost, text: str, out: TextIO | None = None, err: 
 
     stop_listening = listen((signal.SIGINT, *ENDING), end)
     await host.start("startup")
+    last: AgentMessage | None = None
     try:
-        added = await host.prompt(text)
+        for text in prompts:
+            added = await host.prompt(text)
+            last = next((m for m in reversed(added) if m.get("role") == "assistant"), None)
+            if ended_by or (last is not None and last.get("stopReason") in ("error", "aborted")):
+                break
     except MissingKeyError as exc:
         _say(f"pi-tui: error: {exc}", err)
         return EXIT_FAILED
@@ -154,10 +160,20 @@ async def run_print(host: AgentHost, text: str, out: TextIO | None = None, err: 
         renderer.finish()
         await host.shutdown()
         stop_listening()
-    last = next((m for m in reversed(added) if m.get("role") == "assistant"), None)
     saved = host.session.write_error is None  # when not, the host has said once what is missing
     code = _outcome(last, saved, err, ended_by[0] if ended_by else signal.SIGINT)
     return code if saved else EXIT_NOT_SAVED
+
+
+def _refusal(word: str | None, count: int) -> str | None:
+    """Why a `/word` among the prompts cannot run here, or None when none is one."""
+    if word is None:
+        return None
+    if word == "compact" and count > 1:
+        return "/compact runs alone in print mode: give it as the only message"
+    if word in INTERACTIVE:
+        return f"/{word} is an interactive command: run pi-tui and type it there"
+    return f"unknown command /{word}: no command, prompt template or skill has that name"
 
 
 async def run_compact(host: AgentHost, focus: str, err: TextIO) -> int:

@@ -60,6 +60,8 @@ def client_for(model: ModelSpec) -> ModelClient:
 
 
 def _open_session(options: LaunchOptions) -> Session | None:
+    if options.no_session:  # Pi's --no-session wins over --session and --continue
+        return None
     if options.session:
         path = Path(options.session).expanduser()
         if not path.exists() and (path.suffix == ".jsonl" or os.sep in options.session):
@@ -186,7 +188,8 @@ def build_runtime(options: LaunchOptions, live: LiveSettings, ui: HostUI | None 
                         "continue a recorded session on the demo: set the key or give --model")
     cwd = _work_dir(model, session, options, notices)
     if session is None:
-        session = Session.create(cwd, sessions_dir_for(options.launch_dir))
+        folder = sessions_dir_for(options.launch_dir)
+        session = Session.in_memory(cwd) if options.no_session else Session.create(cwd, folder)
     elif model.provider == "demo" and options.demo_forks_sessions:
         _keep_users_session(session, cwd, options, notices)
     if not session.entries:

@@ -21,3 +21,6 @@ class LaunchOptions:
     # The TUI's demo continues a session it did not create in a copy; print mode, a scripting interface,
     # writes where `--session` says (the reliability suite drives session writes through it).
     demo_forks_sessions: bool = True
+    no_session: bool = False  # `--no-session`: the session lives in memory only, as Pi's does
+    messages: list[str] = field(default_factory=list)  # the TUI sends these once it is up, in turn
+    resume: bool = False  # `--resume`: the TUI opens its session picker first

@@ -405,6 +405,15 @@ class PiApp(App[int]):
         for text, level in pending:
             self.show_notice(text, level)
         self.call_after_refresh(self._settle)
+        if self.launch.resume or self.launch.messages:
+            self.spawn(self._send_launch_input())
+
+    async def _send_launch_input(self) -> None:
+        """`pi-tui -r "a" "b"`: the picker first, then each message once the one before is answered."""
+        if self.launch.resume:
+            await self.run_input("/resume")
+        for text in self.launch.messages:
+            await self.run_input(text)
 
     def _settle(self) -> None:
         """Once the session is on screen: the file watchers (watchfiles' import) would only delay it."""

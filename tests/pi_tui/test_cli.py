@@ -18,6 +18,7 @@ from tests.support.cli import run_cli
 from tests.support.codex_rollout import MODEL, write_rollout
 from tests.support.fake_openai import FakeOpenAI, Reply, text_reply
 from tests.support.typed import plain
+from tests.support.waiting import wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -189,13 +190,12 @@ def test_interrupt_aborts_saves_and_exits_130(tmp_path: Path, fake_openai: FakeO
     proc = subprocess.Popen([sys.executable, "-m", "pi_tui", "-p", "hi", "--model", "openai/fake-model",
                              "--base-url", fake_openai.base_url], cwd=tmp_path, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    first = proc.stdout.read(5)  # the reply is streaming, so the SIGINT handler (set before the run) is in place
-    assert first
+    # the request reached the server, so the SIGINT handler (set before the run) is in place
+    wait_until(lambda: fake_openai.requests, "the model request")
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
-    assert "interrupted" in err
+    assert "interrupted" in err and out == "", "an interrupted reply is in the session, never half on stdout"
     files = list((Path(os.environ["PI_TUI_HOME"]) / "sessions").rglob("*.jsonl"))
     assert len(files) == 1
     last = Session.open(files[0]).messages()[-1]

@@ -11,10 +11,12 @@ from pathlib import Path
 
 
 def run_cli(*args: str, cwd: Path, timeout: float = 120, env: dict[str, str] | None = None,
-            unset: tuple[str, ...] = (), max_memory: int | None = None) -> subprocess.CompletedProcess[str]:
+            unset: tuple[str, ...] = (), max_memory: int | None = None,
+            stdin: str = "") -> subprocess.CompletedProcess[str]:
     """The real console entry point in a fresh process, as a person at a shell would run it; `env` adds
     to the environment and `unset` takes variables out of it. `max_memory` (bytes of address space) keeps
-    a command that would fill memory from taking the machine's."""
+    a command that would fill memory from taking the machine's. `stdin` is what a pipe gives it (by
+    default nothing, never the test runner's own stdin, which pi-tui would read to its end)."""
     full_env = {name: value for name, value in {**os.environ, **(env or {})}.items() if name not in unset}
 
     def limit() -> None:
@@ -22,4 +24,4 @@ def run_cli(*args: str, cwd: Path, timeout: float = 120, env: dict[str, str] | N
             resource.setrlimit(resource.RLIMIT_AS, (max_memory, max_memory))
 
     return subprocess.run([sys.executable, "-m", "pi_tui", *args], cwd=cwd, env=full_env, capture_output=True,
-                          text=True, timeout=timeout, preexec_fn=limit)
+                          input=stdin, text=True, timeout=timeout, preexec_fn=limit)

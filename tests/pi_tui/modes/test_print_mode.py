@@ -29,7 +29,7 @@ async def test_a_demo_task_in_print_mode_ends_with_what_to_run_next(tmp_path: Pa
     runtime = build_runtime(LaunchOptions(model="demo", launch_dir=tmp_path), LiveSettings(load_settings().settings))
     runtime.host.agent.client.delay = 0  # type: ignore[attr-defined]
     out, err = io.StringIO(), io.StringIO()
-    assert await run_print(runtime.host, "fix the failing test", out, err) == EXIT_OK
+    assert await run_print(runtime.host, ["fix the failing test"], out, err) == EXIT_OK
     last = out.getvalue().rstrip().splitlines()[-1]
     assert NEXT_TASK_HINT not in out.getvalue()
     assert last.startswith("(demo task 1/") and 'pi-tui -p "next task" --continue' in last
@@ -97,7 +97,7 @@ async def test_compact_in_print_mode_compacts_the_session_and_says_so_in_one_lin
     options = LaunchOptions(model="demo", session=str(copy), launch_dir=tmp_path)
     runtime = build_runtime(options, LiveSettings(load_settings().settings))
     out, err = io.StringIO(), io.StringIO()
-    assert await run_print(runtime.host, "/compact the theme work", out, err) == EXIT_OK
+    assert await run_print(runtime.host, ["/compact the theme work"], out, err) == EXIT_OK
     entry = runtime.host.session.entries[-1]
     assert entry["type"] == "compaction" and entry["summary"].startswith("## Goal")
     assert out.getvalue() == ""
@@ -114,10 +114,10 @@ async def test_compact_with_nothing_to_compact_is_no_failure(tmp_path: Path) -> 
     copy = corpus_copy("pi-before-compaction.jsonl", tmp_path)
     options = LaunchOptions(model="demo", session=str(copy), launch_dir=tmp_path)
     runtime = build_runtime(options, LiveSettings(load_settings().settings))
-    assert await run_print(runtime.host, "/compact", io.StringIO(), io.StringIO()) == EXIT_OK
+    assert await run_print(runtime.host, ["/compact"], io.StringIO(), io.StringIO()) == EXIT_OK
     size = copy.stat().st_size
     err = io.StringIO()
-    assert await run_print(runtime.host, "/compact", io.StringIO(), err) == EXIT_OK
+    assert await run_print(runtime.host, ["/compact"], io.StringIO(), err) == EXIT_OK
     assert copy.stat().st_size == size
     [line] = err.getvalue().splitlines()[-1:]
     assert line.startswith("pi-tui: /compact: already compacted") and line.endswith("the session is left as it was")

@@ -28,6 +28,7 @@ PROBE = r"""
 import json, sys
 from textual.app import App
 from pi_tui.tui.app import PiApp
+from pi_tui import cli
 from pi_tui.cli import main
 
 seen = {"warm_up": []}
@@ -50,6 +51,7 @@ async def on_ready(self):
 
 PiApp.on_ready = on_ready
 PiApp.run = lambda self: App.run(self, headless=True)
+cli.has_terminal = lambda: True  # headless: the app draws nowhere, where pi-tui itself would run print mode
 code = main(sys.argv[1:])
 print(json.dumps({**seen, "code": code}))
 """
@@ -60,7 +62,7 @@ def probe(tmp_path: Path, *args: str, key: str | None = None) -> dict:  # type: 
     if key:
         env["OPENAI_API_KEY"] = key
     done = subprocess.run([sys.executable, "-c", PROBE, *args], cwd=tmp_path, env=env, capture_output=True,
-                          text=True, timeout=120)
+                          stdin=subprocess.DEVNULL, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     answer: dict[Any, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return answer
@@ -83,9 +85,11 @@ FAILING_START = r"""
 import sys
 from textual.app import App
 from pi_tui.tui.app import PiApp
+from pi_tui import cli
 from pi_tui.cli import main
 
 PiApp.run = lambda self: App.run(self, headless=True)
+cli.has_terminal = lambda: True
 sys.exit(main(sys.argv[1:]))
 """
 
@@ -99,7 +103,7 @@ def test_a_runtime_that_cannot_be_built_is_one_line_and_exit_status_2(tmp_path: 
     """The session and the model are opened after the first frame now; their errors still end pi-tui as
     they did before it started."""
     done = subprocess.run([sys.executable, "-c", FAILING_START, *args], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=120)
+                          stdin=subprocess.DEVNULL, text=True, timeout=120)
     assert done.returncode == 2
     [line] = done.stderr.splitlines()
     assert line.startswith(said)
