@@ -133,6 +133,7 @@ class CondenseEngine:
         self._metrics = MetricsScan()  # the branch as measured for the last flush's metrics
         self._chain_detector = ChainDetector()
         self._branch = BranchMessages()  # the branch's messages as of the last compression
+        self._whole = BranchMessages()  # and the whole branch's, a compaction's cut or not (`ChainOutputs`)
         self._settled: tuple[int, ChainRange | None] = (0, None)  # the chains `_unsettled` passes over
         self._config_version = 0
         self._args_memo = ArgsPurgeMemo()
@@ -175,6 +176,7 @@ class CondenseEngine:
         self._renderer = IncrementalRender()
         self._chain_detector = ChainDetector()
         self._branch = BranchMessages()
+        self._whole = BranchMessages()
         self._settled = (0, None)
         self._last_input = None
         self._numbering = Numbering()
@@ -507,7 +509,8 @@ class CondenseEngine:
                     index=self.index, append=self.records.append, compressed_at=newest_message_time(entries),
                     grace_keys=branch.ages.in_grace(self.config.recovery_grace_turns), fuser=fuse,
                     signal=self._cancel, spill=spill, diagnostics=self.diagnostics, stats=self.stats,
-                    boundaries=boundaries, names_limit=self.config.summary_names, outputs=ChainOutputs(entries))
+                    boundaries=boundaries, names_limit=self.config.summary_names,
+                    outputs=ChainOutputs(entries, self._whole))
         except Exception as exc:
             log.exception("pruner: chain compression failed: %s", exc)
             return []

@@ -16,9 +16,8 @@ from dataclasses import replace
 from typing import Any
 
 from condense.chains.backfill import deterministic_body, extract_chain_records
-from condense.chains.detect import branch_messages, detect_chains
+from condense.chains.detect import BranchMessages, branch_messages, detect_chains
 from condense.chains.model import ChainEntry, ChainRange
-from condense.chains.render import Boundaries
 from condense.index import ToolCallIndexer
 from condense.names import names_lines
 from condense.occurrence import Occurrences
@@ -63,20 +62,22 @@ def deterministic_text(members: Sequence[ToolCallRecord], refs: Sequence[str], n
 class ChainOutputs:
     """The outputs a compact chain record indexes (`index.ChainOutputs`), found on `branch`, the branch it
     sits on: the answered, unprotected calls of its range that the index lacks, as compression found them
-    (`extract_chain_records`). The branch's messages are walked once, at the first chain asked about."""
+    (`extract_chain_records`). The branch's messages are walked once, at the first chain asked about;
+    `walk`, kept by a caller whose branch grows (the engine, from flush to flush), reads only the entries
+    appended since its last walk: a fresh walk at every flush made a long session's replay quadratic."""
 
-    def __init__(self, branch: Sequence[dict[str, Any]]) -> None:
+    def __init__(self, branch: list[dict[str, Any]], walk: BranchMessages | None = None) -> None:
         self._branch = branch
-        self._walked: tuple[list[dict[str, Any]], Boundaries] | None = None
+        self._walk = walk
+        self._walked: BranchMessages | None = None
 
     def __call__(self, data: dict[str, Any], is_indexed: Callable[[str], bool]) -> list[str]:
         entry = ChainEntry.from_json(data, issued="b0")  # its block id names nothing here
         if entry is None or entry.final_assistant_timestamp is None:
             return []
         if self._walked is None:
-            messages = Occurrences().number(branch_messages(self._branch))
-            self._walked = messages, Boundaries(messages)
+            self._walked = (self._walk or BranchMessages()).of(self._branch)
         chain = ChainRange(entry.start_user_timestamp, entry.final_assistant_timestamp,
                            protected_tool_call_ids=entry.protected_tool_call_ids)
-        messages, boundaries = self._walked
-        return [record.key for record in extract_chain_records(messages, chain, is_indexed, boundaries)]
+        walked = self._walked
+        return [record.key for record in extract_chain_records(walked.messages, chain, is_indexed, walked.boundaries)]

@@ -1,0 +1,36 @@
+"""A flush asks whether a reload would find a chain's outputs again (`ChainOutputs`): that walk of the branch
+is kept from flush to flush, so a long session's flushes read only what grew (a fresh walk per flush made
+replaying 16,000 messages quadratic)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from condense.chains import derive, detect
+from tests.support.memory_host import make
+
+SMALL = "x = 1\n" * 20  # under the batch minimum: no summary, the chain indexes its outputs itself
+
+
+async def test_the_flushes_of_a_growing_session_read_each_entry_of_its_branch_a_few_times_only(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    read = 0
+    walk = detect.branch_messages
+
+    def counted(entries: Any) -> list[dict[str, Any]]:
+        nonlocal read
+        read += len(entries)
+        return walk(entries)
+
+    monkeypatch.setattr(detect, "branch_messages", counted)
+    monkeypatch.setattr(derive, "branch_messages", counted)
+    host, _, drive = make({"chain_compression": {"rolling_window": 0}})
+    chains = 30
+    for n in range(chains):
+        await drive.prompt(f"read part {n}", 1000 * n + 100)
+        await drive.tool_turn(1000 * n + 110, [(f"c{n}", SMALL + str(n))])
+        await drive.final(1000 * n + 200)
+    assert len(host.custom("context-prune-chain")) == chains
+    assert read <= 4 * len(host.entries), f"{read} entries read for a branch of {len(host.entries)}"
