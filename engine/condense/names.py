@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 
 MIN_CHARS = 6
 NAME_CHARS = 80  # a longer token is data (a hash, a blob), not a name a model writes again
+SCAN_CHARS = 65_536  # of a longer output only its head is ranked: each distinct name is counted through the text
 NAMES_PREFIX = "- Names in "  # a list item: it stays a line of its own under a summary rendered as Markdown
 
 _RUN = re.compile(r"[A-Za-z0-9_./:$-]+")
@@ -45,9 +46,12 @@ def identifiers(text: str) -> set[str]:
 def top_names(text: str, limit: int, shown: str = "") -> list[str]:
     """At most `limit` identifiers of `text` that `shown` does not already hold, most used first (ties
     in order of first use): the names the output is about, before those it mentions once. A use inside
-    a longer token counts (`HookRunner` in `HookRunner.count`)."""
+    a longer token counts (`HookRunner` in `HookRunner.count`). Counting walks the text once per distinct
+    name, so a long output is ranked by its first `SCAN_CHARS` characters (a 10 MB output of distinct
+    words took minutes, on the request path)."""
     if limit <= 0:
         return []
+    text = text[:SCAN_CHARS]
     distinct = dict.fromkeys(token for token in identifier_tokens(text) if len(token) <= NAME_CHARS)
     counts = {token: text.count(token) for token in distinct}
     ranked = sorted(distinct, key=lambda token: -counts[token])  # stable: first use breaks ties

@@ -8,7 +8,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from condense import OpenAICondenser
-from condense.names import carried_names, identifiers, names_line, names_lines, top_names
+from condense.names import SCAN_CHARS, carried_names, identifiers, names_line, names_lines, top_names
 from condense.records import SummaryRef, ToolCallRecord
 from condense.summarize.refs import build_summary_content
 
@@ -97,3 +97,12 @@ def test_the_names_line_stays_a_line_of_its_own_when_the_summary_is_shown_as_mar
     items = [token.content for token in MarkdownIt().parse(content) if token.type == "inline"]
     names = "Names in `t1`: computeTotalPrice, order.line_items, tax_rate"
     assert items[:2] == ["`t1` read shop.py: the checkout", names]
+
+
+def test_a_long_output_is_ranked_by_its_head_and_a_name_only_its_tail_uses_is_not_listed() -> None:
+    """Each distinct name is counted through the text: over a multi-megabyte output of distinct words
+    that was minutes of CPU on the request path; the head says what the output is about."""
+    head = "HookRunner.count and agent_start " * 10
+    filler = " ".join(f"word{n:07d}" for n in range(SCAN_CHARS // 12 + 1))
+    names = top_names(head + filler + " tailOnlyName" * 50, 3)
+    assert names[:2] == ["HookRunner.count", "agent_start"] and "tailOnlyName" not in names
