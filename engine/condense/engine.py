@@ -457,10 +457,8 @@ class CondenseEngine:
             batches = self.flusher.supersede(batches, self.is_protected)
             unread = [batch for batch in self.pending if any(record.key in keep for record in batch.tool_calls)]
             self.pending = []
-            if batches:
-                diag = status_suffix(self.diagnostics.counts())
-                self.host.set_status(STATUS_KEY, status_line(f"prune: summarizing…{diag}"))
-            result, restore = await self.flusher.run(batches, self._cancel, sequential, progress)
+            counter = _SummaryCount(self, progress)
+            result, restore = await self.flusher.run(batches, self._cancel, sequential, counter.heard, counter.start)
             self.pending = [*restore, *unread]
             chains = self.config.chain_compression
             if result.processed and chains.enabled:
@@ -797,3 +795,27 @@ class CondenseEngine:
         return not changes or self._save_config(changes)
 
 
+class _SummaryCount:
+    """A flush's progress, passed on, and the status line saying how far it got (`summarizing 12/228…`):
+    the first request of a long session resumed with work pending waits on hundreds of summaries."""
+
+    def __init__(self, engine: CondenseEngine, progress: Progress | None) -> None:
+        self._engine, self._progress = engine, progress
+        self._done = self._total = 0
+
+    def start(self, total: int) -> None:
+        self._total = total
+        if total:
+            self._show()
+
+    def heard(self, batch: int, state: str, chars: int) -> None:
+        if state in ("done", "failed"):
+            self._done += 1
+            self._show()
+        if self._progress is not None:
+            self._progress(batch, state, chars)
+
+    def _show(self) -> None:
+        engine = self._engine
+        diag = status_suffix(engine.diagnostics.counts())
+        engine.host.set_status(STATUS_KEY, status_line(f"prune: summarizing {self._done}/{self._total}…{diag}"))

@@ -169,13 +169,17 @@ class Flusher:
         return "summarized", len(content)
 
     async def run(self, batches: list[Batch], signal: CancelSignal, sequential: bool = False,
-                  progress: Progress | None = None) -> tuple[FlushResult, list[Batch]]:
-        """Flush `batches`; returns the result and the batches to put back in the pending queue."""
+                  progress: Progress | None = None, on_calls: Callable[[int], None] | None = None,
+                  ) -> tuple[FlushResult, list[Batch]]:
+        """Flush `batches`; returns the result and the batches to put back in the pending queue. `on_calls`
+        hears how many of them go to the summariser (the others are repeats of outputs summarised before)."""
         result = FlushResult("empty", captured=len(batches))
         if not batches:
             return result, []
         work = [self._dedup(batch) for batch in batches]
         to_summarize = [w.batch for w in work if w.kind == "summarize"]
+        if on_calls is not None:
+            on_calls(len(to_summarize))
         batch_summaries = await self.summarizer.summarize_batches(to_summarize, signal, sequential=sequential,
                                                                   on_progress=progress)
         result.halted = batch_summaries.halted

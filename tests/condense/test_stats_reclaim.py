@@ -54,3 +54,25 @@ async def test_with_no_context_figure_a_flush_still_shows_what_the_next_request_
     assert engine.context_figure() == ContextUsage(None, 200_000)  # the host keeps showing `?`
     figure = FIGURE.fullmatch(host.status["condense"])
     assert figure and figure[1] == format_tokens(next_request(engine)), host.status
+
+
+async def test_a_flush_says_how_many_summaries_it_has_of_how_many_while_it_runs() -> None:
+    """A long session resumed with work pending waits on hundreds of summaries before its first request:
+    the status line counts them as they come."""
+    host, engine, drive = make({"prune_on": "on-demand"})
+    await drive.prompt("go", 100)
+    for turn in range(3):
+        await drive.tool_turn(110 + 10 * turn, [(f"c{turn}", BIG + str(turn))])
+    await drive.final(200)
+    seen: list[str] = []
+    set_status = host.set_status
+
+    def recorded(key: str, text: str | None) -> None:
+        seen.append(text or "")
+        set_status(key, text)
+
+    host.set_status = recorded  # type: ignore[method-assign]  # the lines as they were shown
+    await engine.flush("manual")
+    counts = [line for line in seen if "summarizing" in line]
+    assert counts == [f"│ prune: summarizing {done}/3…" for done in range(4)]
+    assert "summarizing" not in host.status["condense"], "the figure again once it is done"
