@@ -10,7 +10,7 @@ what that flush left (or fell `REARM_SHARE` under the level), so a long session 
 flush, and rewrite its cached prompt, at every tool turn for a few hundred tokens.
 
 Past the point where even the pruned request no longer fits the window (less Pi's `COMPACTION_RESERVE`
-for the reply, or half a window under 32k: `compaction_limit`), pruning cannot help: the engine falls
+for the reply, or the reply's own max_tokens: `compaction_limit`), pruning cannot help: the engine falls
 back to Pi's compaction, through a host that can.
 """
 
@@ -23,11 +23,14 @@ REARM_SHARE = 0.02  # of the budget window: 4,000 tokens of a 200k window
 COMPACTION_RESERVE = 16_384  # Pi's reserveTokens: what a reply may need; Pi compacts when the context passes the rest
 
 
-def compaction_limit(context_window: int) -> int:
+def compaction_limit(usage: ContextUsage) -> int:
     """The tokens a request may carry before the fallback compaction: the window less Pi's reserve for
-    the reply, or less half of it where Pi's reserve would take more (a window under 32k: a 16k model
-    would otherwise be told at every turn that 1.6k tokens do not fit)."""
-    return context_window - min(COMPACTION_RESERVE, context_window // 2)
+    the reply, or less what the request keeps for its reply (`reply_tokens`, the host's max_tokens: a 32k
+    model answering in 4k) or half the window, where those are smaller (a 16k model would otherwise be
+    told at every turn that 1.6k tokens do not fit)."""
+    window = usage.context_window
+    reserve = min(COMPACTION_RESERVE, window // 2, usage.reply_tokens or COMPACTION_RESERVE)
+    return window - reserve
 
 
 def _fraction(value: float | None) -> float | None:

@@ -356,14 +356,15 @@ class CondenseEngine:
         if not self.config.enabled or not isinstance(self.host, CompactingHost):
             return
         usage = self.host.context_usage()  # the last request as the provider counted it, and what came since
-        if usage is None or usage.tokens is None or usage.tokens <= compaction_limit(usage.context_window):
+        if usage is None or usage.tokens is None or usage.tokens <= compaction_limit(usage):
             return
         self.render(self._context())
         tokens = self.rendered_tokens()
-        if tokens > compaction_limit(usage.context_window):
+        if tokens > compaction_limit(usage):
+            reply = usage.context_window - compaction_limit(usage)
             self.host.notify(f"pruner: even pruned, the next request ({tokens:,} tokens) does not fit the"
-                             f" {usage.context_window:,}-token window: trying Pi's compaction",
-                             "warning")
+                             f" {usage.context_window:,}-token window with {reply:,} kept for the reply:"
+                             " trying Pi's compaction", "warning")
             await self.host.compact()
 
     async def _flush_if_cold(self, now_ms: int) -> None:

@@ -31,10 +31,13 @@ class CompletionEvent:
 
 @dataclass(frozen=True)
 class ContextUsage:
-    """How full the context is: `tokens` used (None when unknown) out of the model's `context_window`."""
+    """How full the context is: `tokens` used (None when unknown) out of the model's `context_window`;
+    `reply_tokens`, when the host knows it, what each request asks the model to keep for its reply
+    (its max_tokens): what a request must leave free of the window."""
 
     tokens: int | None
     context_window: int
+    reply_tokens: int | None = None
 
     @property
     def percent(self) -> float | None:

@@ -239,7 +239,8 @@ class AgentHost:
         if messages and messages[0].get("role") == "compactionSummary":
             messages = in_time_order(self.session.branch_entries())
         reckoned = context_estimate(messages)
-        return ContextUsage(None if reckoned is None else reckoned.tokens, self.config.model.context_window)
+        model = self.config.model
+        return ContextUsage(None if reckoned is None else reckoned.tokens, model.context_window, model.max_tokens)
 
     # ----- compaction ---------------------------------------------------------------------------
 

@@ -69,3 +69,15 @@ async def test_a_small_window_keeps_room_for_the_request_not_just_pis_reserve() 
     await drive.prompt("word " * 16_000, 20)
     await drive.final(30)
     assert host.compactions == 1
+
+
+async def test_a_model_that_answers_in_few_tokens_keeps_only_those_free_of_its_window() -> None:
+    """A 32k model asked for replies of at most 4,096 tokens: a 21k-token request fits, and saying it does
+    not (with Pi's 16,384-token reserve) sent it to a compaction it did not need."""
+    for usage, compactions in ((ContextUsage(20_000, 32_000, 4_096), 0), (ContextUsage(20_000, 32_000), 1)):
+        host = CompactingMemoryHost()
+        host.usage = usage
+        drive = started(host)
+        await drive.prompt("word " * 12_000, 1)
+        await drive.final(10)
+        assert host.compactions == compactions, usage
