@@ -11,9 +11,10 @@ import asyncio
 import json
 import os
 import re
+import shutil
 import sys
 import urllib.parse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -299,6 +300,16 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _whatif_progress(name: str, interactive: bool) -> Callable[[int, int, str], None]:
+    """One line rewritten in place on a terminal: the session, strategies done of all, the latest one."""
+    def progress(done: int, total: int, strategy: str) -> None:
+        if interactive:  # cut to the width: a wrapped line is not rewritten in place
+            line = f"whatif: {name}: {done}/{total} strategies done {strategy}"
+            width = shutil.get_terminal_size().columns - 1
+            print(f"\r\x1b[K{line[:width]}", end="", file=sys.stderr, flush=True)
+    return progress
+
+
 def cmd_whatif(args: argparse.Namespace) -> int:
     from condense.simulate import format_report, plot_svg
     from pi_tui.modes.offline_config import offline_condense_config
@@ -307,16 +318,15 @@ def cmd_whatif(args: argparse.Namespace) -> int:
     condense = offline_condense_config(args.settings, args.overrides)
     options = whatif_options(args.strategies, args.pricing, args.cache_ttl, args.cache_model, condense)
     interactive = sys.stderr.isatty()
-
-    def progress(name: str) -> None:
-        if interactive:
-            print(f"\rwhatif: {name:<24}", end="", file=sys.stderr, flush=True)
-
     reports = []
     for arg in args.sessions:
-        reports.append(run_whatif(_open(arg), options, progress=progress))
+        session = _open(arg)
+        name = Path(arg).name
+        if not interactive:  # a log: one line a session, not a line a strategy
+            print(f"whatif: {name}: {len(options.strategies)} strategies", file=sys.stderr, flush=True)
+        reports.append(run_whatif(session, options, progress=_whatif_progress(name, interactive)))
     if interactive:
-        print("\r" + " " * 34 + "\r", end="", file=sys.stderr, flush=True)
+        print("\r\x1b[K", end="", file=sys.stderr, flush=True)
     if args.plot:
         try:
             Path(args.plot).write_text(plot_svg(reports), encoding="utf-8")

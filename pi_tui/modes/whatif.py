@@ -15,7 +15,7 @@ import math
 import multiprocessing
 import os
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,7 +52,7 @@ from pi_tui.session.store import Session
 
 PRICING_MODELS = ("claude-opus-4-5", "claude-sonnet-4-5", "gpt-5.1-codex")
 
-Progress = Callable[[str], None]
+Progress = Callable[[int, int, str], None]  # (strategies done, of how many, the one that just ended)
 
 
 @dataclass
@@ -161,18 +161,21 @@ def _run_strategies(strategies: _Strategies, progress: Progress | None,
     workers = _workers(len(names))
     if workers == 1 or not hasattr(os, "fork"):
         outcomes = []
-        for name in names:
-            if progress is not None:
-                progress(name)
+        if progress is not None:
+            progress(0, len(names), "")
+        for done, name in enumerate(names, start=1):
             outcomes.append(strategies.run(name))
+            if progress is not None:
+                progress(done, len(names), name)
         return outcomes
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
                              initargs=(strategies,)) as pool:
-        futures = [pool.submit(_run_in_worker, name) for name in names]
-        for name in names:
-            if progress is not None:
-                progress(name)
+        futures = {pool.submit(_run_in_worker, name): name for name in names}
+        if progress is not None:
+            progress(0, len(names), "")
+            for done, future in enumerate(as_completed(futures), start=1):
+                progress(done, len(names), futures[future])
         return [future.result() for future in futures]
 
 

@@ -170,3 +170,24 @@ def test_the_help_names_every_strategy_whatif_runs(capsys: pytest.CaptureFixture
     text = " ".join(capsys.readouterr().out.split())
     missing = [name for name in STRATEGIES if name not in text]
     assert missing == []
+
+
+def test_whatif_progress_counts_strategies_as_they_finish(small_session: Path) -> None:
+    """Strategies run in parallel processes: the progress line counts them as each one ends (it named
+    them all at once, then sat still for minutes on a long session)."""
+    from pi_tui.modes.whatif import run_whatif, whatif_options
+    from pi_tui.session.store import Session
+
+    heard: list[tuple[int, int, str]] = []
+    names = ["none", "masking", "condense"]
+    run_whatif(Session.open(small_session), whatif_options([",".join(names)], None, "5m"),
+               progress=lambda done, total, name: heard.append((done, total, name)))
+    assert [done for done, _, _ in heard] == list(range(len(names) + 1))
+    assert {total for _, total, _ in heard} == {len(names)}
+    assert {name for _, _, name in heard if name} == set(names)
+
+
+def test_whatif_into_a_log_says_each_session_once(small_session: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["whatif", str(small_session), "--strategies", "none,masking"]) == 0
+    err = capsys.readouterr().err
+    assert err == f"whatif: {small_session.name}: 2 strategies\n"
