@@ -205,6 +205,12 @@ def not_encodable(exc: BaseException) -> UnicodeEncodeError | None:
     return next((current for current in _chain(exc) if isinstance(current, UnicodeEncodeError)), None)
 
 
+def malformed_stream(exc: BaseException) -> bool:
+    """Whether a chunk of the reply's stream was not JSON: the parser's words (`Expecting property name
+    enclosed in double quotes: line 1 column 2`) name a position in text the user never saw."""
+    return any(isinstance(current, json.JSONDecodeError) for current in _chain(exc))
+
+
 def _headers(exc: BaseException) -> Mapping[str, str]:
     """The failed response's headers, from litellm's exception (or the SDK's it wraps), if it had one."""
     headers: Any = getattr(exc, "litellm_response_headers", None)
@@ -256,10 +262,15 @@ def error_line(exc: BaseException, kind: ErrorKind | None = None, endpoint: str 
         return format_error(kind, f"the request was not sent: it holds text that cannot be encoded ({unsent})")
     if endpoint and cannot_connect(exc):
         return format_error(kind, f"cannot connect to {endpoint}")
+    if malformed_stream(exc):
+        server = endpoint or "the server"
+        return format_error(kind, f"{server} sent a malformed stream (a chunk that is not JSON)",
+                            advice="Try again; if it keeps happening, check that server (or a proxy in front of it)")
     return format_error(kind, error_detail(exc), _status(exc))
 
 
-def format_error(kind: ErrorKind, detail: str, status: int | None = None) -> str:
+def format_error(kind: ErrorKind, detail: str, status: int | None = None, advice: str | None = None) -> str:
+    """`advice`: what to do when the kind's own advice does not fit the failure."""
     code = f" (HTTP {status})" if status else ""
     detail = detail.strip().rstrip(".")
-    return one_line(scrub(f"{_HEADLINES[kind]}{code}: {detail}. {_ADVICE[kind]}."))
+    return one_line(scrub(f"{_HEADLINES[kind]}{code}: {detail}. {advice or _ADVICE[kind]}."))

@@ -12,7 +12,7 @@ from pi_tui.runtime.build import LaunchOptions, build_runtime
 from pi_tui.settings import LiveSettings, Settings
 from pi_tui.tui.app import PiApp, TuiBridge
 from pi_tui.widgets.assistant import AssistantBlock
-from tests.support.fake_openai import FakeOpenAI, server_error
+from tests.support.fake_openai import FakeOpenAI, server_error, text_reply
 
 
 async def test_a_missing_key_is_said_once_and_writes_no_turn(
@@ -53,3 +53,21 @@ async def test_a_retried_failure_passes_in_the_status_and_the_final_one_is_shown
         errors = [str(line.render()) for line in app.main.transcript.query(".assistant-error")]
         assert len(errors) == 1 and errors[0].startswith("Error: ")
         assert len(list(app.main.transcript.query(AssistantBlock))) == 1
+
+
+async def test_a_stream_with_a_chunk_that_is_not_json_is_said_as_a_malformed_stream(
+        tmp_path: Path, fake_openai: FakeOpenAI, send, wait, wait_for) -> None:
+    fake_openai.push(text_reply("half an answer that breaks", invalid_json_at=2))
+    settings = LiveSettings(Settings.model_validate({"retry": {"enabled": False}}))
+    bridge, client = TuiBridge(), LiteLLMClient()
+    options = LaunchOptions(model="openai/fake-model", base_url=fake_openai.base_url, launch_dir=tmp_path)
+    runtime = build_runtime(options, settings, ui=bridge, client=client)
+    app = PiApp(runtime, settings, bridge, options, client=client, watch=False)
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait(pilot)
+        await send(pilot, "hello")
+        await wait_for(pilot, lambda: runtime.host.is_idle and len(fake_openai.requests) == 1, timeout=60)
+        await wait(pilot)
+        [error] = [str(line.render()) for line in app.main.transcript.query(".assistant-error")]
+        assert f"{fake_openai.base_url} sent a malformed stream (a chunk that is not JSON)" in error
+        assert "check that server" in error and "line 1 column" not in error
