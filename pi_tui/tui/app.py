@@ -130,7 +130,7 @@ class AppCommandContext:
         return self.app.theme
 
     def theme_names(self) -> list[str]:
-        return sorted(self.app.available_themes)
+        return self.app.theme_names()
 
     def apply_theme(self, name: str) -> bool:
         return self.app.apply_theme(name)
@@ -316,6 +316,16 @@ class PiApp(App[int]):
         if self.theme in {theme.name for theme in themes}:
             self._repaint()
         return [f"theme {error}" for error in errors]
+
+    def theme_names(self) -> list[str]:
+        """The themes to offer, with the user's folder as it is now: a file copied in while pi-tui runs is
+        offered without /reload (the watcher only sees it when it runs, and tests and some file systems
+        have none). Its broken files are said at start-up and by /reload, not at each listing."""
+        themes, _ = load_user_themes()
+        for theme in themes:
+            if theme.name not in self.available_themes:
+                self.register_theme(theme)
+        return sorted(self.available_themes)
 
     def apply_theme(self, name: str) -> bool:
         if name not in self.available_themes:
