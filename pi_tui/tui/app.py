@@ -186,14 +186,18 @@ class AppCommandContext:
 
     @contextmanager
     def working(self, text: str) -> Iterator[AbortSignal]:
+        """`text` stands in the working line while the block runs, then what it replaced comes back (a
+        `!cmd` typed while the agent works), unless the agent changed the line meanwhile."""
         working = self.app.main.status.working
+        before, retry = working.text, working.has_class("-retry")
         self.signal = AbortSignal()
         working.show(text)
         try:
             yield self.signal
         finally:
             self.signal = None
-            working.show(None)
+            if working.text == text:
+                working.show(before or None, retry=retry)
 
     def abort_work(self) -> bool:
         """Esc while a command's own work runs: stop it."""
@@ -574,9 +578,7 @@ class PiApp(App[int]):
         await self.ready.wait()
         stripped = text.strip()
         if stripped.startswith("!"):
-            from pi_tui.commands import run_shell
-
-            await run_shell(self.command_context, stripped)
+            await self._run_shell(stripped)
             return
         if stripped.startswith("/") and await self.commands.dispatch(stripped):
             return
@@ -600,6 +602,18 @@ class PiApp(App[int]):
         else:
             await host.prompt(text, images)  # steers the running agent
         self.live.queue("follow-up" if follow_up else "steer", text)
+
+    async def _run_shell(self, text: str) -> None:
+        """`!cmd`, also while the agent works (as in Pi); one at a time: a second is refused and stays in
+        the editor, as Pi keeps it."""
+        from pi_tui.commands import run_shell
+
+        if self.command_context.signal is not None:
+            self.show_notice("a command is already running; press Esc to stop it first", "warning")
+            if not self.main.editor.text.strip():
+                self.main.editor.set_text(text)
+            return
+        await run_shell(self.command_context, text)
 
     # ----- keys ---------------------------------------------------------------------------------
 
