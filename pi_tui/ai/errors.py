@@ -84,6 +84,8 @@ _ADVICE: dict[ErrorKind, str] = {
     "bad_request": "The request needs changing before it can succeed",
     "other": "Try again, or pick another model",
 }
+_MALFORMED_ADVICE = "Try again; if it keeps happening, check that server (or a proxy in front of it)"
+_STATUS_CODE = re.compile(r"^ \(HTTP (\d+)\)")
 MAX_LINE = 400
 LONGEST_WAIT_S = 366 * 24 * 3600  # the longest wait a provider's Retry-After can ask of us (a setting caps it)
 MISSING_KEY = "no API key for "  # how `models.missing_key` starts its line; read back as "auth"
@@ -265,8 +267,23 @@ def error_line(exc: BaseException, kind: ErrorKind | None = None, endpoint: str 
     if malformed_stream(exc):
         server = endpoint or "the server"
         return format_error(kind, f"{server} sent a malformed stream (a chunk that is not JSON)",
-                            advice="Try again; if it keeps happening, check that server (or a proxy in front of it)")
+                            advice=_MALFORMED_ADVICE)
     return format_error(kind, error_detail(exc), _status(exc))
+
+
+def retry_reason(line: str) -> str:
+    """What failed, for a line that already says a retry is coming: the status and the provider's words,
+    without the headline (a retry is only for passing failures) or the advice (the retry is the advice)."""
+    kind = classify_error_text(line)
+    headline = _HEADLINES[kind]
+    if not line.startswith(headline):
+        return line
+    rest = line.removeprefix(headline)
+    status = _STATUS_CODE.match(rest)
+    reason = rest[status.end() if status else 0:].lstrip(" :")
+    for advice in (_ADVICE[kind], _MALFORMED_ADVICE):
+        reason = reason.removesuffix(f" {advice}.")
+    return f"HTTP {status[1]}: {reason}" if status else reason
 
 
 def format_error(kind: ErrorKind, detail: str, status: int | None = None, advice: str | None = None) -> str:

@@ -71,3 +71,23 @@ async def test_a_stream_with_a_chunk_that_is_not_json_is_said_as_a_malformed_str
         [error] = [str(line.render()) for line in app.main.transcript.query(".assistant-error")]
         assert f"{fake_openai.base_url} sent a malformed stream (a chunk that is not JSON)" in error
         assert "check that server" in error and "line 1 column" not in error
+
+
+async def test_the_retry_status_fits_80_columns(tmp_path: Path, fake_openai: FakeOpenAI, wait, wait_for,
+                                                shown) -> None:
+    fake_openai.push(server_error(503))
+    settings = LiveSettings(Settings.model_validate({"retry": {"base_delay_ms": 60_000}}))
+    bridge, client = TuiBridge(), LiteLLMClient()
+    options = LaunchOptions(model="openai/fake-model", base_url=fake_openai.base_url, launch_dir=tmp_path)
+    runtime = build_runtime(options, settings, ui=bridge, client=client)
+    app = PiApp(runtime, settings, bridge, options, client=client, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait(pilot)
+        app.main.editor.load_text("hello")
+        await pilot.press("enter")  # not `send`: it waits for the run, and the retry waits a minute
+        said = "Retrying in 60s (attempt 1/3): HTTP 503: Service unavailable."
+        await wait_for(pilot, lambda: said in shown(app), timeout=60)
+        [row] = [line for line in shown(app).splitlines() if "Retrying" in line]
+        assert "Try again" not in row and row.rstrip().endswith(said)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: runtime.host.is_idle)
