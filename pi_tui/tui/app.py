@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import gc
 import os
+import re
 import signal
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
@@ -69,6 +70,13 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 DOUBLE_PRESS_SECONDS = 0.5
 STOP_WAIT_SECONDS = 5.0  # what a stopped turn gets to reach the session before the app exits anyway
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+# Pi's `supportsXhigh`: the model ids whose providers take a level above high; any other stops at high
+XHIGH_MODELS = re.compile(r"gpt-5\.[234]|opus-4[-.]6")
+
+
+def thinking_levels(model_id: str) -> tuple[str, ...]:
+    """The levels Shift+Tab goes through for a reasoning model."""
+    return THINKING_LEVELS if XHIGH_MODELS.search(model_id) else THINKING_LEVELS[:-1]
 
 
 class TuiBridge:
@@ -727,8 +735,8 @@ class PiApp(App[int]):
             self.show_notice(f"{host.config.model.ref} has no thinking levels", "warning")
             return
         current = host.config.thinking_level
-        level = THINKING_LEVELS[(THINKING_LEVELS.index(current) + 1) % len(THINKING_LEVELS)] \
-            if current in THINKING_LEVELS else "off"
+        levels = thinking_levels(host.config.model.id)
+        level = levels[(levels.index(current) + 1) % len(levels)] if current in levels else "off"
         host.config.thinking_level = level
         host.session.append_thinking_level_change(level)
         self.show_notice(f"thinking: {level}")
