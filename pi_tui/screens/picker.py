@@ -50,8 +50,9 @@ def filter_choices(choices: list[Choice], query: str) -> list[Choice]:
 
 class PickerScreen(ModalScreen[Any]):
     BINDINGS: ClassVar[list[BindingType]] = [*keymap.PICKER]
-    # at 80 columns 80% left `/model` rows 16 cells of id: `anthropic/claud…` four times over
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [(0, "-narrow"), (NARROW, "-wide")]
+    # at 80 columns 80% left `/model` rows 16 cells of id: `anthropic/claud…` four times over. Not a
+    # ClassVar: Textual declares it as an instance variable, which a ClassVar may not override
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW, "-wide")]  # noqa: RUF012
     DEFAULT_CSS = """
     PickerScreen { align: center middle; }
     PickerScreen > #picker {

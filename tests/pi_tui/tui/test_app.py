@@ -14,6 +14,7 @@ import pytest
 from textual.widgets import Markdown
 
 from condense.config import ChainCompressionConfig, CondenseConfig
+from pi_tui.agent.host import Level
 from pi_tui.paths import settings_file
 from pi_tui.runtime.build import DEMO_SPILL_THRESHOLD
 from pi_tui.screens.form import SettingsFormScreen
@@ -228,7 +229,12 @@ async def test_the_compressed_chain_toast_counts_in_words(make_app, send, wait, 
     app = make_app()
     said: list[str] = []
     shown = app.show_notice
-    monkeypatch.setattr(app, "show_notice", lambda text, level="info": (said.append(text), shown(text, level)))
+
+    def show_notice(text: str, level: Level = "info") -> None:
+        said.append(text)
+        shown(text, level)
+
+    monkeypatch.setattr(app, "show_notice", show_notice)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait(pilot)
         await send(pilot, "fix the failing test")
