@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,16 +35,22 @@ async def test_a_missing_key_is_said_once_and_writes_no_turn(
 
 
 
-async def test_a_retried_failure_passes_in_the_status_and_the_final_one_is_shown_once(
-        tmp_path: Path, fake_openai: FakeOpenAI, send, wait, wait_for) -> None:
-    fake_openai.push(*(server_error(503) for _ in range(4)))
-    settings = LiveSettings(Settings.model_validate({"retry": {"base_delay_ms": 1}}))
+def served_app(tmp_path: Path, fake_openai: FakeOpenAI, retry: dict[str, Any]) -> PiApp:
+    """The app on litellm, its model served by `fake_openai`, with the `[retry]` settings given."""
+    settings = LiveSettings(Settings.model_validate({"retry": retry}))
     bridge, client = TuiBridge(), LiteLLMClient()
     options = LaunchOptions(model="openai/fake-model", base_url=fake_openai.base_url, launch_dir=tmp_path)
     runtime = build_runtime(options, settings, ui=bridge, client=client)
+    return PiApp(runtime, settings, bridge, options, client=client, watch=False)
+
+
+async def test_a_retried_failure_passes_in_the_status_and_the_final_one_is_shown_once(
+        tmp_path: Path, fake_openai: FakeOpenAI, send, wait, wait_for) -> None:
+    fake_openai.push(*(server_error(503) for _ in range(4)))
+    app = served_app(tmp_path, fake_openai, {"base_delay_ms": 1})
+    runtime = app.runtime
     retries: list[int] = []
     runtime.host.bus.on("auto_retry_start", lambda e: retries.append(e["attempt"]))
-    app = PiApp(runtime, settings, bridge, options, client=client, watch=False)
     async with app.run_test(size=(110, 30)) as pilot:
         await wait(pilot)
         await send(pilot, "hello")
@@ -58,11 +65,8 @@ async def test_a_retried_failure_passes_in_the_status_and_the_final_one_is_shown
 async def test_a_stream_with_a_chunk_that_is_not_json_is_said_as_a_malformed_stream(
         tmp_path: Path, fake_openai: FakeOpenAI, send, wait, wait_for) -> None:
     fake_openai.push(text_reply("half an answer that breaks", invalid_json_at=2))
-    settings = LiveSettings(Settings.model_validate({"retry": {"enabled": False}}))
-    bridge, client = TuiBridge(), LiteLLMClient()
-    options = LaunchOptions(model="openai/fake-model", base_url=fake_openai.base_url, launch_dir=tmp_path)
-    runtime = build_runtime(options, settings, ui=bridge, client=client)
-    app = PiApp(runtime, settings, bridge, options, client=client, watch=False)
+    app = served_app(tmp_path, fake_openai, {"enabled": False})
+    runtime = app.runtime
     async with app.run_test(size=(110, 30)) as pilot:
         await wait(pilot)
         await send(pilot, "hello")
@@ -76,11 +80,8 @@ async def test_a_stream_with_a_chunk_that_is_not_json_is_said_as_a_malformed_str
 async def test_the_retry_status_fits_80_columns(tmp_path: Path, fake_openai: FakeOpenAI, wait, wait_for,
                                                 shown) -> None:
     fake_openai.push(server_error(503))
-    settings = LiveSettings(Settings.model_validate({"retry": {"base_delay_ms": 60_000}}))
-    bridge, client = TuiBridge(), LiteLLMClient()
-    options = LaunchOptions(model="openai/fake-model", base_url=fake_openai.base_url, launch_dir=tmp_path)
-    runtime = build_runtime(options, settings, ui=bridge, client=client)
-    app = PiApp(runtime, settings, bridge, options, client=client, watch=False)
+    app = served_app(tmp_path, fake_openai, {"base_delay_ms": 60_000})
+    runtime = app.runtime
     async with app.run_test(size=(80, 24)) as pilot:
         await wait(pilot)
         app.main.editor.load_text("hello")
