@@ -515,7 +515,7 @@ class CondenseEngine:
             return []
         ids = [entry.block_id for entry in result.entries]
         if ids:
-            self.host.notify(f"pruner: compressed {len(ids)} chain(s) ({', '.join(ids)})", "info")
+            self.host.notify(f"pruner: compressed {counted(len(ids), 'chain')} ({', '.join(ids)})", "info")
         return ids
 
     def _unsettled(self, chains: list[ChainRange]) -> list[ChainRange]:

@@ -84,6 +84,8 @@ _ADVICE: dict[ErrorKind, str] = {
     "bad_request": "The request needs changing before it can succeed",
     "other": "Try again, or pick another model",
 }
+_MALFORMED_ADVICE = "Try again; if it keeps happening, check that server (or a proxy in front of it)"
+_STATUS_CODE = re.compile(r"^ \(HTTP (\d+)\)")
 MAX_LINE = 400
 LONGEST_WAIT_S = 366 * 24 * 3600  # the longest wait a provider's Retry-After can ask of us (a setting caps it)
 MISSING_KEY = "no API key for "  # how `models.missing_key` starts its line; read back as "auth"
@@ -205,6 +207,12 @@ def not_encodable(exc: BaseException) -> UnicodeEncodeError | None:
     return next((current for current in _chain(exc) if isinstance(current, UnicodeEncodeError)), None)
 
 
+def malformed_stream(exc: BaseException) -> bool:
+    """Whether a chunk of the reply's stream was not JSON: the parser's words (`Expecting property name
+    enclosed in double quotes: line 1 column 2`) name a position in text the user never saw."""
+    return any(isinstance(current, json.JSONDecodeError) for current in _chain(exc))
+
+
 def _headers(exc: BaseException) -> Mapping[str, str]:
     """The failed response's headers, from litellm's exception (or the SDK's it wraps), if it had one."""
     headers: Any = getattr(exc, "litellm_response_headers", None)
@@ -256,10 +264,30 @@ def error_line(exc: BaseException, kind: ErrorKind | None = None, endpoint: str 
         return format_error(kind, f"the request was not sent: it holds text that cannot be encoded ({unsent})")
     if endpoint and cannot_connect(exc):
         return format_error(kind, f"cannot connect to {endpoint}")
+    if malformed_stream(exc):
+        server = endpoint or "the server"
+        return format_error(kind, f"{server} sent a malformed stream (a chunk that is not JSON)",
+                            advice=_MALFORMED_ADVICE)
     return format_error(kind, error_detail(exc), _status(exc))
 
 
-def format_error(kind: ErrorKind, detail: str, status: int | None = None) -> str:
+def retry_reason(line: str) -> str:
+    """What failed, for a line that already says a retry is coming: the status and the provider's words,
+    without the headline (a retry is only for passing failures) or the advice (the retry is the advice)."""
+    kind = classify_error_text(line)
+    headline = _HEADLINES[kind]
+    if not line.startswith(headline):
+        return line
+    rest = line.removeprefix(headline)
+    status = _STATUS_CODE.match(rest)
+    reason = rest[status.end() if status else 0:].lstrip(" :")
+    for advice in (_ADVICE[kind], _MALFORMED_ADVICE):
+        reason = reason.removesuffix(f" {advice}.")
+    return f"HTTP {status[1]}: {reason}" if status else reason
+
+
+def format_error(kind: ErrorKind, detail: str, status: int | None = None, advice: str | None = None) -> str:
+    """`advice`: what to do when the kind's own advice does not fit the failure."""
     code = f" (HTTP {status})" if status else ""
     detail = detail.strip().rstrip(".")
-    return one_line(scrub(f"{_HEADLINES[kind]}{code}: {detail}. {_ADVICE[kind]}."))
+    return one_line(scrub(f"{_HEADLINES[kind]}{code}: {detail}. {advice or _ADVICE[kind]}."))

@@ -202,8 +202,8 @@ class SettingsFormScreen(ModalScreen[None]):
         self.read_values = read_values
         self.values = read_values()
         self.on_change = on_change
-        self.hint = hint or "↑↓ move · Enter changes (switches flip, choices move on, values open the edit line)" \
-            " · saved at once · Esc closes"
+        self.hint = hint or "↑↓ move · Enter: switches flip, short choices move on, long ones open a list," \
+            " values open the edit line · saved at once · Esc closes"
         self.fields = {spec.dotted: spec for spec in _flatten(specs)}
         self.outcomes: dict[str, str | None] = {}  # dotted -> None (saved) or the error line
         self.editing: FieldSpec | None = None

@@ -27,6 +27,8 @@ from pi_tui.widgets.option_rows import fitted, row_width
 
 MAX_SHOWN = 200  # rows: `/model` lists thousands, and a list that long is read by typing, not scrolling
 MIN_LABEL = 16  # cells a label keeps however long its description: fewer name nothing
+ID_SHARE = 2 / 3  # of a row, what an identifier label keeps before its description gives way
+NARROW = 100  # columns below which the picker takes the terminal's whole width
 
 
 @dataclass(frozen=True)
@@ -48,12 +50,16 @@ def filter_choices(choices: list[Choice], query: str) -> list[Choice]:
 
 class PickerScreen(ModalScreen[Any]):
     BINDINGS: ClassVar[list[BindingType]] = [*keymap.PICKER]
+    # at 80 columns 80% left `/model` rows 16 cells of id: `anthropic/claud…` four times over. Not a
+    # ClassVar: Textual declares it as an instance variable, which a ClassVar may not override
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW, "-wide")]  # noqa: RUF012
     DEFAULT_CSS = """
     PickerScreen { align: center middle; }
     PickerScreen > #picker {
         width: 80%; max-width: 110; height: auto; max-height: 80%;
         border: round $primary; background: $surface; padding: 0 1;
     }
+    PickerScreen.-narrow > #picker { width: 100%; }
     PickerScreen .picker-title { color: $accent; text-style: bold; }
     PickerScreen Input { background: $surface; }
     PickerScreen OptionList { height: auto; max-height: 24; border: none; background: $surface;
@@ -106,11 +112,17 @@ class PickerScreen(ModalScreen[Any]):
             self.options.highlighted = keep if keep is not None and keep < len(values) else current
 
     def _option(self, choice: Choice, width: int) -> Option:
-        """A choice's row: its description (a session's date and size, a model's provider) is not cut away
-        by a long label, which gives way down to a few words (MIN_LABEL cells)."""
+        """A choice's row: its description (a session's date and size) is not cut away by a long label,
+        which gives way down to a few words (MIN_LABEL cells). A label that is an identifier (no spaces: a
+        model's provider/id) is what tells the row apart: it keeps up to ID_SHARE of the row, the
+        description giving way first, and is cut in its middle."""
         mark = "● " if choice.value == self.current and self.current is not None else "  "
         tail = Content.styled("  " + choice.description, "$muted") if choice.description else Content()
-        return Option(fitted(Content(mark), Content(choice.label), tail, width, keep=MIN_LABEL))
+        label = Content(choice.label)
+        if choice.label and not any(char.isspace() for char in choice.label):
+            keep = min(label.cell_length, int(width * ID_SHARE))
+            return Option(fitted(Content(mark), label, tail, width, keep=keep, middle=True))
+        return Option(fitted(Content(mark), label, tail, width, keep=MIN_LABEL))
 
     def on_resize(self, _: events.Resize) -> None:
         self._refit()

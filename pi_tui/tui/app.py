@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import gc
 import os
+import re
 import signal
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
@@ -69,6 +70,13 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 DOUBLE_PRESS_SECONDS = 0.5
 STOP_WAIT_SECONDS = 5.0  # what a stopped turn gets to reach the session before the app exits anyway
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+# Pi's `supportsXhigh`: the model ids whose providers take a level above high; any other stops at high
+XHIGH_MODELS = re.compile(r"gpt-5\.[234]|opus-4[-.]6")
+
+
+def thinking_levels(model_id: str) -> tuple[str, ...]:
+    """The levels Shift+Tab goes through for a reasoning model."""
+    return THINKING_LEVELS if XHIGH_MODELS.search(model_id) else THINKING_LEVELS[:-1]
 
 
 class TuiBridge:
@@ -130,7 +138,7 @@ class AppCommandContext:
         return self.app.theme
 
     def theme_names(self) -> list[str]:
-        return sorted(self.app.available_themes)
+        return self.app.theme_names()
 
     def apply_theme(self, name: str) -> bool:
         return self.app.apply_theme(name)
@@ -186,14 +194,18 @@ class AppCommandContext:
 
     @contextmanager
     def working(self, text: str) -> Iterator[AbortSignal]:
+        """`text` stands in the working line while the block runs, then what it replaced comes back (a
+        `!cmd` typed while the agent works), unless the agent changed the line meanwhile."""
         working = self.app.main.status.working
+        before, retry = working.text, working.has_class("-retry")
         self.signal = AbortSignal()
         working.show(text)
         try:
             yield self.signal
         finally:
             self.signal = None
-            working.show(None)
+            if working.text == text:
+                working.show(before or None, retry=retry)
 
     def abort_work(self) -> bool:
         """Esc while a command's own work runs: stop it."""
@@ -316,6 +328,16 @@ class PiApp(App[int]):
         if self.theme in {theme.name for theme in themes}:
             self._repaint()
         return [f"theme {error}" for error in errors]
+
+    def theme_names(self) -> list[str]:
+        """The themes to offer, with the user's folder as it is now: a file copied in while pi-tui runs is
+        offered without /reload (the watcher only sees it when it runs, and tests and some file systems
+        have none). Its broken files are said at start-up and by /reload, not at each listing."""
+        themes, _ = load_user_themes()
+        for theme in themes:
+            if theme.name not in self.available_themes:
+                self.register_theme(theme)
+        return sorted(self.available_themes)
 
     def apply_theme(self, name: str) -> bool:
         if name not in self.available_themes:
@@ -564,9 +586,7 @@ class PiApp(App[int]):
         await self.ready.wait()
         stripped = text.strip()
         if stripped.startswith("!"):
-            from pi_tui.commands import run_shell
-
-            await run_shell(self.command_context, stripped)
+            await self._run_shell(stripped)
             return
         if stripped.startswith("/") and await self.commands.dispatch(stripped):
             return
@@ -590,6 +610,18 @@ class PiApp(App[int]):
         else:
             await host.prompt(text, images)  # steers the running agent
         self.live.queue("follow-up" if follow_up else "steer", text)
+
+    async def _run_shell(self, text: str) -> None:
+        """`!cmd`, also while the agent works (as in Pi); one at a time: a second is refused and stays in
+        the editor, as Pi keeps it."""
+        from pi_tui.commands import run_shell
+
+        if self.command_context.signal is not None:
+            self.show_notice("a command is already running; press Esc to stop it first", "warning")
+            if not self.main.editor.text.strip():
+                self.main.editor.set_text(text)
+            return
+        await run_shell(self.command_context, text)
 
     # ----- keys ---------------------------------------------------------------------------------
 
@@ -703,8 +735,8 @@ class PiApp(App[int]):
             self.show_notice(f"{host.config.model.ref} has no thinking levels", "warning")
             return
         current = host.config.thinking_level
-        level = THINKING_LEVELS[(THINKING_LEVELS.index(current) + 1) % len(THINKING_LEVELS)] \
-            if current in THINKING_LEVELS else "off"
+        levels = thinking_levels(host.config.model.id)
+        level = levels[(levels.index(current) + 1) % len(levels)] if current in levels else "off"
         host.config.thinking_level = level
         host.session.append_thinking_level_change(level)
         self.show_notice(f"thinking: {level}")

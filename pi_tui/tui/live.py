@@ -30,6 +30,7 @@ from pi_tui.agent.events import (
     ToolExecutionStartEvent,
     ToolExecutionUpdateEvent,
 )
+from pi_tui.ai.errors import retry_reason
 from pi_tui.ai.models import available_providers
 from pi_tui.conversation.model import Conversation, Item
 from pi_tui.runtime.build import Runtime
@@ -228,10 +229,10 @@ class LiveView:
             await self.transcript.retract(self._failed)
             self._failed = None
         seconds = int(event.get("delayMs", 0)) / 1000
-        error = " ".join(str(event.get("errorMessage", "")).split())[:80]
+        error = retry_reason(" ".join(str(event.get("errorMessage", "")).split()))
         attempt = f"{event.get('attempt')}/{event.get('maxAttempts')}"
         note = f", {event['delayNote']}" if "delayNote" in event else ""
-        text = f"Retrying in {seconds:.0f}s (attempt {attempt}{note}): {error}"
+        text = f"Retrying in {seconds:.0f}s (attempt {attempt}{note}): {error}"  # the row cuts what is too long
         self.screen.status.working.show(text, retry=True)
 
     def _on_retry_end(self, _: AutoRetryEndEvent) -> None:

@@ -88,8 +88,19 @@ class Completer:
         if match := _AT.search(before_cursor):
             start = len(before_cursor) - len(match[1]) - 1
             return start, [Suggestion(f"@{path}" + ("" if path.endswith("/") else " "), f"@{path}")
-                           for path in _ranked(match[1], self.files())]
+                           for path in self._paths(match[1])]
         return 0, []
+
+    def _paths(self, query: str) -> list[str]:
+        """The paths `@query` may complete to. A query that names a folder (`pkg/`, as Tab leaves it) lists
+        what is inside it, its own entries first, as Pi's menu does: not the folder, which Tab would take
+        again."""
+        if query.endswith("/"):
+            folder = query.lower()
+            inside = [path for path in self.files() if path.lower().startswith(folder) and len(path) > len(folder)]
+            if inside:
+                return sorted(inside, key=lambda path: path[len(folder):].rstrip("/").count("/"))[:MAX_SUGGESTIONS]
+        return _ranked(query, self.files())
 
     def files(self) -> list[str]:
         root = self._cwd()

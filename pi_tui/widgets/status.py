@@ -54,7 +54,7 @@ class WorkingIndicator(Spinning):
     """`⠋ Working… (esc to abort)` while the agent runs; the retry countdown while it backs off."""
 
     DEFAULT_CSS = """
-    WorkingIndicator { padding: 0 1; color: $accent; }
+    WorkingIndicator { padding: 0 1; color: $accent; text-wrap: nowrap; text-overflow: ellipsis; }
     WorkingIndicator.-retry { color: $warning; }
     """
 

@@ -104,3 +104,25 @@ async def test_a_long_label_gives_way_to_its_description_at_80_columns(make_app,
         first, second = rows()
         assert first.endswith("2026-12-07 09:30 · 14 entries") and second.endswith("2026-12-06 17:02 · 3 entries")
         assert "…" in first and "…" in second
+
+
+async def test_model_rows_are_told_apart_at_80_columns(make_app, send, wait, wait_for, shown) -> None:
+    """Ids of one provider share their start: at 80 columns the picker takes the whole width and an id too
+    long for its row keeps its end (they read `abliteration/ab…` four times over)."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait(pilot)
+        await send(pilot, "/model", opens=PickerScreen)
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        await pilot.press(*"abliteration/")
+        await wait_for(pilot, lambda: len(picker.shown) == 4 and "abliterated" in shown(app))
+        assert picker.query_one("#picker").outer_size.width == 80
+        rows = [line for line in shown(app).splitlines() if "abliterated" in line]
+        assert len(rows) == 4 and len(set(rows)) == 4
+        for ending in ("model ", "model-large ", "large-v2 ", "large-flash "):
+            assert sum(ending in row for row in rows) == 1, (ending, rows)
+        await pilot.press(*["backspace"] * len("abliteration/"), *"claude-sonnet-4")
+        await wait_for(pilot, lambda: picker.input.value == "claude-sonnet-4")
+        labels = [choice.label for choice in picker.shown[:8]]
+        await wait_for(pilot, lambda: all(label in shown(app) for label in labels))

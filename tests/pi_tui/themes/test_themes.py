@@ -11,6 +11,7 @@ from textual.color import Color
 from textual.theme import BUILTIN_THEMES
 
 from pi_tui.paths import settings_file
+from pi_tui.screens.picker import PickerScreen
 from pi_tui.screens.text_view import TextViewScreen
 from pi_tui.settings import Settings
 from pi_tui.themes import (
@@ -95,6 +96,23 @@ async def test_a_user_theme_is_chosen_from_the_settings_and_reloaded_when_its_fi
         await wait_for(pilot, lambda: any("mine.toml" in text for _, text in transcript_notes(app)),
                        every=edit_file(path, "[colors]\nprimary = 12"))
         assert app.theme == "mine"  # the last good version stays
+
+
+async def test_theme_offers_a_file_copied_into_the_folder_while_pi_tui_runs(make_app, send, wait,
+                                                                              wait_for) -> None:
+    app = make_app()  # no watcher: what /theme lists is the folder as it is when it is asked
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait(pilot)
+        folder = user_themes_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "mine.toml").write_text(MINE.format(bg="#202020"), encoding="utf-8")
+        await send(pilot, "/theme", opens=PickerScreen)
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        assert "mine" in [choice.value for choice in picker.choices]
+        await pilot.press(*"mine", "enter")
+        await wait_for(pilot, lambda: app.theme == "mine")
+        assert app.theme_variables["user-message-bg"] == "#202020"
 
 
 async def test_an_outside_edit_of_the_settings_file_switches_theme_and_keys(make_app, wait_for) -> None:

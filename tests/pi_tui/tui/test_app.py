@@ -10,9 +10,11 @@ from __future__ import annotations
 import re
 import tomllib
 
+import pytest
 from textual.widgets import Markdown
 
 from condense.config import ChainCompressionConfig, CondenseConfig
+from pi_tui.agent.host import Level
 from pi_tui.paths import settings_file
 from pi_tui.runtime.build import DEMO_SPILL_THRESHOLD
 from pi_tui.screens.form import SettingsFormScreen
@@ -202,3 +204,38 @@ async def test_streamed_text_goes_through_one_markdown_stream(make_app, wait, mo
         assert len(texts) >= 5
         assert all(text._stream is None for text in texts)  # every stream was stopped
         assert len(updates) <= len(texts)  # at most the one initial update of each widget
+
+
+@pytest.mark.parametrize(("model", "levels"), [
+    ("openai/gpt-5.1", ["minimal", "low", "medium", "high", "off"]),
+    ("openai/gpt-5.2", ["minimal", "low", "medium", "high", "xhigh", "off"]),
+    ("anthropic/claude-opus-4-6", ["minimal", "low", "medium", "high", "xhigh", "off"]),
+], ids=["gpt-5.1", "gpt-5.2", "opus-4-6"])
+async def test_shift_tab_offers_xhigh_only_to_the_models_pi_names(make_app, wait, model: str,
+                                                                  levels: list[str]) -> None:
+    app = make_app(model=model)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        app.runtime.host.config.thinking_level = "off"
+        seen = []
+        for _ in levels:
+            await pilot.press("shift+tab")
+            await pilot.pause()
+            seen.append(app.runtime.host.config.thinking_level)
+        assert seen == levels
+
+
+async def test_the_compressed_chain_toast_counts_in_words(make_app, send, wait, monkeypatch) -> None:
+    app = make_app()
+    said: list[str] = []
+    shown = app.show_notice
+
+    def show_notice(text: str, level: Level = "info") -> None:
+        said.append(text)
+        shown(text, level)
+
+    monkeypatch.setattr(app, "show_notice", show_notice)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait(pilot)
+        await send(pilot, "fix the failing test")
+        assert "pruner: compressed 1 chain (b1)" in said, said

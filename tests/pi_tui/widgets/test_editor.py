@@ -112,6 +112,22 @@ async def test_at_completes_project_paths(make_app, wait) -> None:
         assert app.main.editor.text == "look at @invoicer/pricing.py "
 
 
+async def test_tab_on_a_completed_folder_goes_inside_it(make_app, wait, wait_for) -> None:
+    """Tab twice on `@inv`: the folder, then its first entry (the menu listed the folder itself first,
+    and the second Tab took it again)."""
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        await pilot.press(*"look at @inv", "tab")
+        await wait_for(pilot, lambda: app.main.editor.text == "look at @invoicer/")
+        labels = [s.label for s in app.main.menu.suggestions]
+        assert "@invoicer/" not in labels
+        assert labels[:5] == ["@invoicer/__init__.py", "@invoicer/formatting.py", "@invoicer/inventory.py",
+                              "@invoicer/models.py", "@invoicer/pricing.py"]
+        await pilot.press("tab")
+        await wait_for(pilot, lambda: app.main.editor.text == "look at @invoicer/__init__.py ")
+
+
 async def test_enter_steers_and_alt_enter_queues_while_the_agent_works(make_app, wait, wait_for) -> None:
     app = make_app(delay=0.02)  # slow enough that the agent is surely still working during the keypresses
     async with app.run_test(size=(100, 30)) as pilot:

@@ -1,0 +1,48 @@
+"""`!cmd` typed in the TUI: it runs while the agent works, as in Pi, and nothing typed is lost."""
+
+from __future__ import annotations
+
+from tests.support.tui import transcript_notes
+
+
+async def test_a_bang_typed_while_the_agent_works_runs_and_joins_after_the_reply(make_app, wait_for) -> None:
+    app = make_app(delay=0.2)
+    async with app.run_test(size=(100, 30)) as pilot:
+        host = app.runtime.host
+        editor = app.main.editor
+        editor.load_text("fix the failing test")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not host.is_idle)
+        editor.load_text("!echo hi")
+        await pilot.press("enter")
+        said = "$ echo hi: done; its output joins the conversation when the agent has finished"
+        await wait_for(pilot, lambda: said in [toast.message for toast in app._notifications], timeout=60)
+        assert not host.is_idle, "the command ran while the agent worked"
+        assert editor.text == ""
+        assert not any("agent is working" in text for _, text in transcript_notes(app))
+        await wait_for(pilot, lambda: host.is_idle and any(
+            message["role"] == "bashExecution" for message in host.session.messages()), timeout=120)
+        messages = host.session.messages()
+        assert messages[-1]["role"] == "bashExecution" and messages[-1]["output"].strip() == "hi"
+        replies = [message for message in messages if message["role"] == "assistant"]
+        assert replies[-1]["stopReason"] == "stop", "after the agent's last reply, not inside its run"
+        assert app.main.status.working.text == ""
+
+
+async def test_a_second_bang_while_one_runs_stays_in_the_editor(make_app, wait, wait_for) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait(pilot)
+        editor = app.main.editor
+        editor.load_text("!sleep 30")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.command_context.signal is not None)
+        editor.load_text("!echo two")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: ("warning", "a command is already running; press Esc to stop it first")
+                       in transcript_notes(app))
+        assert editor.text == "!echo two"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.command_context.signal is None)
+        [message] = app.runtime.host.session.messages()
+        assert message["command"] == "sleep 30" and message["cancelled"]
