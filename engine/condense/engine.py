@@ -515,7 +515,8 @@ class CondenseEngine:
             return []
         ids = [entry.block_id for entry in result.entries]
         if ids:
-            self.host.notify(f"pruner: compressed {counted(len(ids), 'chain')} ({', '.join(ids)})", "info")
+            named = ", ".join(ids) if len(ids) <= 3 else f"{ids[0]} to {ids[-1]}"  # a toast, not a list
+            self.host.notify(f"pruner: compressed {counted(len(ids), 'chain')} ({named})", "info")
         return ids
 
     def _unsettled(self, chains: list[ChainRange]) -> list[ChainRange]:

@@ -1,6 +1,6 @@
-"""A flush asks whether a reload would find a chain's outputs again (`ChainOutputs`): that walk of the branch
-is kept from flush to flush, so a long session's flushes read only what grew (a fresh walk per flush made
-replaying 16,000 messages quadratic)."""
+"""The engine's chain compression over a growing session: a flush asks whether a reload would find a chain's
+outputs again (`ChainOutputs`), on a walk of the branch kept from flush to flush, so a long session's flushes
+read only what grew (a fresh walk per flush made replaying 16,000 messages quadratic); and what it says."""
 
 from __future__ import annotations
 
@@ -34,3 +34,15 @@ async def test_the_flushes_of_a_growing_session_read_each_entry_of_its_branch_a_
         await drive.final(1000 * n + 200)
     assert len(host.custom("context-prune-chain")) == chains
     assert read <= 4 * len(host.entries), f"{read} entries read for a branch of {len(host.entries)}"
+
+
+async def test_compressing_many_chains_at_once_says_so_in_a_short_line() -> None:
+    """`/pruner now` on a long session compresses a thousand chains: the notice names the first and the
+    last block, not all of them (a toast of 1,183 ids covered two thirds of the screen)."""
+    host, engine, drive = make({"chain_compression": {"rolling_window": 100}})
+    for n in range(5):
+        await drive.prompt(f"read part {n}", 1000 * n + 100)
+        await drive.tool_turn(1000 * n + 110, [(f"c{n}", SMALL + str(n))])
+        await drive.final(1000 * n + 200)
+    assert await engine.compress(0) == ["b1", "b2", "b3", "b4", "b5"]
+    assert ("info", "pruner: compressed 5 chains (b1 to b5)") in host.notices
