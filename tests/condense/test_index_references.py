@@ -11,11 +11,19 @@ from condense.config import CondenseConfig
 from condense.engine import CondenseEngine
 from condense.index import MISSING_OUTPUT, ToolCallIndexer
 from condense.records import INDEX, ToolCallRecord
-from tests.support.memory_host import SCENARIO_SETTINGS, MemoryHost, assistant, call, make, result, user
+from tests.support.memory_host import (
+    SCENARIO_SETTINGS,
+    SMALL_OUTPUT,
+    MemoryHost,
+    assistant,
+    call,
+    make,
+    result,
+    user,
+)
 from tests.support.session_checks import index_records
 
 OUTPUT = "def total(cart):\n    return sum(line.price for line in cart)\n" * 200  # 12,000 characters
-SMALL = "x = 1\n" * 20  # under the batch minimum: no summary, the chain's own body
 
 
 def _message(message: Any) -> dict[str, Any]:
@@ -127,9 +135,7 @@ async def test_reopening_a_session_of_many_compressed_chains_walks_its_turns_onc
     host, _, drive = make({"chain_compression": {"rolling_window": 0}})
     chains = 12
     for n in range(chains):
-        await drive.prompt(f"read part {n}", 1000 * n + 100)
-        await drive.tool_turn(1000 * n + 110, [(f"c{n}", SMALL + str(n))])
-        await drive.final(1000 * n + 200)
+        await drive.round(n, SMALL_OUTPUT + str(n))
     assert len(host.custom("context-prune-chain")) == chains
     walks = 0
     answered = Turn.answered
@@ -143,4 +149,4 @@ async def test_reopening_a_session_of_many_compressed_chains_walks_its_turns_onc
     reloaded = CondenseEngine(host, CondenseConfig.model_validate(SCENARIO_SETTINGS))
     reloaded.on_session_start()
     assert walks <= 3 * chains, f"{walks} walks of a turn for {chains} turns"
-    assert all(reloaded.query([f"t{n + 1}"])[0].endswith(SMALL + str(n)) for n in range(chains))
+    assert all(reloaded.query([f"t{n + 1}"])[0].endswith(SMALL_OUTPUT + str(n)) for n in range(chains))

@@ -162,6 +162,13 @@ class Driver:
         self.turn += 1
         self.engine.on_agent_end()
 
+    async def round(self, n: int, output: str) -> None:
+        """User round `n` (at n seconds' worth of milliseconds): a prompt, one read of `output`, the final
+        reply; a closed chain."""
+        await self.prompt(f"read part {n}", 1000 * n + 100)
+        await self.tool_turn(1000 * n + 110, [(f"c{n}", output)])
+        await self.final(1000 * n + 200)
+
     def render(self) -> list[dict[str, Any]]:
         """The rendered context, as the plain dicts the tests read it as (it goes to a provider as JSON)."""
         return cast(list[dict[str, Any]], self.engine.render(self.host.messages()))
@@ -169,6 +176,7 @@ class Driver:
 
 # Engine scenarios keep the settings their fixtures were sized for (1,000-character batches, the three
 # newest chains raw); the shipped defaults, chosen by benchmarks/sweep.py, are pinned in test_config.py.
+SMALL_OUTPUT = "x = 1\n" * 20  # under the scenarios' batch minimum: no summary; a chain indexes it itself
 SCENARIO_SETTINGS: dict[str, Any] = {"min_batch_chars": 1000, "chain_compression": {"rolling_window": 3}}
 
 

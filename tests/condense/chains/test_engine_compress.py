@@ -9,9 +9,7 @@ from typing import Any
 import pytest
 
 from condense.chains import derive, detect
-from tests.support.memory_host import make
-
-SMALL = "x = 1\n" * 20  # under the batch minimum: no summary, the chain indexes its outputs itself
+from tests.support.memory_host import SMALL_OUTPUT, make
 
 
 async def test_the_flushes_of_a_growing_session_read_each_entry_of_its_branch_a_few_times_only(
@@ -29,9 +27,7 @@ async def test_the_flushes_of_a_growing_session_read_each_entry_of_its_branch_a_
     host, _, drive = make({"chain_compression": {"rolling_window": 0}})
     chains = 30
     for n in range(chains):
-        await drive.prompt(f"read part {n}", 1000 * n + 100)
-        await drive.tool_turn(1000 * n + 110, [(f"c{n}", SMALL + str(n))])
-        await drive.final(1000 * n + 200)
+        await drive.round(n, SMALL_OUTPUT + str(n))
     assert len(host.custom("context-prune-chain")) == chains
     assert read <= 4 * len(host.entries), f"{read} entries read for a branch of {len(host.entries)}"
 
@@ -41,8 +37,6 @@ async def test_compressing_many_chains_at_once_says_so_in_a_short_line() -> None
     last block, not all of them (a toast of 1,183 ids covered two thirds of the screen)."""
     host, engine, drive = make({"chain_compression": {"rolling_window": 100}})
     for n in range(5):
-        await drive.prompt(f"read part {n}", 1000 * n + 100)
-        await drive.tool_turn(1000 * n + 110, [(f"c{n}", SMALL + str(n))])
-        await drive.final(1000 * n + 200)
+        await drive.round(n, SMALL_OUTPUT + str(n))
     assert await engine.compress(0) == ["b1", "b2", "b3", "b4", "b5"]
     assert ("info", "pruner: compressed 5 chains (b1 to b5)") in host.notices
