@@ -275,6 +275,12 @@ class AgentHost:
             self._not_compacting.set()
         return entry
 
+    def _ways_out(self) -> str:
+        """What a user can do about a conversation too long for the model, in the words of where they are."""
+        if isinstance(self.ui, StderrUI):
+            return "a run without --continue or --session starts a fresh session, --model picks a larger window"
+        return "/new starts a fresh session, /model picks a larger window"
+
     def _new_turn(self, _: object) -> None:
         self._compacted_this_turn = False
 
@@ -291,7 +297,7 @@ class AgentHost:
             expected = await self.compaction_outlook()
             if expected.grows:
                 self.ui.notify(f"{why}, and compacting would not make it smaller ({expected.describe()}): not "
-                               "compacted; /new starts a fresh session, /model picks a larger window", "error")
+                               f"compacted; {self._ways_out()}", "error")
                 return None
             return await self.compact("", signal)
         except NothingToCompact:
@@ -316,8 +322,7 @@ class AgentHost:
         if now >= refused_tokens:
             text = (f"the request is too long for {self.config.model.ref}: compacted, but the next one "
                     f"({format_tokens(now)} tokens) is no smaller than the one it refused "
-                    f"({format_tokens(refused_tokens)}), so it was not sent again; /new starts "
-                    "a fresh session, /model a larger window")
+                    f"({format_tokens(refused_tokens)}), so it was not sent again; {self._ways_out()}")
             await self.bus.emit({"type": "auto_compaction_end", "willRetry": False, "errorMessage": text})
             self.ui.notify(text, "error")
             return False

@@ -19,7 +19,7 @@ from pi_tui.agent.compaction import (
     plan_compaction,
 )
 from pi_tui.agent.condense_host import install
-from pi_tui.agent.host import AgentHost
+from pi_tui.agent.host import AgentHost, StderrUI
 from pi_tui.agent.loop import AgentConfig
 from pi_tui.ai.convert import COMPACTION_SUMMARY_PREFIX
 from pi_tui.ai.litellm_client import LiteLLMClient, warm_up
@@ -282,4 +282,19 @@ async def test_an_automatic_compaction_that_would_not_shrink_the_request_is_not_
     added = await host.prompt("go on")
     assert added[-1].get("stopReason") == "error" and len(fake_openai.requests) == 1
     [error] = [text for level, text in notes.notices if level == "error"]
-    assert "and compacting would not make it smaller (it keeps " in error and error.endswith("a larger window")
+    assert "and compacting would not make it smaller (it keeps " in error
+    assert error.endswith("/new starts a fresh session, /model picks a larger window")
+
+
+async def test_print_mode_is_told_the_way_out_in_command_line_words(
+        fake_openai: FakeOpenAI, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`-p` has no /new or /model: the line names the options a run has instead."""
+    session = Session.create(tmp_path, tmp_path / "sessions")
+    conversation(session, ("hello", "hi"), ("second " + "b" * 90_000, "two"))
+    host, _ = await host_on(fake_openai, session, condense=True, window=40_000)
+    host.ui = StderrUI()
+    fake_openai.push(context_overflow(), text_reply("## Goal\nnever asked for"))
+    await host.prompt("go on")
+    [error] = [line for line in capsys.readouterr().err.splitlines() if "would not make it smaller" in line]
+    assert error.endswith("a run without --continue or --session starts a fresh session, --model picks a larger "
+                          "window") and "/new" not in error
