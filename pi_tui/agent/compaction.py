@@ -137,6 +137,7 @@ class Outlook:
     before: int
     kept: int  # what compaction keeps, as the model reads it
     summary: int  # what its summary is expected to add
+    reads: int = 0  # what the summary's own requests send the model (paid once, before any of this)
 
     @property
     def after(self) -> int:
@@ -147,15 +148,38 @@ class Outlook:
         return self.after >= self.before
 
     def describe(self) -> str:
+        paid = f"; writing the summary sends the model about {format_tokens(self.reads)} tokens" if self.reads else ""
         return (f"it keeps {format_tokens(self.kept)} tokens as they are and its summary adds about "
-                f"{format_tokens(self.summary)}, against {format_tokens(self.before)} now")
+                f"{format_tokens(self.summary)}, against {format_tokens(self.before)} now{paid}")
 
 
-def outlook(plan: Plan, before: int) -> Outlook:
+def outlook(plan: Plan, before: int, model: ModelSpec | None = None) -> Outlook:
     """`plan` (seen through condense) against a next request of `before` tokens. The summary is expected
-    at Pi's usual size, or the earlier summary's it rewrites."""
+    at Pi's usual size, or the earlier summary's it rewrites. With `model`, what the summary's requests
+    would send it, fitted to its window as `write_summary` fits them."""
     expected = max(len(plan.previous_summary or ""), SUMMARY_CHARS)
-    return Outlook(before, estimate_tokens(plan.kept), round(expected / CHARS_PER_TOKEN))
+    reads = _summary_reads(plan, model) if model is not None else 0
+    return Outlook(before, estimate_tokens(plan.kept), round(expected / CHARS_PER_TOKEN), reads)
+
+
+def _summary_reads(plan: Plan, model: ModelSpec) -> int:
+    """Tokens the summary's requests send: the history's prompt and, for a split turn, its start's."""
+    prompts = [prompt for prompt, _ in _summary_asks(plan, model, "")]
+    return sum(round(len(SYSTEM_PROMPT + prompt) / CHARS_PER_TOKEN) for prompt in prompts)
+
+
+def _summary_asks(plan: Plan, model: ModelSpec, instructions: str,
+                  reserve: int = COMPACTION_RESERVE_TOKENS) -> list[tuple[str, int]]:
+    """The summary's requests, each a prompt fitted to the window and its output limit: the history's
+    (unless the cut splits the first turn) and, for a split turn, its start's."""
+    history_limit = min(int(HISTORY_SHARE * reserve), model.max_tokens)
+    turn_limit = min(int(TURN_SHARE * reserve), model.max_tokens)
+    asks = []
+    if plan.history or not plan.turn_start:
+        asks.append((summary_prompt(plan, instructions, prompt_room(model, history_limit)), history_limit))
+    if plan.turn_start:
+        asks.append((turn_start_prompt(plan, prompt_room(model, turn_limit)), turn_limit))
+    return asks
 
 
 def _weight(entry: dict[str, Any]) -> float | None:
@@ -329,14 +353,12 @@ async def write_summary(client: ModelClient, model: ModelSpec, plan: Plan, instr
     """The compaction's summary by the session's model: the history's (or "No earlier history." when the
     cut splits the first turn), the split turn's start beside it, and the file lists; each request within
     the model's window. UserError (one line) when the model fails or the user cancels."""
-    history_limit = min(int(HISTORY_SHARE * reserve), model.max_tokens)
-    turn_limit = min(int(TURN_SHARE * reserve), model.max_tokens)
-    history_prompt = summary_prompt(plan, instructions, prompt_room(model, history_limit))
+    asks = _summary_asks(plan, model, instructions, reserve)
     if not plan.turn_start:
-        summary = await _ask(client, model, history_prompt, history_limit, signal)
+        summary = await _ask(client, model, *asks[0], signal)
     else:
-        history = _ask(client, model, history_prompt, history_limit, signal) if plan.history else _no_history()
-        turn = _ask(client, model, turn_start_prompt(plan, prompt_room(model, turn_limit)), turn_limit, signal)
+        history = _ask(client, model, *asks[0], signal) if plan.history else _no_history()
+        turn = _ask(client, model, *asks[-1], signal)
         parts = await _both(history, turn)
         summary = parts[0] + SPLIT_TURN + parts[1]
     return summary + file_lists(plan)

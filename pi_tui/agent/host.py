@@ -254,7 +254,7 @@ class AgentHost:
     async def compaction_outlook(self) -> Outlook:
         """The next request now and, estimated, after a compaction, before its summary is paid for;
         NothingToCompact when compacting would change nothing."""
-        return outlook(self._plan(), await self.next_request_tokens())
+        return outlook(self._plan(), await self.next_request_tokens(), self.config.model)
 
     async def compact(self, instructions: str = "", signal: CancelSignal | None = None) -> dict[str, Any]:
         """Pi's compaction of the current branch by the session's model (pi_tui/agent/compaction.py); returns

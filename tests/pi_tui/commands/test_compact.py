@@ -4,6 +4,7 @@ the model now reads the conversation (the summary first), with a line saying wha
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -151,6 +152,9 @@ async def test_compact_asks_before_it_makes_a_pruned_request_bigger(tmp_path: Pa
     assert await registry.dispatch("/pruner now")
     assert await registry.dispatch("/compact focus on the theme work")
     [question] = context.asked
-    assert getattr(question, "detail", "").startswith("compacting would make the next request bigger, not smaller")
+    detail = getattr(question, "detail", "")
+    assert detail.startswith("compacting would make the next request bigger, not smaller")
+    paid = re.search(r"writing the summary sends the model about ([\d.]+)k tokens", detail)
+    assert paid and float(paid[1]) > 20, "what saying yes would send the model, before it is paid for"
     assert context.notes[-1] == "/compact: not compacted; the conversation is as it was"
     assert all(e["type"] != "compaction" for e in context.runtime.host.session.entries)
