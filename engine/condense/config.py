@@ -66,6 +66,10 @@ class ChainCompressionConfig(_Table):
     fuse_range_summary: bool = Field(
         True, description="Fuse the per-batch summaries of a chain into one summary (one extra model call)."
     )
+    min_chars: Count = Field(
+        500, description="Leave a chain raw while its tool calls and outputs hold fewer characters than this"
+        " (compressed, it would be no smaller)."
+    )
 
 
 class PurgeErrorsConfig(_Table):

@@ -509,7 +509,7 @@ class CondenseEngine:
                     grace_keys=branch.ages.in_grace(self.config.recovery_grace_turns), fuser=fuse,
                     signal=self._cancel, spill=spill, diagnostics=self.diagnostics, stats=self.stats,
                     boundaries=boundaries, names_limit=self.config.summary_names,
-                    outputs=ChainOutputs(entries, self._whole))
+                    outputs=ChainOutputs(entries, self._whole), min_chars=self.config.chain_compression.min_chars)
         except Exception as exc:
             log.exception("pruner: chain compression failed: %s", exc)
             return []
@@ -525,7 +525,8 @@ class CondenseEngine:
         count, last = self._settled
         if not (0 < count <= len(chains) and chains[count - 1] == last):
             count = 0
-        while count < len(chains) and not is_candidate(chains[count], self.chains):
+        minimum = self.config.chain_compression.min_chars
+        while count < len(chains) and not is_candidate(chains[count], self.chains, minimum):
             count += 1
         self._settled = (count, chains[count - 1] if count else None)
         return chains[count:]

@@ -165,6 +165,7 @@ def test_every_key_has_the_designed_default() -> None:
             "rolling_window": 0,
             "strip_final_assistant_thinking": True,
             "fuse_range_summary": True,
+            "min_chars": 500,
         },
         "purge_errors": {"enabled": True, "cooldown_turns": 2, "min_arg_chars": 500},
     }

@@ -46,7 +46,8 @@ def _hostile_session(path: Path) -> Path:
 def test_show_and_query_escape_what_a_tool_and_a_model_wrote(tmp_path: Path) -> None:
     path = _hostile_session(tmp_path / "s.jsonl")
     pruned = tmp_path / "pruned.jsonl"  # a query answers for outputs condense has pruned
-    replay = run_cli("replay", str(path), "-o", str(pruned), "--set", "min_batch_chars=0", cwd=tmp_path)
+    replay = run_cli("replay", str(path), "-o", str(pruned), "--set", "min_batch_chars=0",
+                     "--set", "chain_compression.min_chars=0", cwd=tmp_path)  # even this small a task
     assert replay.returncode == 0, replay.stderr
     for args in (["show", str(path), "--full"], ["query", str(pruned), "call_1"]):
         shown = run_cli(*args, cwd=tmp_path)

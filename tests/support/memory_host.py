@@ -175,9 +175,11 @@ class Driver:
 
 
 # Engine scenarios keep the settings their fixtures were sized for (1,000-character batches, the three
-# newest chains raw); the shipped defaults, chosen by benchmarks/sweep.py, are pinned in test_config.py.
+# newest chains raw, chains of any size compressed); the shipped defaults, chosen by benchmarks/sweep.py,
+# are pinned in test_config.py.
 SMALL_OUTPUT = "x = 1\n" * 20  # under the scenarios' batch minimum: no summary; a chain indexes it itself
-SCENARIO_SETTINGS: dict[str, Any] = {"min_batch_chars": 1000, "chain_compression": {"rolling_window": 3}}
+SCENARIO_SETTINGS: dict[str, Any] = {"min_batch_chars": 1000,
+                                     "chain_compression": {"rolling_window": 3, "min_chars": 0}}
 
 
 def make(config: dict[str, Any] | None = None, **host_args: Any) -> tuple[MemoryHost, CondenseEngine, Driver]:

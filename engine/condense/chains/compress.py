@@ -87,7 +87,7 @@ async def compress_eligible(
     index: ToolCallIndexer, append: Append, compressed_at: int, grace_keys: AbstractSet[str] = frozenset(),
     fuser: RangeFuser | None = None, signal: CancelSignal | None = None, spill: Spiller | None = None,
     diagnostics: Reporter | None = None, stats: PruneStats | None = None, boundaries: Boundaries | None = None,
-    names_limit: int = 0, outputs: ChainOutputs | None = None,
+    names_limit: int = 0, outputs: ChainOutputs | None = None, min_chars: int = 0,
 ) -> CompressResult:
     """Compress every eligible chain of `chains` (detected on `messages`, which must be the very list
     detection walked, closing message included). `fuser` None means no fusion. An append failure of
@@ -96,14 +96,14 @@ async def compress_eligible(
     `summary_names` (`condense.names`). `outputs` (of the host's branch): where a compact chain entry can
     stand for the index entry of the outputs it indexes (`derive.py`); `append` must then hold what it
     takes until the burst ends (`RecordWriter`), as a chain's records are indexed before its entry is
-    written."""
+    written. A chain with fewer than `min_chars` of calls and outputs stays raw (`select.is_candidate`)."""
     job = _Job(messages, registry, index, append, compressed_at, fuser, signal or _NotAborted(), spill,
                diagnostics, stats, boundaries, names_limit, None if index.copies else outputs)
     result = CompressResult(skipped=[
         Skipped(chain.start_user_timestamp, "already-compressed")
         for chain in chains if chain.closed and chain.start_user_timestamp in registry
     ])
-    for chain in select_eligible(chains, registry, k, grace_keys):
+    for chain in select_eligible(chains, registry, k, grace_keys, min_chars):
         entry: ChainEntry | None = None
         try:
             entry = await _decide(chain, job)

@@ -17,6 +17,7 @@ from condense.capture import call_args
 from condense.chains.model import ChainRange
 from condense.chains.render import Boundaries
 from condense.grace import RecoveryAges
+from condense.measure import message_chars
 from condense.messages import tool_calls
 from condense.occurrence import Occurrences, message_key, result_timestamp_of
 from condense.prefix import Following
@@ -45,6 +46,7 @@ class _OpenChain:
         self.keys: dict[str, None] = {}
         self.protected: dict[str, None] = {}
         self.args: dict[str, dict[str, Any]] = {}  # a result is protected by its call's arguments
+        self.chars = 0  # of the tool-calling turns and their outputs, as the model reads them
 
     def add_call(self, call: Mapping[str, Any]) -> None:
         call_id, name = call.get("id"), call.get("name")
@@ -67,7 +69,7 @@ class _OpenChain:
             self.protected[call_id] = None
 
     def range(self, final: int | None) -> ChainRange:
-        return ChainRange(self.start, final, tuple(self.ids), tuple(self.keys), tuple(self.protected))
+        return ChainRange(self.start, final, tuple(self.ids), tuple(self.keys), tuple(self.protected), self.chars)
 
 
 def detect_chains(messages: Sequence[dict[str, Any]],
@@ -89,9 +91,11 @@ def detect_chains(messages: Sequence[dict[str, Any]],
             continue
         elif role == "toolResult":
             current.add_result(message)
+            current.chars += message_chars(message)
         elif role == "assistant" and tool_calls(message):
             for call in tool_calls(message):
                 current.add_call(call)
+            current.chars += message_chars(message)
         elif role == "assistant":
             chains.append(current.range(result_timestamp_of(message.get("timestamp"))))
             current = None

@@ -31,6 +31,7 @@ class ChainRange:
     middle_tool_call_ids: tuple[str, ...] = ()  # from the calls and from the results
     middle_occurrence_keys: tuple[str, ...] = ()  # from the results only: calls have no result timestamp
     protected_tool_call_ids: tuple[str, ...] = ()
+    middle_chars: int = 0  # what the model reads of its tool-calling turns and their outputs, unpruned
 
     @property
     def closed(self) -> bool:

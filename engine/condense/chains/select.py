@@ -8,10 +8,13 @@ from condense.chains.model import ChainRange
 from condense.occurrence import bare_id, parse_occ_key
 
 
-def is_candidate(chain: ChainRange, compressed: Container[int]) -> bool:
-    """Closed, used tools, not compressed yet. Conversational rounds (no tools) have nothing to
-    compress, so they never take a slot of the rolling window."""
-    return chain.closed and bool(chain.middle_tool_call_ids) and chain.start_user_timestamp not in compressed
+def is_candidate(chain: ChainRange, compressed: Container[int], min_chars: int = 0) -> bool:
+    """Closed, used tools, not compressed yet, and big enough (`min_chars` of calls and outputs) that its
+    compressed form is smaller. Conversational rounds (no tools) and small ones have nothing worth
+    compressing, so they never take a slot of the rolling window: a chain of one short read became a
+    `<compressed-chain>` body twice its size, and the model lost the file it read one turn ago."""
+    return (chain.closed and bool(chain.middle_tool_call_ids) and chain.middle_chars >= min_chars
+            and chain.start_user_timestamp not in compressed)
 
 
 def holds_graced_output(chain: ChainRange, grace_keys: Set[str]) -> bool:
@@ -26,10 +29,10 @@ def holds_graced_output(chain: ChainRange, grace_keys: Set[str]) -> bool:
 
 
 def select_eligible(chains: Sequence[ChainRange], compressed: Container[int], k: int,
-                    grace_keys: Set[str] = frozenset()) -> list[ChainRange]:
+                    grace_keys: Set[str] = frozenset(), min_chars: int = 0) -> list[ChainRange]:
     """The candidates beyond the newest `k`, oldest first (`chains` must be in branch order), then
     without those holding a graced output. The window is cut BEFORE the grace filter: a deferred
     chain must not let a newer chain slide out of the window in its place."""
-    candidates = [chain for chain in chains if is_candidate(chain, compressed)]
+    candidates = [chain for chain in chains if is_candidate(chain, compressed, min_chars)]
     beyond_window = candidates[: max(0, len(candidates) - max(0, k))]
     return [chain for chain in beyond_window if not holds_graced_output(chain, grace_keys)]

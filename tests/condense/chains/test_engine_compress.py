@@ -4,6 +4,7 @@ read only what grew (a fresh walk per flush made replaying 16,000 messages quadr
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -40,3 +41,15 @@ async def test_compressing_many_chains_at_once_says_so_in_a_short_line() -> None
         await drive.round(n, SMALL_OUTPUT + str(n))
     assert await engine.compress(0) == ["b1", "b2", "b3", "b4", "b5"]
     assert ("info", "pruner: compressed 5 chains (b1 to b5)") in host.notices
+
+
+async def test_a_task_too_small_to_gain_from_compression_stays_as_it_is() -> None:
+    """One short read: its `<compressed-chain>` block would be bigger than the call and output it drops,
+    and the model would lose the file it read a turn ago. A task of more stays compressed as before."""
+    host, _, drive = make({"chain_compression": {"rolling_window": 0, "min_chars": 500}})
+    await drive.round(0, "x = 1\n")
+    await drive.round(1, SMALL_OUTPUT * 10)
+    [entry] = host.custom("context-prune-chain")
+    assert entry["startUserTimestamp"] == 1100, "only the second task, of 1,200 characters, is compressed"
+    rendered = json.dumps(drive.render())
+    assert '"x = 1\\n"' in rendered and rendered.count("<compressed-chain") == 1

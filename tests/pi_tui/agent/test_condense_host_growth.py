@@ -42,7 +42,8 @@ async def test_pruning_then_switching_branch_grows_the_file_by_a_small_share(
     await host.start()
     await present(host.commands["pruner"].handler("now"))
     assert len(engine.index) > 300, "the session's outputs were pruned"
-    assert path.stat().st_size <= size * 1.04, "was +5.3% with an index record per summary and per chain"
+    # +4.04% (+3.97% before small tasks stayed raw, chain_compression.min_chars: their records are kept apart)
+    assert path.stat().st_size <= size * 1.045, "was +5.3% with an index record per summary and per chain"
     users = [e["id"] for e in host.session.branch_entries()
              if e.get("type") == "message" and e["message"].get("role") == "user"]
     await host.navigate(users[len(users) * 3 // 4])
