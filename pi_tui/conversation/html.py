@@ -17,8 +17,8 @@ from markdown_it import MarkdownIt
 
 from condense.messages import AgentMessage, content_text
 from condense.plural import counted
-from pi_tui.ai.convert import bash_execution_text
 from pi_tui.conversation.call_subject import key_argument
+from pi_tui.conversation.diff import diff_kind, diff_lines
 from pi_tui.conversation.model import user_text
 
 GENERATOR = "pi-tui session export"  # in every page: an earlier export may be replaced, another file never
@@ -39,6 +39,9 @@ pre { white-space: pre-wrap; word-break: break-word; padding: .5rem; border-radi
 code { font: 13px ui-monospace, monospace; }
 .call { margin: .4rem 0; font-family: ui-monospace, monospace; font-size: 13px; }
 .error { color: #cf222e; } details > summary { cursor: pointer; }
+.unseen { opacity: .75; border-style: dotted; } .unseen .role { font-style: italic; }
+pre { tab-size: 4; } .diff-added { color: #1a7f37; } .diff-removed { color: #cf222e; }
+.diff-hunk { color: #8250df; } .diff-context { opacity: .75; }
 img { max-width: 100%; }
 """
 
@@ -80,7 +83,7 @@ class _Page:
         if role == "toolResult":
             return self.result(message)
         if role == "bashExecution":
-            return _section("bash", "You ran", _pre(bash_execution_text(message)))
+            return _bash(message)
         if role in ("compactionSummary", "branchSummary"):
             label = "Compaction summary" if role == "compactionSummary" else "Branch summary"
             return _section("summary", label, self.markdown.render(str(message.get("summary", ""))))
@@ -115,13 +118,47 @@ class _Page:
         text = content_text(message.get("content") or "")
         title = self.calls.get(str(message.get("toolCallId")), str(message.get("toolName", "tool")))
         failed = bool(message.get("isError"))
-        lines = len(text.splitlines())
-        opened = " open" if lines <= OPEN_LINES else ""
-        count = counted(lines, "line")
+        diff = _diff(message) if not failed else []
+        if diff:  # an edit: its changed lines, as the transcript's card shows them, open
+            kinds = [diff_kind(line) for line in diff]
+            count = f"+{kinds.count('added')} −{kinds.count('removed')}"
+            body, opened = _diff_pre(diff), " open"
+        else:
+            lines = len(text.splitlines())
+            count = counted(lines, "line")
+            body = _pre(text) + "".join(_images(message.get("content")))
+            opened = " open" if lines <= OPEN_LINES else ""
         summary = f"<summary>{_e(title)} · {count}{' · failed' if failed else ''}</summary>"
-        body = _pre(text) + "".join(_images(message.get("content")))
         kind = "result error" if failed else "result"
         return _section(kind, "Tool output", f"<details{opened}>{summary}{body}</details>")
+
+
+def _diff(message: Mapping[str, Any]) -> list[str]:
+    """The lines of the diff an `edit` result carries in its details (Pi's and pi-tui's); none for others."""
+    details = message.get("details")
+    diff = details.get("diff") if isinstance(details, Mapping) else None
+    return diff_lines(diff) if isinstance(diff, str) and diff.strip() else []
+
+
+def _diff_pre(lines: list[str]) -> str:
+    spans = "\n".join(f'<span class="diff-{diff_kind(line)}">{_e(line)}</span>' for line in lines)
+    return f'<pre class="diff">{spans}</pre>'
+
+
+def _bash(message: Mapping[str, Any]) -> str:
+    """A user's `!` run as the transcript shows it: the command, how it ended, its output; a `!!` run,
+    whose output the model never saw, is marked so (the transcript's words: not in context)."""
+    code = message.get("exitCode")
+    status = "cancelled" if message.get("cancelled") else f"exit {code}" if code is not None else ""
+    ended = f" {_e(status)}" if code == 0 else f' <span class="error">{_e(status)}</span>' if status else ""
+    output = str(message.get("output") or "").rstrip("\n")
+    if message.get("truncated") and message.get("fullOutputPath"):
+        output += f"\n[output truncated; full output: {message['fullOutputPath']}]"
+    body = f'<div class="call">$ <code>{_e(message.get("command", ""))}</code>{ended}</div>'
+    body += _pre(output) if output else ""
+    if message.get("excludeFromContext"):
+        return _section("bash unseen", "You ran · not in context", body)
+    return _section("bash", "You ran", body)
 
 
 def _section(kind: str, label: str, body: str) -> str:
