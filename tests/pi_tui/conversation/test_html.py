@@ -11,7 +11,7 @@ from pi_tui.abort import AbortSignal
 from pi_tui.conversation.html import session_page
 from pi_tui.tools.base import ToolContext
 from pi_tui.tools.edit import EditTool
-from tests.support.chains import call, calls, result
+from tests.support.chains import call, calls, result, summary_message
 from tests.support.turns import reply, said
 
 PNG = "iVBORw0KGgo="
@@ -57,6 +57,9 @@ class Classed(HTMLParser):
     def of(self, css_class: str) -> list[str]:
         """The texts right inside an element of this class."""
         return [text for classes, text in self.pieces if classes and classes[-1] == css_class]
+
+    def text(self) -> str:
+        return "".join(text for _, text in self.pieces)
 
     def within(self, css_class: str) -> str:
         """All the text inside elements of this class."""
@@ -117,7 +120,7 @@ async def test_an_edit_shows_its_diff_its_removed_and_added_lines_marked(tmp_pat
     assert page.of("diff-removed") == ["-    return x * 0.2"]
     assert page.of("diff-added") == ["+    return round(x * 0.2, 2)"]
     assert page.of("diff-context") == [" def tax(x):", " "] and page.of("diff-hunk") == ["@@ -1,3 +1,3 @@"]
-    assert "edit tax.py · +1 −1" in page.within("msg result"), "the summary counts what changed"
+    assert "edit tax.py · +1 −1" in page.within("result"), "the summary counts what changed"
 
 
 def test_pis_numbered_diff_reads_the_same_and_a_failed_edit_shows_its_error() -> None:
@@ -128,7 +131,7 @@ def test_pis_numbered_diff_reads_the_same_and_a_failed_edit_shows_its_error() ->
                                calls(4, call("c2", "edit", {"path": "a.ts"})), failed])
     page = classed(session_page("s", [], messages))
     assert page.of("diff-removed") == ["-517 \told();"] and page.of("diff-added") == ["+517 \tnew();"]
-    assert "Could not find the exact text in a.ts." in page.within("msg result error")
+    assert "Could not find the exact text in a.ts." in page.within("result error")
 
 
 def test_a_run_kept_out_of_the_context_is_marked_so_and_a_sent_one_is_not() -> None:
@@ -141,3 +144,27 @@ def test_a_run_kept_out_of_the_context_is_marked_so_and_a_sent_one_is_not() -> N
     assert page.within("msg bash").startswith("You ran$ git status exit 0clean")
     assert page.within("msg bash unseen") == "You ran · not in context$ cat .env exit 1SECRET=x"
     assert page.of("error") == ["exit 1"], "a failed run's status shows as an error"
+
+
+def test_the_page_shows_what_the_transcript_shows_and_leaves_out_what_it_hides() -> None:
+    condensed = summary_message(7, [("c1", 3)], "- `t1` listed a.py")
+    aborted = {"role": "assistant", "content": [{"type": "thinking", "thinking": "", "redacted": True}],
+               "stopReason": "aborted", "errorMessage": "Request was aborted", "model": "m", "timestamp": 5}
+    messages = typed_messages([
+        said("go", 1), calls(2, call("c1", "bash", {"command": "ls"})), result(3, "c1", "a.py"),
+        calls(4, call("c2", "read", {"path": "a.py"})), aborted,
+        {"role": "custom", "customType": "extension-state", "content": "internal", "display": False, "timestamp": 6},
+        {**condensed, "details": {**condensed["details"], "turnIndex": 0}},
+        {"role": "compactionSummary", "summary": "## Goal\nfix it", "tokensBefore": 50000, "timestamp": 8},
+    ])
+    html = session_page("s", [], messages)
+    page = classed(html)
+    folds = page.within("msg summary")
+    assert folds.startswith("[pruner] Turn 1 summary (1 tool)")
+    assert "compaction: earlier conversation summarised (50000 tokens before)" in folds and "fix it" in folds
+    assert html.count('<section class="msg summary"><details><summary>') == 2, "folded, as the transcript folds them"
+    text = page.text()
+    assert text.index("[pruner] Turn 1") < text.index("→ read"), "a summary stands beside the turn it covers"
+    assert "internal" not in text and "extension-state" not in text, "a hidden custom message stays hidden"
+    assert page.of("missing") == ["no result"] and page.of("thinking") == ["thinking (redacted)"]
+    assert page.of("aborted") == ["Aborted"]
