@@ -57,6 +57,15 @@ def assistant_calls(message: Mapping[str, Any]) -> dict[str, Call]:
     return calls
 
 
+def ending_line(message: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The line a reply that did not finish ends with, and its kind (aborted, error); None when it did."""
+    if message.get("stopReason") == "aborted":
+        return "Aborted", "aborted"
+    if message.get("stopReason") == "error":
+        return f"Error: {message.get('errorMessage') or 'the model failed'}", "error"
+    return None
+
+
 def _custom_item(message: Mapping[str, Any]) -> Item | None:
     if is_summary(message):
         return Item("summary", message)

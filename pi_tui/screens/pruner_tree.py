@@ -30,9 +30,9 @@ from condense.engine import CondenseEngine
 from condense.inspect import FoldView
 from condense.plural import counted
 from pi_tui.conversation.call_subject import distinct_tails, key_argument, path_argument
+from pi_tui.conversation.folds import turn_number
 from pi_tui.screens.text_view import TextViewScreen
 from pi_tui.widgets import keymap
-from pi_tui.widgets.blocks import turn_number
 from pi_tui.widgets.footer import format_tokens
 
 NodeKind = Literal["fold", "chain", "summary", "call", "group"]

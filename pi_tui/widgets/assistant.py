@@ -15,20 +15,11 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
-from pi_tui.conversation.model import Call, Conversation, Item
+from pi_tui.conversation.model import Call, Conversation, Item, ending_line
 from pi_tui.widgets.blocks import ThinkingBlock
 from pi_tui.widgets.tool_card import Clock, ToolCard
 
 MarkFor = Callable[[Call], str]
-
-
-def ending_line(message: Mapping[str, Any]) -> tuple[str, str] | None:
-    """The line a reply that did not finish ends with, and its kind (aborted, error); None when it did."""
-    if message.get("stopReason") == "aborted":
-        return "Aborted", "aborted"
-    if message.get("stopReason") == "error":
-        return f"Error: {message.get('errorMessage') or 'the model failed'}", "error"
-    return None
 
 
 class AssistantBlock(Vertical):

@@ -32,12 +32,11 @@ from textual.visual import Visual
 from textual.widget import Widget
 
 from condense.plural import counted
-from pi_tui.conversation.model import Call, Item
-from pi_tui.widgets.assistant import ending_line
+from pi_tui.conversation.folds import fold_body
+from pi_tui.conversation.model import Call, Item, ending_line
 from pi_tui.widgets.blocks import (
     bash_content,
     custom_content,
-    fold_body,
     fold_header,
     thinking_content,
     user_content,

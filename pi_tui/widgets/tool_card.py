@@ -16,6 +16,7 @@ from textual.widgets import Static
 
 from condense.plural import counted
 from pi_tui.conversation.call_subject import key_argument
+from pi_tui.conversation.diff import DiffKind, diff_kind, diff_lines
 from pi_tui.conversation.model import Call
 
 Status = Literal["pending", "running", "done", "error", "missing", "aborted"]
@@ -36,20 +37,13 @@ def _clip(lines: list[str], limit: int) -> tuple[list[str], int]:
     return (lines, 0) if len(lines) <= limit else (lines[:limit], len(lines) - limit)
 
 
+DIFF_STYLES: dict[DiffKind, str] = {"added": "$diff-added", "removed": "$diff-removed", "hunk": "$accent",
+                                    "context": "$diff-context"}
+
+
 def diff_line(line: str) -> Content:
     """One line of a unified diff in the theme's diff colours."""
-    if line.startswith("+"):
-        return Content.styled(line, "$diff-added")
-    if line.startswith("-"):
-        return Content.styled(line, "$diff-removed")
-    if line.startswith("@@"):
-        return Content.styled(line, "$accent")
-    return Content.styled(line, "$diff-context")
-
-
-def diff_lines(diff: str) -> list[str]:
-    """The body of a unified diff, without its `---`/`+++` file header."""
-    return [line for line in diff.split("\n") if not line.startswith(("--- ", "+++ "))]
+    return Content.styled(line, DIFF_STYLES[diff_kind(line)])
 
 
 def shorten_path(path: str, width: int) -> str:

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pi_tui.commands import app_registry
+from pi_tui.commands import app_registry, run_shell
 from pi_tui.conversation.html import GENERATOR
+from pi_tui.demo.script import TAX_AFTER, TAX_BEFORE
 from tests.pi_tui.commands.test_handlers import RecordingContext
+from tests.pi_tui.conversation.test_html import classed
 
 
 async def test_export_writes_the_page_under_pis_default_name_and_says_where(tmp_path: Path) -> None:
@@ -42,3 +44,16 @@ async def test_an_empty_session_has_nothing_to_export(tmp_path: Path) -> None:
     assert await app_registry(context).dispatch("/export")
     assert context.notes == ["warning: /export: nothing to export yet: start a conversation first"]
     assert list(tmp_path.glob("*.html")) == []
+
+
+async def test_the_page_shows_an_edits_diff_and_marks_a_run_kept_out_of_the_context(tmp_path: Path) -> None:
+    context = RecordingContext(tmp_path)
+    await context.runtime.host.prompt("fix the failing test")  # the demo fixes it with one edit
+    await run_shell(context, "!!echo kept-out")
+    await run_shell(context, "!echo sent")
+    assert await app_registry(context).dispatch("/export page.html")
+    page = classed((tmp_path / "page.html").read_text(encoding="utf-8"))
+    assert page.of("diff-removed") == ["-" + TAX_BEFORE.rstrip("\n")]
+    assert page.of("diff-added") == ["+" + TAX_AFTER.rstrip("\n")]
+    assert page.of("role")[-2:] == ["You ran · not in context", "You ran"]
+    assert "echo kept-out" in page.within("msg bash unseen") and "echo sent" in page.within("msg bash")

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from pi_tui.conversation.folds import fold_label
 from pi_tui.conversation.model import Item
-from pi_tui.widgets.blocks import fold_label
 
 
 def summary(details: dict[str, Any]) -> Item:
