@@ -84,8 +84,11 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     sessions = sub.add_parser("sessions", help="list the sessions of this folder, newest first",
-                              description="List the sessions of the current folder, newest first.")
+                              description="List the sessions of the current folder, pi-tui's and Pi's"
+                                          " (marked pi), newest first.")
     sessions.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    sessions.add_argument("--all", action="store_true", dest="everywhere",
+                          help="list the sessions of every folder, by full path and the folder each ran in")
 
     show = sub.add_parser("show", help="print a session's current branch as readable text",
                           description="Print the current branch of a session as readable text.")
@@ -222,7 +225,7 @@ def _open(arg: str) -> Session:
 def cmd_sessions(args: argparse.Namespace) -> int:
     from pi_tui.modes.sessions import list_sessions
 
-    print(list_sessions(os.getcwd(), args.json), end="")
+    print(list_sessions(os.getcwd(), args.json, args.everywhere), end="")
     return 0
 
 

@@ -4,16 +4,17 @@ with /model."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from condense.plural import counted
 from pi_tui.commands.context import CommandContext, idle_or_warn, model_ref
 from pi_tui.commands.registry import Command
 from pi_tui.errors import UserError
-from pi_tui.paths import sessions_dir_for
 from pi_tui.runtime.build import Runtime
 from pi_tui.runtime.launch import LaunchOptions
-from pi_tui.screens.picker import Choice, PickerScreen
-from pi_tui.session.listing import describe, session_files
+from pi_tui.screens.picker import Choice
+from pi_tui.screens.session_picker import SessionPickerScreen
+from pi_tui.session.listing import SessionInfo, describe, listed_sessions
 from pi_tui.session.store import Session
 from pi_tui.widgets.footer import UsageTotals
 
@@ -45,26 +46,36 @@ async def new(context: CommandContext, _: str) -> None:
         await rebuild(context, "new", options)
 
 
-def session_choices(context: CommandContext) -> list[Choice]:
-    """This folder's saved sessions, newest first, by name or first message."""
-    choices = []
-    for path in session_files(sessions_dir_for(context.launch_dir)):
-        info = describe(path)
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.modified))
-        title = info.name or " ".join(info.first_message.split())[:80] or "(no message)"
-        choices.append(Choice(path, title, f"{when} · {counted(info.entries, 'entry')}"))
-    return choices
+def session_choices(context: CommandContext, everywhere: bool = False) -> list[Choice]:
+    """This folder's saved sessions (`everywhere`: every folder's), pi-tui's and Pi's, newest first, by
+    name or first message."""
+    return [session_choice(describe(path), everywhere) for path in listed_sessions(context.launch_dir, everywhere)]
+
+
+def session_choice(info: SessionInfo, everywhere: bool) -> Choice:
+    """A session's row: its date and size, `pi` when Pi wrote it, and, across folders, where it ran."""
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.modified))
+    title = info.name or " ".join(info.first_message.split())[:80] or "(no message)"
+    parts = [when, counted(info.entries, "entry"), *(["pi"] if info.by_pi else []),
+             *([home_relative(info.cwd)] if everywhere and info.cwd else [])]
+    return Choice(info.path, title, " · ".join(parts))
+
+
+def home_relative(folder: str) -> str:
+    """A folder as `~/proj` under the home folder: the part that tells sessions apart fits the row."""
+    home = str(Path.home())
+    return "~" + folder[len(home):] if folder == home or folder.startswith(home + "/") else folder
 
 
 async def resume(context: CommandContext, args: str) -> None:
     if not idle_or_warn(context, "/resume"):
         return
-    choices = session_choices(context)
-    if not choices:
-        context.notify("no saved sessions for this folder yet", "warning")
+    if not listed_sessions(context.launch_dir, everywhere=True):
+        context.notify("no saved sessions yet", "warning")
         return
     current = context.runtime.host.session.path
-    path = await context.ask(PickerScreen("Resume a session", choices, query=args, current=current))
+    picker = SessionPickerScreen(lambda everywhere: session_choices(context, everywhere), query=args, current=current)
+    path = await context.ask(picker)
     if path is not None and path != current:
         await rebuild(context, "resume", LaunchOptions(session=str(path), launch_dir=context.launch_dir))
 
@@ -108,7 +119,7 @@ async def quit_app(context: CommandContext, _: str) -> None:
 COMMANDS = (
     Command("session", "this session: file, id, message counts, cost", session),
     Command("new", "start a new session", new),
-    Command("resume", "open an earlier session of this folder", resume),
+    Command("resume", "open an earlier session (Tab: of any folder)", resume),
     Command("name", "name this session: /name <name>", name),
     Command("quit", "quit pi-tui", quit_app),
     Command("exit", "quit pi-tui", quit_app),

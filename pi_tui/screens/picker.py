@@ -29,6 +29,7 @@ MAX_SHOWN = 200  # rows: `/model` lists thousands, and a list that long is read 
 MIN_LABEL = 16  # cells a label keeps however long its description: fewer name nothing
 ID_SHARE = 2 / 3  # of a row, what an identifier label keeps before its description gives way
 NARROW = 100  # columns below which the picker takes the terminal's whole width
+KEYS_HINT = "type to filter · ↑↓ move · Enter choose · Esc close"
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ class PickerScreen(ModalScreen[Any]):
         self.current = current
         self.custom = custom
         self.empty_custom = empty_custom
-        self.hint = hint or "type to filter · ↑↓ move · Enter choose · Esc close"
+        self.hint = hint or KEYS_HINT
         self.shown: list[Choice] = []
         # compact: one row that keeps its text when focused (the focus style draws a tall border over it)
         self.input = Input(query, placeholder=placeholder, id="picker-filter", compact=True)

@@ -75,6 +75,12 @@ PICKER = [
     Binding("enter", "choose", "choose", id="picker.choose"),
 ]
 
+# /resume's picker adds its scope to a picker's keys; priority: Tab would otherwise move the focus
+SESSION_PICKER = [
+    Binding("tab", "toggle_scope", "this folder's sessions / every folder's", id="sessions.scope",
+            priority=True),
+]
+
 CONFIRM = [
     Binding("y,enter", "answer(True)", "yes", id="confirm.yes"),
     Binding("n,escape", "answer(False)", "no", id="confirm.no"),
@@ -107,8 +113,8 @@ SESSION_TREE = [
 ]
 
 GROUPS: dict[str, list[Binding]] = {
-    "anywhere": APP, "editor": EDITOR, "pickers": PICKER, "/pruner tree": TREE, "overlays": OVERLAY,
-    "settings": FORM, "/tree": SESSION_TREE, "questions": CONFIRM,
+    "anywhere": APP, "editor": EDITOR, "pickers": PICKER, "/resume": SESSION_PICKER, "/pruner tree": TREE,
+    "overlays": OVERLAY, "settings": FORM, "/tree": SESSION_TREE, "questions": CONFIRM,
 }
 
 

@@ -7,11 +7,13 @@ Pi or an older pi-tui would have written, damage included; these builders keep t
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
 
 from condense.messages import AssistantMessage, UserMessage
+from pi_tui.paths import encode_cwd
 
 V1_HEADER = {"type": "session", "id": "old-1", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/w"}
 V3_HEADER = {"type": "session", "version": 3, "id": "s-1", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"}
@@ -55,6 +57,17 @@ def assistant(text: str, ts: int = 2) -> AssistantMessage:
     # an empty usage (the store never reads it), so not quite the TypedDict
     return cast(AssistantMessage, {"role": "assistant", "content": [{"type": "text", "text": text}], "api": "x",
                                    "provider": "p", "model": "m", "usage": {}, "stopReason": "stop", "timestamp": ts})
+
+
+def saved_session(root: Path, cwd: Path, text: str, session_id: str, modified: float) -> Path:
+    """A two-message session of `cwd` in a sessions folder (pi-tui's or Pi's: the same layout), named and
+    dated as Pi names its files, last changed at `modified` (listings sort by it)."""
+    header = {**V3_HEADER, "id": session_id, "cwd": str(cwd)}
+    path = root / encode_cwd(cwd) / f"2026-01-01T00-00-00-000Z_{session_id}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_lines(path, [header, msg("u1", None, 1, user(text)), msg("a1", "u1", 2, assistant(f"done: {text}"))])
+    os.utime(path, (modified, modified))
+    return path
 
 
 def openai_assistant(text: str, ts: int) -> dict[str, Any]:

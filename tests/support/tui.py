@@ -118,6 +118,12 @@ async def send_while_working(pilot: Any, steer: str = "steer now", follow_up: st
     await pilot.press("alt+enter")
 
 
+def transcript_user_texts(app: Any) -> list[str]:
+    """The user messages the transcript shows (a resumed session's included), in order."""
+    return [item.message["content"][0]["text"] for item in app.main.transcript.conversation.items
+            if item.kind == "user"]
+
+
 def transcript_notes(app: Any) -> list[tuple[str, str]]:
     """What the app said in the transcript (its own notes, not the session), with their levels."""
     return [(item.level, item.message["text"]) for item in app.main.transcript.conversation.items

@@ -15,13 +15,8 @@ from pi_tui.screens.text_view import TextViewScreen
 from pi_tui.session.store import Session
 from pi_tui.widgets.blocks import NoteBlock
 from pi_tui.widgets.keymap import KEYS_COLUMN
-from tests.support.tui import transcript_notes
+from tests.support.tui import transcript_notes, transcript_user_texts
 from tests.support.typed import plain
-
-
-def user_texts(app) -> list[str]:
-    return [item.message["content"][0]["text"] for item in app.main.transcript.conversation.items
-            if item.kind == "user"]
 
 
 async def test_session_shows_file_id_and_counts(make_app, fixed_session, send, wait) -> None:
@@ -76,7 +71,7 @@ async def test_model_switch_rebuilds_on_the_same_session_and_records_it(make_app
         await wait(pilot)
         assert app.runtime.host.config.model.ref == "openai/gpt-5.1"
         assert app.runtime.host.session.path == path
-        assert user_texts(app) == ["Fix the failing test"]
+        assert transcript_user_texts(app) == ["Fix the failing test"]
         last = json.loads(path.read_text(encoding="utf-8").splitlines()[-1])
         assert (last["type"], last["provider"], last["modelId"]) == ("model_change", "openai", "gpt-5.1")
         footer = app.main.footer.lines(108)[1].plain
@@ -102,7 +97,7 @@ async def test_model_switch_keeps_the_entries_a_failed_write_left_unsaved(make_a
         await send(pilot, "/model openai/gpt-5.1")
         assert app.runtime.host.config.model.ref == "openai/gpt-5.1"
         assert app.runtime.host.session.entries[:len(unsaved)] == unsaved
-        assert user_texts(app) == ["Fix the failing test", "fix the failing test"]
+        assert transcript_user_texts(app) == ["Fix the failing test", "fix the failing test"]
         path.chmod(0o644)  # writable again: the next entry saves everything
         app.runtime.host.session.append_label(unsaved[-1]["id"], "kept")
     on_disk = [m["content"][0]["text"] for m in plain(Session.open(path).messages()) if m["role"] == "user"]
@@ -141,7 +136,7 @@ async def test_new_and_resume_switch_sessions(make_app, send, wait) -> None:
         await pilot.press("enter")
         await wait(pilot)
         assert app.runtime.host.session.path == first
-        assert user_texts(app) == ["fix the failing test"]
+        assert transcript_user_texts(app) == ["fix the failing test"]
 
 
 async def test_tree_continues_from_before_an_earlier_message(make_app, send, wait, wait_for) -> None:
@@ -158,9 +153,9 @@ async def test_tree_continues_from_before_an_earlier_message(make_app, send, wai
         await pilot.press("enter")  # no summary
         await wait(pilot)
         assert app.main.editor.text == "fix the failing test"
-        assert user_texts(app) == []
+        assert transcript_user_texts(app) == []
         await send(pilot, "a different start")
-        assert user_texts(app) == ["a different start"]
+        assert transcript_user_texts(app) == ["a different start"]
         session = app.runtime.host.session
         users = [e for e in session.entries if e.get("type") == "message" and e["message"]["role"] == "user"]
         assert len(users) == 2 and users[0]["parentId"] == users[1]["parentId"]  # two branches, one parent
