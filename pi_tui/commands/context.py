@@ -33,6 +33,10 @@ class CommandContext(Protocol):
     """The models `/scoped-models` chose for this run of pi-tui and did not save (Pi's session-only scope:
     a toggle applies at once, saving is a step of its own); None: the saved `enabled_models` hold."""
 
+    typed: str
+    """The command line the user typed that runs now ("" for one a key started): what a command refused
+    while the agent works puts back in the editor, so nothing typed is lost."""
+
     @property
     def runtime(self) -> Runtime:
         """The runtime in use (host, session, model, engine); a rebuild replaces it."""
@@ -110,6 +114,8 @@ def idle_or_warn(context: CommandContext, what: str) -> bool:
     if context.runtime.is_quiet:
         return True
     context.notify(f"{what}: the agent is working; wait for it or press Esc first", "warning")
+    if context.typed:
+        context.set_editor_text(context.typed)
     return False
 
 

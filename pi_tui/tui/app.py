@@ -120,6 +120,7 @@ class AppCommandContext:
         self.app = app
         self.signal: AbortSignal | None = None
         self.scoped_models: list[str] | None = None
+        self.typed = ""
 
     @property
     def runtime(self) -> Runtime:
@@ -581,6 +582,14 @@ class PiApp(App[int]):
         self.main.transcript.follow()  # whatever was sent, its answer shows
         self.spawn(self.run_input(event.text, event.follow_up, event.images))
 
+    async def _typed_command(self, text: str) -> bool:
+        """The app's command `text`, run as typed (a refusal puts it back in the editor); False: not ours."""
+        self.command_context.typed = text
+        try:
+            return await self.commands.dispatch(text)
+        finally:
+            self.command_context.typed = ""
+
     async def run_input(self, text: str, follow_up: bool = False, images: Sequence[ImageContent] = ()) -> None:
         """Input sent before the runtime is ready waits for it, in the order it was sent."""
         await self.ready.wait()
@@ -588,7 +597,7 @@ class PiApp(App[int]):
         if stripped.startswith("!"):
             await self._run_shell(stripped)
             return
-        if stripped.startswith("/") and await self.commands.dispatch(stripped):
+        if stripped.startswith("/") and await self._typed_command(stripped):
             return
         from pi_tui.commands.unknown import may_send
 

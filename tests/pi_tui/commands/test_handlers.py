@@ -50,6 +50,7 @@ class RecordingContext:
         self.quit_called = False
         self.current_theme = "dark"
         self.scoped_models: list[str] | None = None
+        self.typed = ""
         self._runtime = self.build_runtime(LaunchOptions(model="demo", launch_dir=launch_dir))
 
     # the host's UI

@@ -1,4 +1,4 @@
-"""`!cmd` typed in the TUI: it runs while the agent works, as in Pi, and nothing typed is lost."""
+"""`!cmd` and commands typed in the TUI while the agent works: `!cmd` runs, as in Pi, and nothing typed is lost."""
 
 from __future__ import annotations
 
@@ -46,3 +46,24 @@ async def test_a_second_bang_while_one_runs_stays_in_the_editor(make_app, wait, 
         await wait_for(pilot, lambda: app.command_context.signal is None)
         [message] = app.runtime.host.session.messages()
         assert message["command"] == "sleep 30" and message["cancelled"]
+
+
+async def test_a_command_refused_while_the_agent_works_stays_in_the_editor(make_app, wait_for) -> None:
+    """`/compact focus on tests` typed while a reply streams is refused (it changes the session): the line
+    goes back into the editor, to send once the agent is done, not lost."""
+    app = make_app(delay=0.2)
+    async with app.run_test(size=(100, 30)) as pilot:
+        host = app.runtime.host
+        editor = app.main.editor
+        editor.load_text("fix the failing test")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not host.is_idle)
+        editor.load_text("/compact focus on tests")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: ("warning", "/compact: the agent is working; wait for it or press Esc first")
+                       in transcript_notes(app))
+        assert editor.text == "/compact focus on tests"
+        editor.load_text("")
+        assert not host.is_idle
+        await app.commands.dispatch("/compact")  # as a key starts a command: refused, nothing typed to put back
+        assert editor.text == ""
