@@ -104,14 +104,19 @@ def transcript_rows(app: Any, frame: str) -> list[str]:
     return frame.split("\n")[region.y:region.y + region.height]
 
 
+async def start_working(pilot: Any) -> None:
+    """Send the demo's task and wait until the agent works on it (a slow client keeps it working)."""
+    app = pilot.app
+    app.main.editor.load_text("fix the failing test")
+    await pilot.press("enter")
+    await until(pilot, lambda: not app.runtime.host.is_idle)
+
+
 async def send_while_working(pilot: Any, steer: str = "steer now", follow_up: str = "and later this") -> None:
     """Start the demo's task and, while it works, send `steer` (Enter) and `follow_up` (Alt+Enter). With a
     slow client (a 0.5 s delay) both wait in the queue."""
-    app = pilot.app
-    editor = app.main.editor
-    editor.load_text("fix the failing test")
-    await pilot.press("enter")
-    await until(pilot, lambda: not app.runtime.host.is_idle)
+    await start_working(pilot)
+    editor = pilot.app.main.editor
     editor.load_text(steer)
     await pilot.press("enter")
     editor.load_text(follow_up)

@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
-from tests.support.tui import transcript_notes
+from typing import Any
+
+from tests.support.tui import start_working, transcript_notes
+
+
+async def typed_while_working(pilot: Any, text: str) -> None:
+    """While the demo's task works (its client slowed), `text` typed and sent."""
+    await start_working(pilot)
+    pilot.app.main.editor.load_text(text)
+    await pilot.press("enter")
 
 
 async def test_a_bang_typed_while_the_agent_works_runs_and_joins_after_the_reply(make_app, wait_for) -> None:
     app = make_app(delay=0.2)
     async with app.run_test(size=(100, 30)) as pilot:
-        host = app.runtime.host
-        editor = app.main.editor
-        editor.load_text("fix the failing test")
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: not host.is_idle)
-        editor.load_text("!echo hi")
-        await pilot.press("enter")
+        host, editor = app.runtime.host, app.main.editor
+        await typed_while_working(pilot, "!echo hi")
         said = "$ echo hi: done; its output joins the conversation when the agent has finished"
         await wait_for(pilot, lambda: said in [toast.message for toast in app._notifications], timeout=60)
         assert not host.is_idle, "the command ran while the agent worked"
@@ -53,13 +57,8 @@ async def test_a_command_refused_while_the_agent_works_stays_in_the_editor(make_
     goes back into the editor, to send once the agent is done, not lost."""
     app = make_app(delay=0.2)
     async with app.run_test(size=(100, 30)) as pilot:
-        host = app.runtime.host
-        editor = app.main.editor
-        editor.load_text("fix the failing test")
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: not host.is_idle)
-        editor.load_text("/compact focus on tests")
-        await pilot.press("enter")
+        host, editor = app.runtime.host, app.main.editor
+        await typed_while_working(pilot, "/compact focus on tests")
         await wait_for(pilot, lambda: ("warning", "/compact: the agent is working; wait for it or press Esc first")
                        in transcript_notes(app))
         assert editor.text == "/compact focus on tests"
