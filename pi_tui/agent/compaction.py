@@ -155,11 +155,13 @@ class Outlook:
 
 def outlook(plan: Plan, before: int, model: ModelSpec | None = None) -> Outlook:
     """`plan` (seen through condense) against a next request of `before` tokens. The summary is expected
-    at Pi's usual size, or the earlier summary's it rewrites. With `model`, what the summary's requests
-    would send it, fitted to its window as `write_summary` fits them."""
+    at Pi's usual size, or the earlier summary's it rewrites. With `model`, and only where compacting
+    would not help (when that is said, and a user asked whether to pay for it), what the summary's
+    requests would send it, fitted to its window as `write_summary` fits them: laid out here, they are
+    not laid out twice on the way to a compaction that goes ahead."""
     expected = max(len(plan.previous_summary or ""), SUMMARY_CHARS)
-    reads = _summary_reads(plan, model) if model is not None else 0
-    return Outlook(before, estimate_tokens(plan.kept), round(expected / CHARS_PER_TOKEN), reads)
+    found = Outlook(before, estimate_tokens(plan.kept), round(expected / CHARS_PER_TOKEN))
+    return replace(found, reads=_summary_reads(plan, model)) if model is not None and found.grows else found
 
 
 def _summary_reads(plan: Plan, model: ModelSpec) -> int:
