@@ -134,7 +134,7 @@ class CondenseEngine:
         self._chain_detector = ChainDetector()
         self._branch = BranchMessages()  # the branch's messages as of the last compression
         self._whole = BranchMessages()  # and the whole branch's, a compaction's cut or not (`ChainOutputs`)
-        self._settled: tuple[int, ChainRange | None] = (0, None)  # the chains `_unsettled` passes over
+        self._settled: tuple[int, ChainRange | None, int] = (0, None, 0)  # the chains `_unsettled` passes over
         self._config_version = 0
         self._args_memo = ArgsPurgeMemo()
         self._last_input: list[AgentMessage] | None = None  # the last request's messages, measured again after a flush
@@ -177,7 +177,7 @@ class CondenseEngine:
         self._chain_detector = ChainDetector()
         self._branch = BranchMessages()
         self._whole = BranchMessages()
-        self._settled = (0, None)
+        self._settled = (0, None, 0)
         self._last_input = None
         self._numbering = Numbering()
         self.figure.reset()
@@ -521,14 +521,15 @@ class CondenseEngine:
 
     def _unsettled(self, chains: list[ChainRange]) -> list[ChainRange]:
         """`chains` from the first one that may still be compressed: those before it are compressed, cut
-        short or used no tool, and stay so (the registry only grows), so a flush looks at them no more."""
-        count, last = self._settled
-        if not (0 < count <= len(chains) and chains[count - 1] == last):
-            count = 0
-        minimum = self.config.chain_compression.min_chars
+        short, used no tool or are too small (`min_chars`), and stay so while that setting does (the
+        registry only grows), so a flush looks at them no more."""
+        count, last, minimum = self._settled
+        if minimum != self.config.chain_compression.min_chars or not (0 < count <= len(chains)
+                                                                      and chains[count - 1] == last):
+            count, minimum = 0, self.config.chain_compression.min_chars
         while count < len(chains) and not is_candidate(chains[count], self.chains, minimum):
             count += 1
-        self._settled = (count, chains[count - 1] if count else None)
+        self._settled = (count, chains[count - 1] if count else None, minimum)
         return chains[count:]
 
     async def compact(self) -> list[str]:

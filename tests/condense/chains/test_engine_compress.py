@@ -53,3 +53,12 @@ async def test_a_task_too_small_to_gain_from_compression_stays_as_it_is() -> Non
     assert entry["startUserTimestamp"] == 1100, "only the second task, of 1,200 characters, is compressed"
     rendered = json.dumps(drive.render())
     assert '"x = 1\\n"' in rendered and rendered.count("<compressed-chain") == 1
+
+
+async def test_a_small_task_left_raw_is_compressed_once_the_minimum_is_lowered() -> None:
+    host, engine, drive = make({"chain_compression": {"rolling_window": 0, "min_chars": 500}})
+    await drive.round(0, "x = 1\n")
+    assert not host.custom("context-prune-chain")
+    chains = engine.config.chain_compression.model_copy(update={"min_chars": 0})
+    engine.set_config(engine.config.model_copy(update={"chain_compression": chains}))
+    assert await engine.compress(0) == ["b1"]
